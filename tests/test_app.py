@@ -1,0 +1,115 @@
+"""The Hydra app end to end, as a user runs it: subprocesses, real files, exit codes."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tests.conftest import ROOT
+
+SMALL = ["benchmark.levels=3", "benchmark.test_per_class=20", "search.pop_size=20", "budget=300", "progress=false"]
+SUMMARY_KEYS = {"benchmark", "fidelity", "search", "seed", "budget", "proposals", "unique", "pstar_size", "auc_recall",
+                "final_recall", "unique_to_full_recall", "budget_to_full_recall"}
+
+
+def run(args, cwd):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    return subprocess.run([sys.executable, str(ROOT / "run.py"), *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    return tmp_path_factory.mktemp("work")
+
+
+def test_single_run_writes_contract_outputs(workdir, cache_dir):
+    out = workdir / "run1"
+    r = run([*SMALL, f"cache_dir={cache_dir}", f"hydra.run.dir={out}", "fidelity=kid"], workdir)
+    assert r.returncode == 0, r.stderr
+    assert "|P*| =" in r.stdout and "AUC-Recall@P* =" in r.stdout
+    s = json.loads((out / "summary.json").read_text())
+    assert SUMMARY_KEYS <= set(s)
+    assert (s["benchmark"], s["fidelity"], s["search"], s["seed"], s["budget"]) == ("mnist5k", "kid", "nsga2", 0, 300)
+    trace = pd.read_csv(out / "trace.csv")
+    assert list(trace.columns) == ["proposal", "t1", "t2", "t3", "t4", "new", "unique", "delta", "rho", "in_pstar"]
+    assert trace.proposal.tolist() == list(range(1, 301)) and s["proposals"] == 300
+    assert trace.unique.iloc[-1] == s["unique"] == trace.new.sum()
+    assert trace[trace.new & trace.in_pstar].shape[0] == round(s["final_recall"] * s["pstar_size"])
+    # determinism: same config and seed, same trace and summary
+    out2 = workdir / "run1b"
+    assert run([*SMALL, f"cache_dir={cache_dir}", f"hydra.run.dir={out2}", "fidelity=kid"], workdir).returncode == 0
+    pd.testing.assert_frame_equal(trace, pd.read_csv(out2 / "trace.csv"))
+    s2 = json.loads((out2 / "summary.json").read_text())
+    assert {k: v for k, v in s2.items() if k != "search_seconds"} == {k: v for k, v in s.items() if k != "search_seconds"}
+
+
+def test_multirun_sweep_with_basic_launcher(workdir, cache_dir):
+    sweep = workdir / "sweep"
+    args = ["benchmark.levels=4", "benchmark.test_per_class=20", "budget=300", "progress=false"]
+    r = run(["-m", *args, f"cache_dir={cache_dir}", "search=nsga2,random", "seed=range(2)", f"hydra.sweep.dir={sweep}"],
+            workdir)
+    assert r.returncode == 0, r.stderr
+    summaries = [json.loads(p.read_text()) for p in sweep.glob("*/summary.json")]
+    assert sorted((s["search"], s["seed"]) for s in summaries) == [("nsga2", 0), ("nsga2", 1), ("random", 0), ("random", 1)]
+    assert len({s["pstar_size"] for s in summaries}) == 1
+
+
+def test_replay_on_external_csv_table(workdir):
+    rng = np.random.default_rng(0)
+    t = np.stack(np.meshgrid(*[np.arange(4)] * 3, indexing="ij"), -1).reshape(-1, 3)
+    df = pd.DataFrame(t, columns=["t1", "t2", "t3"]).assign(delta=t.sum(1) + rng.random(64), rho=-t.sum(1) + rng.random(64))
+    path = workdir / "ext.csv"
+    df.to_csv(path, index=False)
+    out = workdir / "ext_run"
+    r = run([f"groundtruth.table={path}", "search=random", "seed=3", "budget=64", f"hydra.run.dir={out}"], workdir)
+    assert r.returncode == 0, r.stderr
+    s = json.loads((out / "summary.json").read_text())
+    assert s["benchmark"] == "ext" and s["space_size"] == 64 and s["unique"] == 64 and s["final_recall"] == 1.0
+    assert list(pd.read_csv(out / "trace.csv").columns[1:4]) == ["t1", "t2", "t3"]
+
+
+def bad_tables(tmp):
+    lat = np.stack(np.meshgrid(*[np.arange(3)] * 2, indexing="ij"), -1).reshape(-1, 2)
+    good = pd.DataFrame(lat, columns=["t1", "t2"]).assign(delta=np.arange(9.0), rho=-np.arange(9.0))
+    cases = {"missing_row": good.drop(index=3), "duplicate": pd.concat([good, good.iloc[[0]]]),
+             "nan": good.assign(rho=good.rho.where(good.index != 5, np.nan)), "no_rho": good.drop(columns="rho")}
+    paths = {}
+    for name, df in cases.items():
+        paths[name] = tmp / f"{name}.csv"
+        df.to_csv(paths[name], index=False)
+    return paths
+
+
+@pytest.mark.parametrize("case, expect", [
+    (["benchmark=mnist6k"], "unknown benchmark 'mnist6k' (valid: mnist5k)"),
+    (["fidelity=lpips"], "unknown fidelity 'lpips' (valid: kid, ssim)"),
+    (["-m", "search=nsga2,nsga3"], "unknown search 'nsga3' (valid: nsga2, random)"),
+    (["seeed=3"], "unknown config key 'seeed'"),
+    (["-m", "search=nsga2,random", "search.pop_size=20"], "unknown config key 'search.pop_size' with search=random"),
+    (["budget=0"], "budget=0: must be a positive whole number"),
+    (["budget=-5"], "budget=-5: must be a positive whole number"),
+    (["benchmark.levels=7"], "benchmark.levels=7 is outside family brightness's table (valid: 2..6"),
+    (["stage=train"], "stage=train (valid: search, groundtruth)"),
+    (["table:missing_row"], "1 of 9 configurations missing"),
+    (["table:duplicate"], "θ=(0, 0) appears 2 times"),
+    (["table:nan"], "column rho has a non-finite value (nan)"),
+    (["table:no_rho"], "missing column(s) rho"),
+    (["groundtruth.table=/nonexistent.csv"], "no such file"),
+])
+def test_bad_input_one_line_nonzero_nothing_left(case, expect, workdir, cache_dir, tmp_path):
+    args = list(case)
+    if args[0].startswith("table:"):
+        args = [f"groundtruth.table={bad_tables(tmp_path)[args[0][6:]]}"]
+    results = tmp_path / "results"
+    r = run([*args, f"cache_dir={cache_dir}", f"hydra.run.dir={results}/run", f"hydra.sweep.dir={results}/sweep",
+             "benchmark.test_per_class=20"], tmp_path)
+    assert r.returncode != 0
+    lines = [ln for ln in r.stderr.strip().splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
+    assert expect in lines[0]
+    assert not (results / "run").exists() and not any(results.glob("sweep/*/summary.json"))

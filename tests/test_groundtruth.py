@@ -1,0 +1,75 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from testnav.groundtruth import PrefixWalker, compute_groundtruth, outcomes, prefix_generator, read_meta
+from tests.conftest import small_benchmark
+
+
+@pytest.fixture(scope="module")
+def table(cache_dir):
+    bench = small_benchmark()
+    path = compute_groundtruth(bench, cache_dir, progress=False)
+    return bench, path, pd.read_parquet(path)
+
+
+def test_table_has_one_row_per_theta_and_required_columns(table):
+    bench, path, df = table
+    assert len(df) == 81
+    assert {"t1", "t2", "t3", "t4", "psi", "delta", "ssim", "kid", "correct"} <= set(df.columns)
+    assert not df.duplicated(["t1", "t2", "t3", "t4"]).any()
+    meta = read_meta(path)
+    clean = df[(df[["t1", "t2", "t3", "t4"]] == 0).all(axis=1)].iloc[0]
+    assert clean.psi == pytest.approx(meta["psi_clean"]) and clean.delta == 0 and clean.ssim == pytest.approx(1.0)
+    assert np.allclose(df.delta, np.maximum(meta["psi_clean"] - df.psi, 0))
+    out = outcomes(df)
+    assert out.shape == (81, 200) and np.allclose(out.mean(1), df.psi)
+    assert meta["psi_clean"] >= 0.9
+
+
+def test_prefix_sharing_counts_and_equals_naive(table):
+    bench, path, df = table
+    meta = read_meta(path)
+    assert meta["family_applications"] == 3**4 - 1  # one per non-identity prefix node
+    assert meta["naive_applications"] == 324
+    loaded = bench.load(path.parents[1])
+    for theta in [(1, 2, 0, 1), (2, 2, 2, 2), (0, 1, 2, 0)]:
+        x = loaded.inputs
+        for i, lvl in enumerate(theta):  # naive: apply each family from scratch with the prefix's generator
+            if lvl:
+                x = bench.families[i](x, lvl, prefix_generator(bench.perturb_seed, theta[: i + 1]))
+        shared = PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed).images(theta)
+        assert np.array_equal(x.numpy(), shared.numpy())
+
+
+def test_cache_hit_and_resume_after_interruption(table, cache_dir):
+    bench, path, df = table
+    mtime = path.stat().st_mtime_ns
+    assert compute_groundtruth(small_benchmark(), cache_dir, progress=False) == path
+    assert path.stat().st_mtime_ns == mtime  # served from cache, not recomputed
+    # simulate a killed run: final table gone, only some chunks written
+    full = pd.read_parquet(path)
+    parts = path.with_suffix(".parts")
+    parts.mkdir()
+    for (t1, t2), chunk in full.groupby(["t1", "t2"]):
+        if t1 == 0:
+            chunk.assign(psi=-1.0).to_parquet(parts / f"chunk-{t1}-{t2}.parquet", index=False)  # marked
+    path.unlink()
+    compute_groundtruth(small_benchmark(), cache_dir, progress=False)
+    resumed = pd.read_parquet(path)
+    assert (resumed[resumed.t1 == 0].psi == -1.0).all()  # finished chunks were reused, not redone
+    pd.testing.assert_frame_equal(resumed[resumed.t1 > 0].reset_index(drop=True),
+                                  full[full.t1 > 0].reset_index(drop=True))
+    assert not parts.exists()
+    full.to_parquet(path, index=False)  # restore for other tests
+
+
+def test_key_changes_with_what_the_table_depends_on(cache_dir):
+    base = small_benchmark()
+    loaded = base.load(cache_dir)
+    key = base.key(loaded)
+    assert small_benchmark().key(loaded) == key
+    assert small_benchmark(**{"benchmark.perturb_seed": 1}).key(loaded) != key
+    assert small_benchmark(**{"benchmark.families.0.params": "[0.1,0.2,0.35,0.4,0.5]"}).key(loaded) != key
+    assert small_benchmark(**{"benchmark.metrics.ssim.data_range": 255.0}).key(loaded) != key
+    assert small_benchmark(levels=4).key(loaded) != key

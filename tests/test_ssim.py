@@ -1,0 +1,16 @@
+import torch
+from torchmetrics.functional.image import structural_similarity_index_measure
+
+from testnav.fidelity.ssim import ssim_per_image
+
+
+def test_matches_torchmetrics_gray_and_rgb(digits):
+    noisy = (digits * 0.8 + 0.2 * torch.rand(digits.shape, generator=torch.Generator().manual_seed(0))).clamp(0, 1)
+    ref = structural_similarity_index_measure(noisy, digits, data_range=1.0, reduction="none")
+    assert torch.allclose(ssim_per_image(noisy, digits), ref, atol=1e-5)
+    g = torch.Generator().manual_seed(1)
+    x = torch.rand(8, 3, 32, 40, generator=g)
+    y = (x + 0.1 * torch.randn(x.shape, generator=g)).clamp(0, 1)
+    ref = structural_similarity_index_measure(y, x, data_range=1.0, reduction="none")
+    assert torch.allclose(ssim_per_image(y, x), ref, atol=1e-5)
+    assert torch.allclose(ssim_per_image(x, x), torch.ones(8), atol=1e-6)
