@@ -1,7 +1,9 @@
 """Stage dispatch behind run.py: a newcomer can follow a run from here to summary.json.
 
-    stage=groundtruth → compute_groundtruth(benchmark)             → results/cache/groundtruth/*.parquet
-    stage=search      → Objectives (table) → Search.run(Oracle)    → trace.csv + summary.json
+    stage=groundtruth → compute_groundtruth(benchmark)          → results/cache/groundtruth/*.parquet
+    stage=search      → Objectives (table) → Search.run(Oracle) → trace, ranked list, summary.json
+    stage=live        → LiveOracle (the model, memoised) → Search.run(Oracle) → same outputs, no P*
+    stage=grid        → NSGA-II hyperparameter grid (§3.3)     → results/tables/grid*.csv, grid_selection.json
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from .errors import UserError
 from .groundtruth import compute_groundtruth, read_meta
 from .oracle import TableOracle
 from .table import Objectives, read_table
-from .trace import make_trace, summarize
+from .trace import make_trace, ranked_list, summarize
 
 log = logging.getLogger(__name__)
-STAGES = ("search", "groundtruth")
+STAGES = ("search", "groundtruth", "live", "grid")
 
 
 def resolve_device(name: str) -> str:
@@ -37,10 +39,10 @@ def resolve_device(name: str) -> str:
     return name
 
 
-def build(node: DictConfig):
+def build(node: DictConfig, **kwargs):
     """instantiate() from YAML, surfacing our UserError instead of Hydra's wrapped, multi-line one."""
     try:
-        return instantiate(node, _convert_="all")
+        return instantiate(node, _convert_="all", **kwargs)
     except Exception as e:
         cause = e
         while cause is not None and not isinstance(cause, UserError):
@@ -56,20 +58,20 @@ def build_groundtruth(cfg: DictConfig) -> tuple[Path, object]:
     return path, benchmark
 
 
-def load_objectives(cfg: DictConfig) -> tuple[Objectives, dict]:
-    """(δ, ρ) over Θ for this run, from an external table or the benchmark's ground truth."""
+def load_objectives(cfg: DictConfig, fidelity: DictConfig, signals=()) -> tuple[Objectives, dict]:
+    """Normalised (δ, ρ) over Θ (plus any extra signals), from an external table or the benchmark's ground truth."""
     if cfg.groundtruth.table:
         df = read_table(cfg.groundtruth.table)
-        obj = Objectives.from_table(df, "rho", 1.0, source=f"groundtruth.table={cfg.groundtruth.table}")
+        obj = Objectives.from_table(df, "rho", 1.0, source=f"groundtruth.table={cfg.groundtruth.table}", signals=signals)
         return obj, {"benchmark": Path(cfg.groundtruth.table).stem, "fidelity": "rho", "table": str(cfg.groundtruth.table)}
     path, benchmark = build_groundtruth(cfg)
     df = pd.read_parquet(path)
-    if cfg.fidelity.column not in df.columns:
-        metrics = [c for c in df.columns if c in benchmark.metrics]
-        raise UserError(f"fidelity={cfg.fidelity.name}: benchmark {benchmark.name} has no '{cfg.fidelity.column}' "
-                        f"column (valid for it: {', '.join(metrics)})")
-    obj = Objectives.from_table(df, cfg.fidelity.column, float(cfg.fidelity.sign), source=str(path))
-    return obj, {"benchmark": benchmark.name, "fidelity": cfg.fidelity.name, "table": str(path),
+    if fidelity.column not in df.columns:
+        raise UserError(f"fidelity={fidelity.name}: benchmark {benchmark.name} has no '{fidelity.column}' "
+                        f"column (valid for it: {', '.join(benchmark.metrics)})")
+    obj = Objectives.from_table(df, fidelity.column, float(fidelity.sign), source=f"benchmark={benchmark.name}",
+                                signals=signals)
+    return obj, {"benchmark": benchmark.name, "fidelity": fidelity.name, "table": str(path),
                  "psi_clean": read_meta(path).get("psi_clean")}
 
 
@@ -82,21 +84,91 @@ def check_budget(budget, space_size: int | None = None) -> int | None:
     return int(budget)
 
 
-def run_search(cfg: DictConfig, out_dir: Path) -> dict:
-    obj, identity = load_objectives(cfg)
-    budget = check_budget(cfg.budget, obj.lattice.size)
-    search = build(cfg.search)
-    t0 = time.perf_counter()
-    proposals = search.run(TableOracle(obj), budget, int(cfg.seed))
-    seconds = time.perf_counter() - t0
-    trace = make_trace(proposals, obj)
-    summary = summarize(trace, obj, proposals, **identity, search=search.name, seed=int(cfg.seed), budget=budget)
-    summary["search_seconds"] = round(seconds, 4)
+def write_outputs(cfg, out_dir: Path, trace: pd.DataFrame, ranked: pd.DataFrame, summary: dict) -> Path:
     trace_path = out_dir / f"trace.{cfg.trace_format}"
-    with atomic_path(trace_path) as tmp:
-        trace.to_parquet(tmp, index=False) if cfg.trace_format == "parquet" else trace.to_csv(tmp, index=False)
+    for df, path in ((trace, trace_path), (ranked, out_dir / f"ranked.{cfg.trace_format}")):
+        with atomic_path(path) as tmp:
+            df.to_parquet(tmp, index=False) if cfg.trace_format == "parquet" else df.to_csv(tmp, index=False)
     write_json_atomic(out_dir / "summary.json", summary)
-    print(human_summary(summary, out_dir, trace_path.name))
+    return trace_path
+
+
+def run_search(cfg: DictConfig, out_dir: Path) -> dict:
+    search = build(cfg.search)
+    obj, identity = load_objectives(cfg, cfg.fidelity, signals=search.requires)
+    budget = check_budget(cfg.budget, obj.lattice.size)
+    oracle = TableOracle(obj)
+    t0 = time.perf_counter()
+    proposals = search.run(oracle, budget, int(cfg.seed))
+    seconds = time.perf_counter() - t0
+    trace = make_trace(proposals, obj.lattice, oracle.evaluate(proposals), obj.pstar)
+    summary = summarize(trace, obj.lattice, obj.pstar, proposals, **identity, search=search.name,
+                        seed=int(cfg.seed), budget=budget)
+    summary["search_seconds"] = round(seconds, 4)
+    path = write_outputs(cfg, out_dir, trace, ranked_list(trace, obj.lattice.n), summary)
+    print(human_summary(summary, out_dir, path.name))
+    return summary
+
+
+def run_live(cfg: DictConfig, out_dir: Path) -> dict:
+    from .live import LiveOracle
+
+    search = build(cfg.search)
+    benchmark = build(cfg.benchmark)
+    budget = check_budget(cfg.budget, benchmark.lattice.size)
+    if getattr(search, "engine", "pymoo") == "fast":
+        raise UserError("search.engine=fast replays a ground-truth table; a live search needs search.engine=pymoo")
+    if hasattr(search, "check"):  # population vs |Θ| and budget, before the model is loaded
+        search.check(benchmark.lattice, budget)
+    t0 = time.perf_counter()
+    oracle = LiveOracle(benchmark, cfg.cache_dir, resolve_device(cfg.device), cfg.fidelity.column, cfg.fidelity.sign)
+    proposals = search.run(oracle, budget, int(cfg.seed))
+    trace = make_trace(proposals, benchmark.lattice, oracle.evaluate(proposals), None)
+    ranked = ranked_list(trace, benchmark.lattice.n)
+    summary = summarize(trace, benchmark.lattice, None, proposals, benchmark=benchmark.name,
+                        fidelity=cfg.fidelity.name, search=search.name, seed=int(cfg.seed), budget=budget)
+    summary.update(live=True, evaluations=oracle.evaluations, psi_clean=oracle.psi_clean,
+                   evaluation_seconds=round(oracle.seconds, 2), wall_seconds=round(time.perf_counter() - t0, 2))
+    path = write_outputs(cfg, out_dir, trace, ranked, summary)
+    top = ranked.head(5)
+    lines = [f"live {search.name} on {benchmark.name} · {cfg.fidelity.name} · seed {cfg.seed}: "
+             f"{summary['evaluations']} configurations evaluated for {budget} proposals in {summary['wall_seconds']} s",
+             "  first of the ranked list R (Pareto rank, then crowding distance):"]
+    lines += [f"    θ={tuple(int(r[f't{i + 1}']) for i in range(benchmark.lattice.n))}  δ={r.delta:.3f}  ρ={r.rho:.3f}  "
+              f"rank {int(r['rank'])}" for _, r in top.iterrows()]
+    lines.append(f"  run directory: {out_dir}  (summary.json, {path.name}, ranked.{cfg.trace_format})")
+    print("\n".join(lines))
+    return summary
+
+
+def run_grid_stage(cfg: DictConfig, out_dir: Path) -> dict:
+    from hydra import compose
+
+    from .grid import check_grid, run_grid
+
+    check_grid(cfg.grid)
+    tables = []
+    for spec in cfg.grid.tables:
+        spec = str(spec)
+        if Path(spec).suffix.lower() in (".csv", ".parquet", ".pq"):
+            obj = Objectives.from_table(read_table(spec), "rho", 1.0, source=spec)
+            tables.append((Path(spec).stem, obj))
+            continue
+        fidelity_dir = Path(__file__).resolve().parents[1] / "conf" / "fidelity"
+        if not (fidelity_dir / f"{spec}.yaml").exists():
+            valid = sorted(p.stem for p in fidelity_dir.glob("*.yaml"))
+            raise UserError(f"grid.tables entry '{spec}' is neither a table file nor a fidelity (valid: {', '.join(valid)})")
+        fidelity = compose(config_name="config", overrides=[f"fidelity={spec}"]).fidelity
+        obj, identity = load_objectives(cfg, fidelity)
+        tables.append((f"{identity['benchmark']}_{spec}", obj))
+    summary = run_grid(cfg, tables, out_dir, lambda obj: check_budget(cfg.budget, obj.lattice.size))
+    best = summary["selected"]
+    print(f"grid ({summary['engine']}): {summary['runs']} runs over {', '.join(summary['tables'])}\n"
+          f"  selected η_c={best['eta_c']:g}, η_m={best['eta_m']:g}, μ={best['pop_size']}: reaches Recall ≥ "
+          f"{summary['threshold']} on {best['reached']}/{best['tables']} tables, worst-case recall "
+          f"{best['worst_recall']:.3f}, mean AUC {best['mean_auc']:.3f}\n"
+          f"  wall time per table (s): {summary['wall_seconds']}\n  tables in {cfg.grid.out}")
+    write_json_atomic(out_dir / "summary.json", summary)
     return summary
 
 
@@ -109,7 +181,7 @@ def human_summary(s: dict, out_dir: Path, trace_name: str) -> str:
         f"  |P*| = {s['pstar_size']}  ({orders})",
         f"  AUC-Recall@P* = {s['auc_recall']:.3f}   final recall = {s['final_recall']:.3f}   {full}",
         f"  unique configurations seen: {s['unique']:,} of {s['space_size']:,}",
-        f"  run directory: {out_dir}  (summary.json, {trace_name})",
+        f"  run directory: {out_dir}  (summary.json, {trace_name}, ranked list)",
     ])
 
 
@@ -127,4 +199,8 @@ def main(cfg: DictConfig, out_dir: Path) -> dict | None:
         print(f"ground truth {meta.get('benchmark')}: {path}\n  clean ψ = {meta.get('psi_clean')}, "
               f"family applications {meta.get('family_applications')} (naive {meta.get('naive_applications')})")
         return None
+    if cfg.stage == "live":
+        return run_live(cfg, out_dir)
+    if cfg.stage == "grid":
+        return run_grid_stage(cfg, out_dir)
     return run_search(cfg, out_dir)

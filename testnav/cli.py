@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .errors import UserError
 
-GROUPS = ("benchmark", "fidelity", "search")
+GROUPS = ("benchmark", "fidelity", "search", "experiment")
 
 
 def fail(message: str, code: int = 2):

@@ -1,8 +1,9 @@
 """The seam between searches and the thing they test.
 
-A search only ever asks an Oracle for (δ, ρ) of configurations. In replay the Oracle is
-a lookup into a ground-truth table (the paper's protocol); for live testing it will run
-the model with a memo. Searches cannot tell the two apart, so every search works in both.
+A search only ever asks an Oracle for named per-configuration values: "delta", "rho",
+or an extra signal such as "nac". In replay the Oracle is a lookup into a ground-truth
+table (the paper's protocol); live, it perturbs the test set and runs the model, with a
+memo. Searches cannot tell the two apart, so every search works in both.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
+from .errors import UserError
 from .lattice import Lattice
 from .table import Objectives
 
@@ -18,8 +20,12 @@ from .table import Objectives
 class Oracle(Protocol):
     lattice: Lattice
 
-    def evaluate(self, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Normalised (δ, ρ) for the configurations with these lattice indices."""
+    def evaluate(self, indices: np.ndarray, names=("delta", "rho")) -> np.ndarray:
+        """(m, len(names)) values for the configurations with these lattice indices."""
+        ...
+
+    def table(self, names=("delta", "rho")) -> np.ndarray:
+        """(|Θ|, len(names)) values for all of Θ; only a replay oracle has them up front."""
         ...
 
 
@@ -28,9 +34,18 @@ class TableOracle:
 
     def __init__(self, objectives: Objectives):
         self.lattice = objectives.lattice
-        self._delta = objectives.delta
-        self._rho = objectives.rho
+        self.objectives = objectives
+        self._tables: dict[tuple, np.ndarray] = {}
 
-    def evaluate(self, indices):
-        i = np.asarray(indices, dtype=np.int64)
-        return self._delta[i], self._rho[i]
+    def table(self, names=("delta", "rho")) -> np.ndarray:
+        names = tuple(names)
+        try:
+            if names not in self._tables:
+                self._tables[names] = np.column_stack([self.objectives.column(n) for n in names])
+            return self._tables[names]
+        except KeyError as e:
+            raise UserError(f"the ground-truth table has no signal {e.args[0]!r} "
+                            f"(available: delta, rho, {', '.join(self.objectives.extra) or 'no others'})") from None
+
+    def evaluate(self, indices, names=("delta", "rho")) -> np.ndarray:
+        return self.table(names)[np.asarray(indices, dtype=np.int64)]

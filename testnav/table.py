@@ -8,7 +8,7 @@ t1..tn, a `delta` column and one column per fidelity metric (raw values). The re
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -88,20 +88,44 @@ def minmax(x: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Objectives:
-    """Normalised (δ, ρ) for every θ, indexed by lattice index, and the ground-truth front P*."""
+    """Normalised (δ, ρ) for every θ, indexed by lattice index, the ground-truth front P*,
+    and any extra per-configuration signals a search may optimise (coverage, surprise…)."""
 
     lattice: Lattice
     delta: np.ndarray
     rho: np.ndarray
+    extra: dict = field(default_factory=dict)
 
     @property
     def pstar(self) -> np.ndarray:
-        return pareto_front(self.delta, self.rho)
+        """Lattice indices of P*: the non-dominated perturbed configurations.
+
+        θ = 0 (nothing applied) is the clean reference, not a test: it has δ = 0 and the
+        best possible ρ, so it would sit on every front. The paper's front counts by order
+        1–4 add up to |P*| (e.g. SSIM 27 = 9+12+4+2), so it is left out; it stays in Θ,
+        proposable like any other configuration.
+        """
+        perturbed = np.arange(1, self.lattice.size)
+        return perturbed[pareto_front(self.delta[1:], self.rho[1:])]
+
+    def column(self, name: str) -> np.ndarray:
+        if name == "delta":
+            return self.delta
+        if name == "rho":
+            return self.rho
+        return self.extra[name]
 
     @classmethod
-    def from_table(cls, df: pd.DataFrame, rho_column: str = "rho", rho_sign: float = 1.0, source: str = "table"):
-        lattice = validate_table(df, ["delta", rho_column], source)
+    def from_table(cls, df: pd.DataFrame, rho_column: str = "rho", rho_sign: float = 1.0, source: str = "table",
+                   signals=()):
+        """Validate a table and normalise its objectives; `signals` are extra columns to carry along."""
+        missing = [c for c in signals if c not in df.columns]
+        if missing:
+            raise UserError(f"{source}: no column {', '.join(missing)} for the chosen search "
+                            f"(columns present: {', '.join(map(str, df.columns))})")
+        lattice = validate_table(df, ["delta", rho_column, *signals], source)
         order = np.argsort(lattice.index(df[level_columns(df)].to_numpy(np.int64)))
         delta = df["delta"].to_numpy(float)[order]
         rho = rho_sign * df[rho_column].to_numpy(float)[order]
-        return cls(lattice, minmax(delta), minmax(rho))
+        extra = {c: minmax(df[c].to_numpy(float)[order]) for c in signals}
+        return cls(lattice, minmax(delta), minmax(rho), extra)

@@ -76,7 +76,7 @@ def test_replay_on_external_csv_table(workdir):
 def bad_tables(tmp):
     lat = np.stack(np.meshgrid(*[np.arange(3)] * 2, indexing="ij"), -1).reshape(-1, 2)
     good = pd.DataFrame(lat, columns=["t1", "t2"]).assign(delta=np.arange(9.0), rho=-np.arange(9.0))
-    cases = {"missing_row": good.drop(index=3), "duplicate": pd.concat([good, good.iloc[[0]]]),
+    cases = {"good": good, "missing_row": good.drop(index=3), "duplicate": pd.concat([good, good.iloc[[0]]]),
              "nan": good.assign(rho=good.rho.where(good.index != 5, np.nan)), "no_rho": good.drop(columns="rho")}
     paths = {}
     for name, df in cases.items():
@@ -88,13 +88,17 @@ def bad_tables(tmp):
 @pytest.mark.parametrize("case, expect", [
     (["benchmark=mnist6k"], "unknown benchmark 'mnist6k' (valid: mnist5k)"),
     (["fidelity=lpips"], "unknown fidelity 'lpips' (valid: kid, ssim)"),
-    (["-m", "search=nsga2,nsga3"], "unknown search 'nsga3' (valid: nsga2, random)"),
+    (["-m", "search=nsga2,nsga3"], "unknown search 'nsga3' (valid: deepgini, delta_only, dsa, ga, greedy, kmnc, lsa, nac, nsga2"),
+    (["search.eta_c=0"], "search.eta_c=0.0: the distribution index must be > 0"),
+    (["search=nac", "table:good"], "no column nac for the chosen search"),
+    (["stage=live", "search.engine=fast", "benchmark.levels=3", "search.pop_size=10"], "a live search needs search.engine=pymoo"),
+    (["experiment=testnav_grid", "grid.engine=gpu"], "grid.engine=gpu (valid: fast, pymoo)"),
     (["seeed=3"], "unknown config key 'seeed'"),
     (["-m", "search=nsga2,random", "search.pop_size=20"], "unknown config key 'search.pop_size' with search=random"),
     (["budget=0"], "budget=0: must be a positive whole number"),
     (["budget=-5"], "budget=-5: must be a positive whole number"),
     (["benchmark.levels=7"], "benchmark.levels=7 is outside family brightness's table (valid: 2..6"),
-    (["stage=train"], "stage=train (valid: search, groundtruth)"),
+    (["stage=train"], "stage=train (valid: search, groundtruth, live, grid)"),
     (["table:missing_row"], "1 of 9 configurations missing"),
     (["table:duplicate"], "θ=(0, 0) appears 2 times"),
     (["table:nan"], "column rho has a non-finite value (nan)"),
@@ -102,9 +106,7 @@ def bad_tables(tmp):
     (["groundtruth.table=/nonexistent.csv"], "no such file"),
 ])
 def test_bad_input_one_line_nonzero_nothing_left(case, expect, workdir, cache_dir, tmp_path):
-    args = list(case)
-    if args[0].startswith("table:"):
-        args = [f"groundtruth.table={bad_tables(tmp_path)[args[0][6:]]}"]
+    args = [f"groundtruth.table={bad_tables(tmp_path)[a[6:]]}" if a.startswith("table:") else a for a in case]
     results = tmp_path / "results"
     r = run([*args, f"cache_dir={cache_dir}", f"hydra.run.dir={results}/run", f"hydra.sweep.dir={results}/sweep",
              "benchmark.test_per_class=20"], tmp_path)
@@ -113,3 +115,24 @@ def test_bad_input_one_line_nonzero_nothing_left(case, expect, workdir, cache_di
     assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
     assert expect in lines[0]
     assert not (results / "run").exists() and not any(results.glob("sweep/*/summary.json"))
+
+
+def test_live_search_evaluates_the_model_and_agrees_with_groundtruth(workdir, cache_dir):
+    out = workdir / "live"
+    r = run(["stage=live", "benchmark.levels=3", "benchmark.test_per_class=20", "budget=60", "search.pop_size=10",
+             "progress=false", f"cache_dir={cache_dir}", f"hydra.run.dir={out}"], workdir)
+    assert r.returncode == 0, r.stderr
+    assert "ranked list R" in r.stdout
+    s = json.loads((out / "summary.json").read_text())
+    assert s["live"] and s["evaluations"] == s["unique"] and s["proposals"] == 60 and s["auc_recall"] is None
+    ranked = pd.read_csv(out / "ranked.csv")
+    assert len(ranked) == s["unique"] and ranked["rank"].is_monotonic_increasing
+    # the live oracle computes exactly what the ground-truth pass stores
+    small = ["benchmark.levels=3", "benchmark.test_per_class=20", f"cache_dir={cache_dir}", "progress=false"]
+    r = run(["stage=groundtruth", *small], workdir)
+    gt = r.stdout.split("ground truth mnist5k: ")[1].split()[0]
+    table = pd.read_parquet(gt).set_index(["t1", "t2", "t3", "t4"])
+    assert len(table) == 81
+    for _, row in ranked.iterrows():
+        ref = table.loc[(row.t1, row.t2, row.t3, row.t4)]
+        assert row.delta == pytest.approx(ref.delta) and row.rho == pytest.approx(ref.ssim)

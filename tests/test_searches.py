@@ -4,7 +4,9 @@ import pytest
 from testnav.errors import UserError
 from testnav.lattice import Lattice
 from testnav.oracle import TableOracle
-from testnav.recall import first_sightings
+from testnav.recall import auc_recall, first_sightings, recall_curve
+from testnav.searches.ga import GASearch
+from testnav.searches.greedy import GreedySearch
 from testnav.searches.nsga2 import NSGA2Search
 from testnav.searches.random_search import RandomSearch
 from testnav.table import Objectives, minmax
@@ -23,42 +25,58 @@ def synthetic(n=4, levels=6, seed=0):
 class CountingOracle(TableOracle):
     def __init__(self, obj):
         super().__init__(obj)
-        self.calls = []
+        self.calls = 0
 
-    def evaluate(self, indices):
-        self.calls.append(np.asarray(indices).copy())
-        return super().evaluate(indices)
-
-
-@pytest.mark.parametrize("budget", [110, 1000, 6480])
-def test_nsga2_spends_exactly_the_budget(budget):
-    oracle = CountingOracle(synthetic())
-    proposals = NSGA2Search(eliminate_duplicates=False).run(oracle, budget, seed=0)
-    assert len(proposals) == budget
-    assert sum(len(c) for c in oracle.calls) == budget  # pymoo's n_eval would overshoot 1000 (μ ∤ B − μ)
+    def evaluate(self, indices, names=("delta", "rho")):
+        self.calls += len(np.atleast_1d(indices))
+        return super().evaluate(indices, names)
 
 
-def test_nsga2_initial_population_is_distinct_and_seeded():
+SEARCHES = {
+    "nsga2": lambda: NSGA2Search(),
+    "nsga2_fast": lambda: NSGA2Search(engine="fast"),
+    "nsga2_noelim": lambda: NSGA2Search(eliminate_duplicates=False),
+    "ga": lambda: GASearch(),
+    "ga_fast": lambda: GASearch(engine="fast"),
+    "delta_only": lambda: NSGA2Search(objectives=["delta"]),
+    "rho_only_fast": lambda: NSGA2Search(objectives=["rho"], engine="fast"),
+    "greedy": lambda: GreedySearch(),
+    "random": lambda: RandomSearch(),
+}
+
+
+@pytest.mark.parametrize("name", SEARCHES)
+@pytest.mark.parametrize("budget", [110, 1000])
+def test_exact_budget_and_identical_seeds(name, budget):
     obj = synthetic()
-    a = NSGA2Search().run(TableOracle(obj), 1296, seed=4)
-    b = NSGA2Search().run(TableOracle(obj), 1296, seed=4)
-    c = NSGA2Search().run(TableOracle(obj), 1296, seed=5)
-    assert len(np.unique(a[:110])) == 110
+    a = SEARCHES[name]().run(TableOracle(obj), budget, seed=4)
+    b = SEARCHES[name]().run(TableOracle(obj), budget, seed=4)
+    c = SEARCHES[name]().run(TableOracle(obj), budget, seed=5)
+    assert len(a) == budget  # pymoo's own n_eval would overshoot 1000 (μ ∤ B − μ)
     assert np.array_equal(a, b) and not np.array_equal(a, c)
     assert a.min() >= 0 and a.max() < obj.lattice.size
 
 
+def test_pymoo_engine_asks_the_oracle_once_per_proposal():
+    oracle = CountingOracle(synthetic())
+    NSGA2Search().run(oracle, 1000, seed=0)
+    assert oracle.calls == 1000
+
+
+@pytest.mark.parametrize("engine", ["pymoo", "fast"])
+def test_initial_population_is_distinct(engine):
+    p = NSGA2Search(engine=engine).run(TableOracle(synthetic()), 500, seed=1)
+    assert len(np.unique(p[:110])) == 110
+
+
+def auc(proposals, obj):
+    return auc_recall(recall_curve(proposals[first_sightings(proposals)], obj.pstar, obj.lattice.size))
+
+
 def test_nsga2_beats_random_on_a_structured_table():
-    from testnav.recall import auc_recall, recall_curve
-
     obj = synthetic(seed=1)
-
-    def auc(search, seed):
-        p = search.run(TableOracle(obj), 6480, seed)
-        return auc_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
-
-    nsga = np.mean([auc(NSGA2Search(), s) for s in range(3)])
-    rand = np.mean([auc(RandomSearch(), s) for s in range(3)])
+    nsga = np.mean([auc(NSGA2Search(engine="fast").run(TableOracle(obj), 6480, s), obj) for s in range(5)])
+    rand = np.mean([auc(RandomSearch().run(TableOracle(obj), 6480, s), obj) for s in range(5)])
     assert nsga > rand + 0.05
 
 
@@ -69,8 +87,68 @@ def test_random_search_is_a_permutation_then_repeats():
     assert len(p) == 40 and first_sightings(p).sum() == 16
 
 
-@pytest.mark.parametrize("pop, budget, pattern", [(2000, 6480, r"exceeds \|Θ\|=1296"), (110, 50, "exceeds budget=50"),
-                                                  (1, 6480, "at least 2")])
-def test_bad_population_sizes(pop, budget, pattern):
+def test_greedy_moves_only_to_strictly_better_neighbours():
+    obj = synthetic(n=3, levels=5, seed=2)
+    s = np.minimum(obj.delta, obj.rho)
+    lat = obj.lattice
+    p = GreedySearch().run(TableOracle(obj), 600, seed=0)
+    # replay the proposals: a block of neighbours follows each centre
+    i, centre, restarts, moves = 0, None, 0, 0
+    while i < len(p):
+        if centre is None:
+            centre, i = p[i], i + 1
+            restarts += 1
+            continue
+        t = lat.theta(centre)
+        nbrs = [lat.index(t + d) for d in np.r_[-np.eye(3, dtype=int), np.eye(3, dtype=int)].reshape(2, 3, 3)
+                .transpose(1, 0, 2).reshape(6, 3) if ((t + d >= 0) & (t + d < 5)).all()]
+        block = p[i : i + len(nbrs)]
+        assert block.tolist() == nbrs[: len(block)]  # exactly the ±1 neighbours, dimension order, − before +
+        i += len(block)
+        best = block[np.argmax(s[block])]
+        if s[best] > s[centre]:
+            centre, moves = best, moves + 1
+        else:
+            assert s[block].max() <= s[centre]  # restarts only at a local optimum
+            centre = None
+    assert restarts > 1 and moves > restarts
+
+
+@pytest.mark.parametrize("engine", ["pymoo", "fast"])
+def test_ga_ranks_by_min_of_delta_and_rho(engine):
+    obj = synthetic(seed=3)
+    s = np.minimum(obj.delta, obj.rho)
+    same_s = Objectives(obj.lattice, s, s)  # different (δ, ρ), identical s
+    swapped = Objectives(obj.lattice, obj.rho, obj.delta)
+    run = lambda o: GASearch(engine=engine).run(TableOracle(o), 800, seed=2)  # noqa: E731
+    assert np.array_equal(run(obj), run(same_s)) and np.array_equal(run(obj), run(swapped))
+    assert not np.array_equal(NSGA2Search(engine=engine).run(TableOracle(obj), 800, 2),
+                              NSGA2Search(engine=engine).run(TableOracle(same_s), 800, 2))
+
+
+@pytest.mark.parametrize("engine", ["pymoo", "fast"])
+def test_delta_only_ignores_rho(engine):
+    obj = synthetic(seed=4)
+    scrambled = Objectives(obj.lattice, obj.delta, np.random.default_rng(0).permutation(obj.rho))
+    run = lambda o: NSGA2Search(objectives=["delta"], engine=engine).run(TableOracle(o), 800, seed=1)  # noqa: E731
+    assert np.array_equal(run(obj), run(scrambled))
+
+
+@pytest.mark.parametrize("kwargs, pattern", [
+    (dict(pop_size=2000), r"exceeds \|Θ\|=1296"), (dict(pop_size=1), "at least 2"),
+    (dict(eta_c=0), r"eta_c=0.0: the distribution index must be > 0"), (dict(eta_m=-1), "eta_m=-1.0"),
+    (dict(engine="numba"), r"engine=numba \(valid: pymoo, fast\)"), (dict(p_mutation=1.5), "p_mutation=1.5"),
+])
+def test_bad_parameters(kwargs, pattern):
     with pytest.raises(UserError, match=pattern):
-        NSGA2Search(pop_size=pop).run(TableOracle(synthetic()), budget, 0)
+        NSGA2Search(**kwargs).run(TableOracle(synthetic()), 6480, 0)
+
+
+def test_population_larger_than_budget():
+    with pytest.raises(UserError, match="exceeds budget=50"):
+        NSGA2Search().run(TableOracle(synthetic()), 50, 0)
+
+
+def test_signal_missing_from_table():
+    with pytest.raises(UserError, match="no signal 'nac'"):
+        NSGA2Search(objectives=["nac"]).run(TableOracle(synthetic()), 500, 0)

@@ -23,9 +23,9 @@ log = logging.getLogger(__name__)
 
 
 class Mnist5k(VisionBenchmark):
-    def __init__(self, name="mnist5k", families=(), levels=6, metrics=None, test_per_class=100, split_seed=0,
-                 model=None, perturb_seed=0, batch_size=1024):
-        super().__init__(name, families, levels, metrics or {}, perturb_seed, batch_size)
+    def __init__(self, name="mnist5k", families=(), levels=6, metrics=None, signals=None, test_per_class=100,
+                 split_seed=0, model=None, perturb_seed=0, batch_size=1024):
+        super().__init__(name, families, levels, metrics or {}, signals, perturb_seed, batch_size)
         self.test_per_class = int(test_per_class)
         self.split_seed = int(split_seed)
         self.recipe = dict(model or {"epochs": 12, "lr": 1e-3, "batch_size": 64, "seed": 0})
@@ -63,4 +63,5 @@ class Mnist5k(VisionBenchmark):
             from ..errors import UserError
             raise UserError(f"model checkpoint {path} is unreadable ({type(e).__name__}); delete it to retrain") from e
         model.eval()
-        return Loaded(inputs=x_test, labels=y_test, model=model, model_key=key)
+        return Loaded(inputs=x_test, labels=y_test, model=model, model_key=key, train_inputs=x_train,
+                      train_labels=y_train)

@@ -17,37 +17,50 @@ from ..lattice import Lattice
 class Loaded:
     inputs: torch.Tensor  # (N, C, H, W) in [0, 1]: the clean test set D
     labels: torch.Tensor  # (N,)
-    model: torch.nn.Module  # exposes embed(x) -> features and classifier(features) -> logits
+    model: torch.nn.Module  # exposes hidden(x) -> [layer activations], classifier(features) -> logits
     model_key: str  # hash identifying the trained weights
+    train_inputs: torch.Tensor | None = None  # what input-level signals calibrate on (coverage ranges, KDEs)
+    train_labels: torch.Tensor | None = None
 
 
 class View:
-    """One perturbed set as the metrics see it: the images, and the model's penultimate
-    features computed once and shared by the prediction and every feature-based metric."""
+    """One image set as the metrics see it: the images, and the model's hidden activations
+    computed once and shared by the prediction and every activation-based metric."""
 
-    def __init__(self, images: torch.Tensor, model: torch.nn.Module, batch_size: int):
-        self.images, self.model, self.batch_size = images, model, batch_size
+    def __init__(self, images: torch.Tensor, model: torch.nn.Module, batch_size: int, labels=None):
+        self.images, self.model, self.batch_size, self.labels = images, model, batch_size, labels
 
     @cached_property
+    def layers(self) -> list[torch.Tensor]:
+        with torch.no_grad():
+            chunks = [self.model.hidden(self.images[i : i + self.batch_size])
+                      for i in range(0, len(self.images), self.batch_size)]
+        return [torch.cat(parts) for parts in zip(*chunks)]
+
+    @property
     def features(self) -> torch.Tensor:
-        with torch.no_grad():
-            return torch.cat([self.model.embed(self.images[i : i + self.batch_size])
-                              for i in range(0, len(self.images), self.batch_size)])
+        return self.layers[-1]
 
     @cached_property
-    def predictions(self) -> torch.Tensor:
+    def probabilities(self) -> torch.Tensor:
         with torch.no_grad():
-            return self.model.classifier(self.features).argmax(1)
+            return torch.softmax(self.model.classifier(self.features).double(), dim=1)
+
+    @property
+    def predictions(self) -> torch.Tensor:
+        return self.probabilities.argmax(1)
 
 
 class VisionBenchmark:
     modality = "vision"
 
-    def __init__(self, name: str, families, levels: int, metrics: dict, perturb_seed: int = 0, batch_size: int = 1024):
+    def __init__(self, name: str, families, levels: int, metrics: dict, signals: dict | None = None,
+                 perturb_seed: int = 0, batch_size: int = 1024):
         self.name = name
         self.families = list(families)
         self.levels = int(levels)
-        self.metrics = dict(metrics)
+        self.metrics = dict(metrics)  # fidelity φ: one raw column each
+        self.signals = dict(signals or {})  # input-level signals (§4.4): one column each
         self.perturb_seed = int(perturb_seed)
         self.batch_size = int(batch_size)
         for fam in self.families:
@@ -70,22 +83,31 @@ class VisionBenchmark:
         payload = {
             "benchmark": self.name, "data": self.data_description(), "model": loaded.model_key,
             "levels": self.levels, "families": [f.describe() for f in self.families],
-            "metrics": {k: m.describe() for k, m in self.metrics.items()}, "perturb_seed": self.perturb_seed,
-            "code": source_hash("families", "fidelity", "benchmarks", "models", "groundtruth.py"),
+            "metrics": {k: m.describe() for k, m in self.metrics.items()},
+            "signals": {k: m.describe() for k, m in self.signals.items()}, "perturb_seed": self.perturb_seed,
+            "code": source_hash("families", "fidelity", "signals", "benchmarks", "models", "groundtruth.py"),
         }
         return stable_hash(payload)
 
     def prepare_metrics(self, loaded: Loaded) -> None:
-        clean = View(loaded.inputs, loaded.model, self.batch_size)
+        """Calibrate every metric once: fidelity on the clean set D, signals on the training set."""
+        clean = View(loaded.inputs, loaded.model, self.batch_size, loaded.labels)
         for m in self.metrics.values():
             m.prepare(clean)
+        if self.signals:
+            if loaded.train_inputs is None:
+                raise UserError(f"benchmark {self.name}: input-level signals need training inputs, which it does not load")
+            train = View(loaded.train_inputs.to(loaded.inputs.device), loaded.model, self.batch_size,
+                         loaded.train_labels.to(loaded.inputs.device))
+            for m in self.signals.values():
+                m.prepare(train)
 
     def score(self, loaded: Loaded, perturbed: torch.Tensor) -> dict:
         """ψ, per-input correctness and every raw fidelity value for one perturbed set."""
         view = View(perturbed, loaded.model, self.batch_size)
         correct = (view.predictions == loaded.labels).cpu().numpy()
         out = {"psi": float(correct.mean()), "correct": correct.astype(bool)}
-        for name, metric in self.metrics.items():
+        for name, metric in {**self.metrics, **self.signals}.items():
             out[name] = metric(view)
         return out
 

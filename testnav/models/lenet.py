@@ -15,15 +15,22 @@ class LeNet5(nn.Module):
 
     def __init__(self, num_classes: int = 10, in_channels: int = 1):
         super().__init__()
-        self.features = nn.Sequential(
+        self.conv = nn.Sequential(
             nn.Conv2d(in_channels, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
             nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
-            nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
         )
+        self.fc1 = nn.Sequential(nn.Linear(16 * 5 * 5, 120), nn.ReLU())
+        self.fc2 = nn.Sequential(nn.Linear(120, 84), nn.ReLU())
         self.classifier = nn.Linear(84, num_classes)
 
+    def hidden(self, x: torch.Tensor) -> list[torch.Tensor]:
+        """Post-ReLU activations of the two hidden fully connected layers (120 and 84 neurons):
+        the layers the input-level coverage signals monitor; the last is the feature space."""
+        h1 = self.fc1(self.conv((x - MNIST_MEAN) / MNIST_STD))
+        return [h1, self.fc2(h1)]
+
     def embed(self, x: torch.Tensor) -> torch.Tensor:
-        return self.features((x - MNIST_MEAN) / MNIST_STD)
+        return self.hidden(x)[-1]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.classifier(self.embed(x))

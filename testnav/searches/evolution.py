@@ -1,32 +1,35 @@
-"""Algorithm 1's budgeted ask-and-tell loop around a pymoo algorithm, shared by every
-evolutionary search (NSGA-II now; GA and the single-objective ablations reuse it).
+"""What NSGA-II, the scalar GA and their ablations share: parameters, validation, and
+two interchangeable engines.
 
-Pitfalls handled here (../shared/reference/search-replay.md): pymoo's `n_eval` overshoots
-the budget, so offspring are requested as m = min(μ, B − b) each generation; the initial
-population is μ *distinct* configurations; SBX/PM work on floats and are rounded back to
-levels; with duplicate elimination on, `ask()` may return fewer than m (or none).
+* `engine: pymoo` (the reference): Algorithm 1's budgeted ask-and-tell loop around a pymoo
+  algorithm. Pitfalls handled (../shared/reference/search-replay.md): pymoo's `n_eval`
+  overshoots the budget, so offspring are requested as m = min(μ, B − b) per generation; the
+  initial population is μ *distinct* configurations; SBX/PM work on floats and are rounded
+  back to levels; with duplicate elimination on, `ask()` may return fewer than m (or none).
+* `engine: fast`: the vectorised lock-step engine in `fast.py` (replay only: it reads the
+  whole table up front), 10–50× cheaper per run, for sweeps and the hyperparameter grid.
 """
 
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 from pymoo.core.evaluator import Evaluator
 from pymoo.core.problem import Problem
-from pymoo.problems.static import StaticProblem
 from pymoo.core.sampling import Sampling
 from pymoo.core.termination import NoTermination
 from pymoo.operators.crossover.sbx import SBX
 from pymoo.operators.mutation.pm import PM
 from pymoo.operators.repair.rounding import RoundingRepair
+from pymoo.problems.static import StaticProblem
 
 from ..errors import UserError
 from ..lattice import Lattice
+from .fast import FastEvolution
 
 # Consecutive generations that produce no offspring before the run is declared stalled
 # (possible only with duplicate elimination on a tiny lattice).
 MAX_EMPTY_GENERATIONS = 1000
+ENGINES = ("pymoo", "fast")
 
 
 class DistinctSampling(Sampling):
@@ -41,53 +44,94 @@ class DistinctSampling(Sampling):
         return self.lattice.theta(idx).astype(float)
 
 
-def lattice_problem(lattice: Lattice, n_obj: int) -> Problem:
-    return Problem(n_var=lattice.n, n_obj=n_obj, xl=0.0, xu=float(lattice.levels - 1), vtype=float)
+class EvolutionSearch:
+    """Base of the evolutionary searches. `objectives` names what is read from the oracle;
+    `fitness` maps those values (m, k) to what is maximised; subclasses set `mode`."""
 
+    mode = "nsga2"
 
-def operators(eta_c: float, eta_m: float, p_crossover: float, p_crossover_var: float, p_mutation: float, p_mutation_var):
-    """SBX + polynomial mutation with rounding repair, probabilities explicit (pymoo defaults in YAML)."""
-    rounding = RoundingRepair()
-    crossover = SBX(eta=eta_c, prob=p_crossover, prob_var=p_crossover_var, vtype=float, repair=rounding)
-    mutation = PM(eta=eta_m, prob=p_mutation, prob_var=p_mutation_var, vtype=float, repair=rounding)
-    return crossover, mutation
+    def __init__(self, name: str, objectives=("delta", "rho"), pop_size=110, eta_c=1.0, eta_m=5.0, p_crossover=0.9,
+                 p_crossover_var=0.5, p_mutation=0.9, p_mutation_var=None, eliminate_duplicates=True, engine="pymoo"):
+        self.name = name
+        self.objectives = tuple(objectives)
+        if not self.objectives:
+            raise UserError("search.objectives is empty (e.g. [delta, rho], [delta], [rho], [nac])")
+        self.pop_size = int(pop_size)
+        self.eta_c, self.eta_m = float(eta_c), float(eta_m)
+        for key, value in (("eta_c", self.eta_c), ("eta_m", self.eta_m)):
+            if not value > 0:
+                raise UserError(f"search.{key}={value}: the distribution index must be > 0")
+        for key, value in (("p_crossover", p_crossover), ("p_crossover_var", p_crossover_var),
+                           ("p_mutation", p_mutation), ("p_mutation_var", p_mutation_var)):
+            if value is not None and not 0 <= value <= 1:
+                raise UserError(f"search.{key}={value}: a probability must lie in [0, 1]")
+        if engine not in ENGINES:
+            raise UserError(f"search.engine={engine} (valid: {', '.join(ENGINES)})")
+        self.probs = dict(p_crossover=p_crossover, p_crossover_var=p_crossover_var, p_mutation=p_mutation,
+                          p_mutation_var=p_mutation_var)
+        self.eliminate_duplicates = bool(eliminate_duplicates)
+        self.engine = engine
 
+    def fitness(self, values: np.ndarray) -> np.ndarray:
+        return values
 
-def check_population(pop_size: int, lattice: Lattice, budget: int):
-    if pop_size < 2:
-        raise UserError(f"search.pop_size={pop_size}: the population needs at least 2 members")
-    if pop_size > lattice.size:
-        raise UserError(f"search.pop_size={pop_size} exceeds |Θ|={lattice.size}: μ distinct initial configurations cannot be drawn")
-    if pop_size > budget:
-        raise UserError(f"search.pop_size={pop_size} exceeds budget={budget}: the initial population alone would overspend")
+    @property
+    def requires(self) -> tuple[str, ...]:
+        return tuple(n for n in self.objectives if n not in ("delta", "rho"))
 
+    def check(self, lattice: Lattice, budget: int):
+        if self.pop_size < 2:
+            raise UserError(f"search.pop_size={self.pop_size}: the population needs at least 2 members")
+        if self.pop_size > lattice.size:
+            raise UserError(f"search.pop_size={self.pop_size} exceeds |Θ|={lattice.size}: "
+                            f"μ distinct initial configurations cannot be drawn")
+        if self.pop_size > budget:
+            raise UserError(f"search.pop_size={self.pop_size} exceeds budget={budget}: "
+                            f"the initial population alone would overspend")
 
-def ask_tell(algorithm, oracle, budget: int, seed: int, fitness: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
-    """Run `algorithm` for exactly `budget` proposals (fewer only if it stalls).
+    def run(self, oracle, budget: int, seed: int) -> np.ndarray:
+        self.check(oracle.lattice, budget)
+        if self.engine == "fast":
+            return self.fast_engine(oracle.lattice).run_many(
+                self.fitness(oracle.table(self.objectives))[None], budget, [seed], self.eta_c, self.eta_m)[0]
+        return self.run_pymoo(oracle, budget, seed)
 
-    `fitness(delta, rho)` returns the (m, n_obj) array pymoo minimises.
-    """
-    lattice = oracle.lattice
-    pop_size = algorithm.pop_size
-    problem = lattice_problem(lattice, n_obj=fitness(np.zeros(1), np.zeros(1)).shape[1])
-    algorithm.setup(problem, termination=NoTermination(), seed=seed, verbose=False)
-    proposals: list[np.ndarray] = []
-    b, empty = 0, 0
-    while b < budget:
-        if b > 0:
-            algorithm.n_offsprings = min(pop_size, budget - b)
-        pop = algorithm.ask()
-        if pop is None or len(pop) == 0:
-            empty += 1
-            if empty >= MAX_EMPTY_GENERATIONS:
-                break
-            continue
-        empty = 0
-        pop = pop[: budget - b]
-        idx = lattice.index(np.rint(pop.get("X")).astype(np.int64))
-        delta, rho = oracle.evaluate(idx)
-        Evaluator().eval(StaticProblem(problem, F=fitness(delta, rho)), pop)
-        algorithm.tell(infills=pop)
-        proposals.append(idx)
-        b += len(idx)
-    return np.concatenate(proposals) if proposals else np.zeros(0, dtype=np.int64)
+    def fast_engine(self, lattice: Lattice) -> FastEvolution:
+        return FastEvolution(lattice, self.pop_size, self.mode, eliminate_duplicates=self.eliminate_duplicates,
+                             **self.probs)
+
+    def pymoo_algorithm(self, lattice: Lattice, **kwargs):
+        raise NotImplementedError
+
+    def run_pymoo(self, oracle, budget: int, seed: int) -> np.ndarray:
+        lattice = oracle.lattice
+        rounding = RoundingRepair()
+        p = self.probs
+        crossover = SBX(eta=self.eta_c, prob=p["p_crossover"], prob_var=p["p_crossover_var"], vtype=float, repair=rounding)
+        mutation = PM(eta=self.eta_m, prob=p["p_mutation"], prob_var=p["p_mutation_var"], vtype=float, repair=rounding)
+        algorithm = self.pymoo_algorithm(lattice, pop_size=self.pop_size, sampling=DistinctSampling(lattice),
+                                         crossover=crossover, mutation=mutation,
+                                         eliminate_duplicates=self.eliminate_duplicates)
+        n_obj = self.fitness(np.zeros((1, len(self.objectives)))).shape[1]
+        problem = Problem(n_var=lattice.n, n_obj=n_obj, xl=0.0, xu=float(lattice.levels - 1), vtype=float)
+        algorithm.setup(problem, termination=NoTermination(), seed=seed, verbose=False)
+        proposals: list[np.ndarray] = []
+        b, empty = 0, 0
+        while b < budget:
+            if b > 0:
+                algorithm.n_offsprings = min(self.pop_size, budget - b)
+            pop = algorithm.ask()
+            if pop is None or len(pop) == 0:
+                empty += 1
+                if empty >= MAX_EMPTY_GENERATIONS:
+                    break
+                continue
+            empty = 0
+            pop = pop[: budget - b]
+            idx = lattice.index(np.rint(pop.get("X")).astype(np.int64))
+            f = -self.fitness(oracle.evaluate(idx, self.objectives))  # pymoo minimises
+            Evaluator().eval(StaticProblem(problem, F=f), pop)
+            algorithm.tell(infills=pop)
+            proposals.append(idx)
+            b += len(idx)
+        return np.concatenate(proposals) if proposals else np.zeros(0, dtype=np.int64)

@@ -12,6 +12,9 @@ class RandomSearch:
     curve is the expected-hypergeometric baseline; later proposals are repeats.
     """
 
+    objectives = ("delta", "rho")
+    requires = ()
+
     def __init__(self, name: str = "random"):
         self.name = name
 
@@ -20,5 +23,5 @@ class RandomSearch:
         size = oracle.lattice.size
         reps = -(-budget // size)
         proposals = np.concatenate([rng.permutation(size) for _ in range(reps)])[:budget]
-        oracle.evaluate(proposals)
+        oracle.evaluate(proposals, self.objectives)
         return proposals

@@ -1,0 +1,26 @@
+"""Collect run summaries under a results folder into one tidy frame (one row per run)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+
+def load_summaries(root) -> pd.DataFrame:
+    rows = []
+    for path in sorted(Path(root).rglob("summary.json")):
+        s = json.loads(path.read_text())
+        if "search" in s and "seed" in s:  # search runs (grid summaries have another shape)
+            rows.append({**{k: v for k, v in s.items() if not isinstance(v, (list, dict))}, "run_dir": str(path.parent)})
+    return pd.DataFrame(rows)
+
+
+def method_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Mean ± sd over seeds of AUC-Recall and unique configurations to full recall, per table and method."""
+    g = df.groupby(["benchmark", "fidelity", "search"])
+    out = g.agg(runs=("seed", "nunique"), auc_mean=("auc_recall", "mean"), auc_sd=("auc_recall", "std"),
+                final_recall=("final_recall", "mean"), full_recall_runs=("unique_to_full_recall", "count"),
+                u_full_mean=("unique_to_full_recall", "mean"), u_full_sd=("unique_to_full_recall", "std"))
+    return out.reset_index()

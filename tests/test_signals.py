@@ -1,0 +1,84 @@
+"""Input-level signals on tiny hand-made activations, where each value can be computed by hand."""
+
+import numpy as np
+import pytest
+import torch
+from scipy.stats import gaussian_kde
+
+from testnav.signals.deepgini import DeepGini
+from testnav.signals.dsa import DSA
+from testnav.signals.kmnc import KMNC
+from testnav.signals.lsa import KDE, LSA
+from testnav.signals.nac import NAC
+from testnav.signals.snac import SNAC
+from testnav.signals.tknc import TKNC
+
+
+class FakeView:
+    def __init__(self, layers, probabilities=None, labels=None):
+        self.layers = [torch.tensor(x, dtype=torch.float64) for x in layers]
+        self.probabilities = None if probabilities is None else torch.tensor(probabilities, dtype=torch.float64)
+        self.labels = None if labels is None else torch.tensor(labels)
+
+    @property
+    def features(self):
+        return self.layers[-1]
+
+    @property
+    def predictions(self):
+        return self.probabilities.argmax(1)
+
+
+TRAIN = FakeView([[[0.0, 0.0, 1.0], [1.0, 2.0, 3.0]]])  # one layer, neurons ranges [0,1], [0,2], [1,3]
+
+
+def test_nac_scales_per_input_and_layer():
+    v = FakeView([[[0.0, 1.0, 0.4], [0.2, 0.2, 0.2]], [[5.0, 0.0], [0.0, 0.0]]])
+    # input 1 layer 1 scaled: 0, 1, .4 → neuron 2 covered; input 2 constant → none; layer 2: neuron 1
+    assert NAC(0.5)(v) == pytest.approx(2 / 5)
+
+
+def test_kmnc_counts_sections_hit_inside_training_range():
+    m = KMNC(k=4)
+    m.prepare(TRAIN)
+    v = FakeView([[[0.1, 1.9, 3.5], [0.2, 0.5, 2.0], [0.9, 1.0, 0.0]]])
+    # neuron 1: sections 0, 0, 3 → 2; neuron 2: 3, 1, 2 → 3; neuron 3: 3.5 and 0.0 outside, 2.0 → section 2 → 1
+    assert m(v) == pytest.approx((2 + 3 + 1) / 12)
+
+
+def test_snac_counts_neurons_above_training_max():
+    m = SNAC()
+    m.prepare(TRAIN)
+    assert m(FakeView([[[1.5, 1.0, 3.0], [0.0, 2.5, 0.0]]])) == pytest.approx(2 / 3)
+
+
+def test_tknc_top_k_per_layer():
+    v = FakeView([[[3.0, 2.0, 1.0, 0.0], [0.0, 1.0, 3.0, 2.0]]])
+    assert TKNC(k=1)(v) == pytest.approx(2 / 4)
+    assert TKNC(k=2)(v) == pytest.approx(4 / 4)
+
+
+def test_deepgini():
+    v = FakeView([[[0.0]]], probabilities=[[1.0, 0.0], [0.5, 0.5]])
+    assert DeepGini()(v) == pytest.approx((0.0 + 0.5) / 2)
+
+
+def test_dsa_by_hand():
+    train = FakeView([[[0.0, 0.0], [4.0, 0.0]]], labels=[0, 1])
+    m = DSA()
+    m.prepare(train)
+    v = FakeView([[[1.0, 0.0]]], probabilities=[[0.9, 0.1]])  # predicted 0: nearest class-0 at 1, that to class 1: 4
+    assert m(v) == pytest.approx(1 / 4)
+
+
+def test_kde_matches_scipy_and_lsa_uses_predicted_class():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(200, 4, generator=g, dtype=torch.float64)
+    q = torch.randn(10, 4, generator=g, dtype=torch.float64)
+    assert np.allclose(KDE(x).logpdf(q).numpy(), gaussian_kde(x.numpy().T).logpdf(q.numpy().T))
+    labels = [0] * 100 + [1] * 100
+    m = LSA()
+    m.prepare(FakeView([x.numpy()], labels=labels))
+    v = FakeView([q.numpy()], probabilities=[[1.0, 0.0]] * 10)
+    expect = -gaussian_kde(x[:100].numpy().T).logpdf(q.numpy().T).mean()
+    assert m(v) == pytest.approx(expect)
