@@ -9,7 +9,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from testnav import app
-from testnav.cli import guarded, precheck
+from testnav.cli import guarded, precheck, quote_free_text
 
 CONF = Path(__file__).resolve().parent / "conf"
 
@@ -21,5 +21,6 @@ def main(cfg: DictConfig):
 
 
 if __name__ == "__main__":
+    sys.argv[1:] = quote_free_text(sys.argv[1:])
     precheck(sys.argv[1:], CONF)
     main()

@@ -4,6 +4,7 @@
     stage=search      → Objectives (table) → Search.run(Oracle) → trace, ranked list, summary.json
     stage=live        → LiveOracle (the model, memoised) → Search.run(Oracle) → same outputs, no P*
     stage=grid        → NSGA-II hyperparameter grid (§3.3)     → results/tables/grid*.csv, grid_selection.json
+    stage=tomography | query | study → TestifAI (testnav/tomography/stage.py)
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from .table import Objectives, read_table
 from .trace import make_trace, ranked_list, summarize
 
 log = logging.getLogger(__name__)
-STAGES = ("search", "groundtruth", "live", "grid")
+STAGES = ("search", "groundtruth", "live", "grid", "tomography", "query", "study")
 
 
 def resolve_device(name: str) -> str:
@@ -203,4 +204,8 @@ def main(cfg: DictConfig, out_dir: Path) -> dict | None:
         return run_live(cfg, out_dir)
     if cfg.stage == "grid":
         return run_grid_stage(cfg, out_dir)
+    if cfg.stage in ("tomography", "query", "study"):
+        from .tomography import stage
+
+        return {"tomography": stage.run_tomography, "query": stage.run_query, "study": stage.run_study}[cfg.stage](cfg, out_dir)
     return run_search(cfg, out_dir)

@@ -24,6 +24,21 @@ def fail(message: str, code: int = 2):
     sys.exit(code)
 
 
+FREE_TEXT = ("query",)  # keys whose values are expressions, not Hydra override syntax
+
+
+def quote_free_text(argv: list[str]) -> list[str]:
+    """`query='brightness >= 3 & zoom <= 1'` reaches us without the shell's quotes; Hydra's
+    override grammar would choke on >, = and &, so such values are passed as quoted strings."""
+    out = []
+    for a in argv:
+        key, sep, value = a.partition("=")
+        if sep and key in FREE_TEXT and not (value[:1] in "'\"" and value[-1:] == value[:1] and len(value) > 1):
+            value = "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        out.append(f"{key}{sep}{value}" if sep else a)
+    return out
+
+
 def sweep_values(value: str) -> list[str]:
     """Values of a simple sweep `a,b,c`; function-style sweeps (range(), choice()) are left to Hydra."""
     if "(" in value or "[" in value:

@@ -1,0 +1,89 @@
+"""One partial tomography: measure the low-order tests, fit the surrogate, estimate all of Θ."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..lattice import Lattice
+from .executor import Measured, Stopping, low_order, replay_tests
+from .independence import chi2_pairs, independent_estimates
+from .surrogate import RobustnessSurrogate, ScoreSurrogate
+
+
+@dataclass
+class Settings:
+    max_order: int = 2
+    batch: int = 100
+    window: int = 3
+    delta: float = 0.005
+    early_stopping: bool = True
+    alpha: float = 0.05
+    relative_to_clean: bool = True
+    seed: int = 0
+
+    @property
+    def rule(self) -> Stopping:
+        return Stopping(self.batch, self.window, self.delta, self.early_stopping)
+
+
+@dataclass
+class Tomography:
+    lattice: Lattice
+    names: list
+    measured: Measured
+    table: pd.DataFrame  # one row per σ: levels, order, measured, n, r_measured, r_pred, r_est, r_indep, (q_*), (r_true)
+    pairs: pd.DataFrame  # χ² per family pair
+
+
+def build(lattice: Lattice, names, measured: Measured, settings: Settings, quality_measured=None,
+          truth: np.ndarray | None = None, quality_truth: np.ndarray | None = None) -> Tomography:
+    """quality_measured: lattice index -> q_σ for the measured tests (or None)."""
+    r = {i: float(np.mean(v)) for i, v in measured.tests.items()}
+    n = {i: len(v) for i, v in measured.tests.items()}
+    r_pred = RobustnessSurrogate(seed=settings.seed).fit(lattice, measured.tests).predict()
+    is_measured = np.zeros(lattice.size, bool)
+    is_measured[list(measured.tests)] = True
+    r_meas = np.full(lattice.size, np.nan)
+    r_meas[list(r)] = list(r.values())
+    table = pd.DataFrame(lattice.tuples, columns=[f"t{i + 1}" for i in range(lattice.n)])
+    table["order"] = lattice.orders
+    table["measured"] = is_measured
+    table["n"] = [n.get(i, 0) for i in range(lattice.size)]
+    table["r_measured"] = r_meas
+    table["r_pred"] = r_pred
+    table["r_est"] = np.where(is_measured, r_meas, r_pred)  # what TestifAI knows: measured, else predicted
+    pairs = chi2_pairs(lattice, r, n, settings.alpha, settings.relative_to_clean) if lattice.n >= 2 else pd.DataFrame()
+    table["r_indep"] = independent_estimates(lattice, r, pairs, settings.relative_to_clean) if len(pairs) else np.nan
+    if quality_measured:
+        idx = np.array(sorted(quality_measured))
+        q_pred = ScoreSurrogate(seed=settings.seed).fit(lattice, idx, [quality_measured[i] for i in idx]).predict()
+        q_meas = np.full(lattice.size, np.nan)
+        q_meas[idx] = [quality_measured[i] for i in idx]
+        table["q_measured"], table["q_pred"] = q_meas, q_pred
+        table["q_est"] = np.where(np.isnan(q_meas), q_pred, q_meas)
+    if truth is not None:
+        table["r_true"] = truth
+    if quality_truth is not None:
+        table["q_true"] = quality_truth
+    pairs = pairs.assign(family_i=[names[i] for i in pairs.family_i], family_j=[names[j] for j in pairs.family_j]) \
+        if len(pairs) else pairs
+    return Tomography(lattice, list(names), measured, table, pairs)
+
+
+def sub_lattice(outcomes: np.ndarray, lattice: Lattice, keep: list[int]):
+    """Restrict a ground truth to the families in `keep` (the others at level 0): the paper's
+    3D tomography is the first three families of a 4-family benchmark."""
+    rows = np.flatnonzero((np.delete(lattice.tuples, keep, axis=1) == 0).all(axis=1))
+    sub = Lattice(len(keep), lattice.levels)
+    order = np.argsort(sub.index(lattice.tuples[rows][:, keep]))
+    return sub, rows[order]
+
+
+def from_groundtruth(outcomes: np.ndarray, lattice: Lattice, names, settings: Settings, quality=None) -> Tomography:
+    """Replay: low-order tests read from the per-input outcomes (|Θ|, N) of a ground truth."""
+    measured = replay_tests(outcomes, lattice, low_order(lattice, settings.max_order), settings.rule, settings.seed)
+    qm = {i: float(quality[i]) for i in measured.tests} if quality is not None else None
+    return build(lattice, names, measured, settings, qm, truth=outcomes.mean(axis=1), quality_truth=quality)

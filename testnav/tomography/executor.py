@@ -1,0 +1,142 @@
+"""Low-order test execution with TestifAI's early stopping (§4.2, Algorithm 1).
+
+A test σ is evaluated on D in batches of b inputs (a fixed, seeded order of D shared by
+all tests); after batch j the running estimate r_j = (passes so far) / (inputs so far) is
+kept, and evaluation stops as soon as the last w estimates span less than δ. Every outcome
+observed before stopping is kept: they are the surrogate's training set.
+
+Two sources of outcomes share this logic. `replay_tests` reads them from a ground-truth
+table (the per-input `correct` column), so studies can compare regimes exactly and cheaply;
+`LiveExecutor` perturbs and runs the model batch by batch, timing transformation and
+inference separately. Random families are seeded per (prefix, batch), so live outcomes of
+random families are a different — equally distributed — draw from the ground truth's.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ..cache import stable_hash
+from ..lattice import Lattice
+
+
+@dataclass(frozen=True)
+class Stopping:
+    batch: int = 100  # b
+    window: int = 3  # w
+    delta: float = 0.005  # δ
+    enabled: bool = True
+
+    def __post_init__(self):
+        from ..errors import UserError
+
+        if self.batch < 1 or self.window < 1 or not self.delta >= 0:
+            raise UserError(f"early stopping needs batch ≥ 1, window ≥ 1, delta ≥ 0 (got b={self.batch}, "
+                            f"w={self.window}, δ={self.delta})")
+
+
+def stop_after(outcomes: np.ndarray, rule: Stopping) -> int:
+    """How many of these outcomes (in order) are observed before the rule stops."""
+    n = len(outcomes)
+    if not rule.enabled or n == 0:
+        return n
+    ends = np.minimum(np.arange(1, -(-n // rule.batch) + 1) * rule.batch, n)
+    estimates = np.cumsum(outcomes)[ends - 1] / ends
+    for j in range(rule.window - 1, len(ends)):
+        last = estimates[j - rule.window + 1 : j + 1]
+        if last.max() - last.min() < rule.delta:
+            return int(ends[j])
+    return n
+
+
+@dataclass
+class Measured:
+    """What a tomography run observed: per test σ (lattice index), the outcomes it saw."""
+
+    lattice: Lattice
+    tests: dict = field(default_factory=dict)  # index -> bool array of observed outcomes (in D's seeded order)
+    transform_seconds: float = 0.0
+    inference_seconds: float = 0.0
+
+    @property
+    def inferences(self) -> int:
+        return int(sum(len(v) for v in self.tests.values()))
+
+    def table(self) -> pd.DataFrame:
+        idx = np.array(sorted(self.tests), dtype=np.int64)
+        theta = self.lattice.theta(idx)
+        df = pd.DataFrame(theta, columns=[f"t{i + 1}" for i in range(self.lattice.n)])
+        df["n"] = [len(self.tests[i]) for i in idx]
+        df["passes"] = [int(self.tests[i].sum()) for i in idx]
+        df["r"] = df["passes"] / df["n"]
+        return df
+
+
+def low_order(lattice: Lattice, max_order: int = 2) -> np.ndarray:
+    return np.flatnonzero(lattice.orders <= max_order)
+
+
+def input_order(n_inputs: int, seed: int) -> np.ndarray:
+    """The seeded order in which every test visits D (batches are consecutive slices of it)."""
+    return np.random.default_rng(seed).permutation(n_inputs)
+
+
+def replay_tests(outcomes: np.ndarray, lattice: Lattice, tests, rule: Stopping, seed: int = 0) -> Measured:
+    """Early stopping on a ground truth's per-input outcomes (|Θ|, N), rows in lattice order."""
+    order = input_order(outcomes.shape[1], seed)
+    m = Measured(lattice)
+    for t in np.asarray(tests, dtype=np.int64):
+        seq = outcomes[t, order]
+        m.tests[int(t)] = seq[: stop_after(seq, rule)]
+    return m
+
+
+class LiveExecutor:
+    """Evaluate tests on the benchmark's model, batch by batch, stopping early."""
+
+    def __init__(self, benchmark, loaded, rule: Stopping, seed: int = 0, device: str = "cpu"):
+        self.benchmark, self.loaded, self.rule, self.seed = benchmark, loaded, rule, seed
+        self.order = torch.as_tensor(input_order(len(loaded.labels), seed), device=loaded.inputs.device)
+
+    def _batch_outcomes(self, theta, j) -> tuple[np.ndarray, float, float]:
+        from ..benchmarks.vision import View
+
+        b = self.rule.batch
+        idx = self.order[j * b : (j + 1) * b]
+        t0 = time.perf_counter()
+        x = self.loaded.inputs[idx]
+        for i, level in enumerate(theta):
+            if level:
+                seed = int(stable_hash({"seed": self.benchmark.perturb_seed, "prefix": list(theta[: i + 1]), "batch": j}, 15), 16)
+                x = self.benchmark.families[i](x, int(level), torch.Generator().manual_seed(seed))
+        t1 = time.perf_counter()
+        view = View(x, self.loaded.model, self.benchmark.batch_size, amp=self.benchmark.amp)
+        correct = (view.predictions == self.loaded.labels[idx]).cpu().numpy()
+        return correct, t1 - t0, time.perf_counter() - t1
+
+    def run(self, tests, progress: bool = False) -> Measured:
+        from tqdm import tqdm
+
+        lattice = self.benchmark.lattice
+        m = Measured(lattice)
+        n_batches = -(-len(self.loaded.labels) // self.rule.batch)
+        for t in tqdm(np.asarray(tests, dtype=np.int64), desc="low-order tests", unit="test", disable=not progress):
+            theta = tuple(int(v) for v in lattice.theta(t))
+            seen, estimates = [], []
+            for j in range(n_batches):
+                correct, tt, ti = self._batch_outcomes(theta, j)
+                m.transform_seconds += tt
+                m.inference_seconds += ti
+                seen.append(correct)
+                total = np.concatenate(seen)
+                estimates.append(total.mean())
+                last = estimates[-self.rule.window :]
+                if self.rule.enabled and len(last) == self.rule.window and max(last) - min(last) < self.rule.delta:
+                    break
+            m.tests[int(t)] = np.concatenate(seen)
+        return m

@@ -1,0 +1,105 @@
+"""The TestifAI paper's §5 studies on a benchmark with a ground truth, as tidy tables.
+
+(a) per-test errors r̂_σ − r_σ for 3D and 4D tomography (Figs. 3, 10 form);
+(b) aggregate queries Q1–Q12 on 3D (Table 2: Q1–Q8 the octants where each family is ≤ 2 or
+    ≥ 3, in binary order with the last family fastest; Q9–Q12 the cubes ≤ 1, ≤ 3, ≤ 4, ≤ 5 —
+    the reading that reproduces Table 2's m and ℓ exactly, which a test checks);
+(c) ordered vs random choice of training tests, 10 %–100 %, 10 repetitions, MSE on the
+    held-out tests (on all of Θ at 100 %, where nothing is held out) (Figs. 7–8);
+(d) total inferences of full tomography, partial tomography, and partial with early stopping,
+    with the per-test MSE of each (Fig. 4).
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+import numpy as np
+import pandas as pd
+
+from ..lattice import Lattice
+from .core import Settings, from_groundtruth, sub_lattice
+from .executor import Measured, Stopping, low_order, replay_tests
+from .surrogate import RobustnessSurrogate
+
+
+def paper_queries(names: list[str]) -> list[tuple[str, str]]:
+    """Q1–Q12 of Table 2 for a 3-family lattice, as query strings."""
+    a, b, c = names[:3]
+    out = []
+    for k, bits in enumerate(product((0, 1), repeat=3), start=1):
+        out.append((f"Q{k}", " & ".join(f"{n} {'>= 3' if hi else '<= 2'}" for n, hi in zip((a, b, c), bits))))
+    for k, top in zip(range(9, 13), (1, 3, 4, 5)):
+        out.append((f"Q{k}", " & ".join(f"{n} <= {top}" for n in (a, b, c))))
+    return out
+
+
+def per_test_errors(outcomes, lattice, names, settings: Settings, label: str) -> pd.DataFrame:
+    t = from_groundtruth(outcomes, lattice, names, settings).table
+    return t.assign(tomography=label, error=t.r_pred - t.r_true, abs_error=(t.r_pred - t.r_true).abs())
+
+
+def query_errors(tomo, names) -> pd.DataFrame:
+    from .query import Query
+
+    rows = []
+    tuples = tomo.lattice.tuples
+    for qid, text in paper_queries(names):
+        mask = Query(text, names).mask(tuples)
+        t = tomo.table[mask]
+        rows.append({"query": qid, "text": text, "tests": int(mask.sum()), "m": int(t.measured.sum()),
+                     "l": int((~t.measured).sum()), "R_true": t.r_true.mean(), "R_pred": t.r_est.mean(),
+                     "error": t.r_est.mean() - t.r_true.mean(), "drop_true": 1 - t.r_true.mean() / tomo.table.r_true.iloc[0],
+                     "drop_pred": 1 - t.r_est.mean() / tomo.table.r_est.iloc[0]})
+    return pd.DataFrame(rows)
+
+
+def ordered_vs_random(outcomes, lattice: Lattice, label: str, reps: int = 10, seed: int = 0) -> pd.DataFrame:
+    truth = outcomes.mean(axis=1)
+    rows = []
+    full = Stopping(enabled=False)
+    for rep in range(reps):
+        rng = np.random.default_rng(seed + rep)
+        ordered = np.lexsort((rng.random(lattice.size), lattice.orders))  # by order, random within an order
+        shuffled = rng.permutation(lattice.size)
+        for frac in np.round(np.arange(0.1, 1.01, 0.1), 1):
+            n = int(round(frac * lattice.size))
+            for strategy, chosen in (("ordered", ordered[:n]), ("random", shuffled[:n])):
+                measured = replay_tests(outcomes, lattice, chosen, full, seed)
+                pred = RobustnessSurrogate(seed=seed + rep).fit(lattice, measured.tests).predict()
+                held = np.setdiff1d(np.arange(lattice.size), chosen)
+                held = held if len(held) else np.arange(lattice.size)
+                rows.append({"tomography": label, "strategy": strategy, "fraction": frac, "tests": n, "rep": rep,
+                             "mse": float(np.mean((pred[held] - truth[held]) ** 2))})
+    return pd.DataFrame(rows)
+
+
+def inference_counts(outcomes, lattice: Lattice, settings: Settings, label: str) -> pd.DataFrame:
+    truth = outcomes.mean(axis=1)
+    n_inputs = outcomes.shape[1]
+    rows = [{"tomography": label, "regime": "full", "inferences": lattice.size * n_inputs, "mse": 0.0}]
+    tests = low_order(lattice, settings.max_order)
+    for regime, rule in (("partial", Stopping(enabled=False)), ("partial_early_stopping", settings.rule)):
+        m: Measured = replay_tests(outcomes, lattice, tests, rule, settings.seed)
+        pred = RobustnessSurrogate(seed=settings.seed).fit(lattice, m.tests).predict()
+        est = pred.copy()
+        for i, v in m.tests.items():
+            est[i] = np.mean(v)
+        rows.append({"tomography": label, "regime": regime, "inferences": m.inferences,
+                     "mse": float(np.mean((est - truth) ** 2))})
+    df = pd.DataFrame(rows)
+    return df.assign(fraction_of_full=df.inferences / df.inferences.iloc[0])
+
+
+def run_studies(outcomes, lattice: Lattice, names, settings: Settings, reps: int = 10) -> dict[str, pd.DataFrame]:
+    """All four studies for 4D (the benchmark's lattice) and 3D (its first three families)."""
+    sub, rows = sub_lattice(outcomes, lattice, [0, 1, 2])
+    views = {"3D": (outcomes[rows], sub, names[:3]), f"{lattice.n}D": (outcomes, lattice, names)}
+    tables = {"per_test_errors": [], "ordered_vs_random": [], "inferences": []}
+    for label, (out, lat, nm) in views.items():
+        tables["per_test_errors"].append(per_test_errors(out, lat, nm, settings, label))
+        tables["ordered_vs_random"].append(ordered_vs_random(out, lat, label, reps, settings.seed))
+        tables["inferences"].append(inference_counts(out, lat, settings, label))
+    o3, l3, n3 = views["3D"]
+    tables["queries"] = [query_errors(from_groundtruth(o3, l3, n3, settings), n3)]
+    return {k: pd.concat(v, ignore_index=True) for k, v in tables.items()}

@@ -1,0 +1,59 @@
+"""The partial-tomography surrogate (§4.3): a random forest from severity levels to outcomes.
+
+Robustness: `RandomForestClassifier` with the paper's settings (100 trees, no bootstrap, all
+features at every split, log-loss criterion) on (σ, per-input outcome) pairs; r̂_σ is the
+predicted probability of a pass. Training rows are aggregated to one row per (σ, outcome)
+with the count as sample weight: without bootstrap, weighted impurities and leaf
+frequencies are exactly those of the expanded data (a node holding a single σ cannot be
+split either way), and training is ~500× cheaper. Quality q_σ (§6) uses the regressor twin
+on one value per measured σ.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+from ..lattice import Lattice
+
+FOREST = dict(n_estimators=100, bootstrap=False, max_features=None)
+
+
+class RobustnessSurrogate:
+    def __init__(self, seed: int = 0, n_jobs: int = 1):
+        self.forest = RandomForestClassifier(criterion="log_loss", random_state=seed, n_jobs=n_jobs, **FOREST)
+
+    def fit(self, lattice: Lattice, tests: dict) -> "RobustnessSurrogate":
+        """tests: lattice index -> observed outcomes (bool array)."""
+        idx = np.array(sorted(tests), dtype=np.int64)
+        passes = np.array([int(np.sum(tests[i])) for i in idx])
+        totals = np.array([len(tests[i]) for i in idx])
+        x = np.concatenate([lattice.theta(idx), lattice.theta(idx)])
+        y = np.r_[np.ones(len(idx), int), np.zeros(len(idx), int)]
+        w = np.r_[passes, totals - passes].astype(float)
+        keep = w > 0
+        self.forest.fit(x[keep], y[keep], sample_weight=w[keep])
+        self.lattice = lattice
+        return self
+
+    def predict(self, indices=None) -> np.ndarray:
+        idx = np.arange(self.lattice.size) if indices is None else np.asarray(indices)
+        proba = self.forest.predict_proba(self.lattice.theta(idx))
+        classes = list(self.forest.classes_)
+        return proba[:, classes.index(1)] if 1 in classes else np.zeros(len(idx))
+
+
+class ScoreSurrogate:
+    """Any per-configuration score (KID, BERT-F1, …) regressed from the measured tests."""
+
+    def __init__(self, seed: int = 0, n_jobs: int = 1):
+        self.forest = RandomForestRegressor(random_state=seed, n_jobs=n_jobs, **FOREST)
+
+    def fit(self, lattice: Lattice, indices, values) -> "ScoreSurrogate":
+        self.lattice = lattice
+        self.forest.fit(lattice.theta(np.asarray(indices)), np.asarray(values, dtype=float))
+        return self
+
+    def predict(self, indices=None) -> np.ndarray:
+        idx = np.arange(self.lattice.size) if indices is None else np.asarray(indices)
+        return self.forest.predict(self.lattice.theta(idx))

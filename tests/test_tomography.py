@@ -1,0 +1,128 @@
+"""TestifAI's pieces on constructed cases with known answers."""
+
+import numpy as np
+import pytest
+
+from testnav.errors import UserError
+from testnav.lattice import Lattice
+from testnav.tomography.core import Settings, from_groundtruth, sub_lattice
+from testnav.tomography.executor import Stopping, low_order, replay_tests, stop_after
+from testnav.tomography.independence import chi2_pairs, independent_estimates
+from testnav.tomography.query import Query
+from testnav.tomography.studies import paper_queries
+from testnav.tomography.surrogate import RobustnessSurrogate
+
+NAMES = ["blur", "noise", "zoom"]
+
+
+def test_early_stopping_stops_where_expected():
+    rule = Stopping(batch=10, window=3, delta=0.01)
+    stream = np.tile(np.r_[np.ones(9), 0], 10).astype(bool)  # every batch: 9/10 → running estimate 0.9 exactly
+    assert stop_after(stream, rule) == 30  # the first window of three equal estimates
+    drifting = np.r_[np.ones(10), np.zeros(10), np.ones(10), np.ones(70)].astype(bool)
+    # estimates 1, .5, .667, .75, .8, .833, .857, .875, .889, .9: spreads never < .01 over three
+    assert stop_after(drifting, rule) == 100
+    assert stop_after(stream, Stopping(enabled=False)) == 100
+
+
+def independent_outcomes(lattice, p_fail, n, seed=0):
+    """Each family fails an input independently with probability p_fail[i][level]."""
+    rng = np.random.default_rng(seed)
+    u = rng.random((lattice.n, n))
+    out = np.ones((lattice.size, n), bool)
+    for i in range(lattice.n):
+        fails = u[i][None, :] < np.asarray(p_fail[i])[lattice.tuples[:, i]][:, None]
+        out &= ~fails
+    return out
+
+
+def test_chi2_accepts_independent_and_rejects_dependent():
+    lat = Lattice(2, 4)
+    p = [[0, 0.1, 0.2, 0.3], [0, 0.05, 0.15, 0.25]]
+    ind = independent_outcomes(lat, p, 4000)
+    r = {i: ind[i].mean() for i in range(lat.size)}
+    n = {i: 4000 for i in range(lat.size)}
+    assert chi2_pairs(lat, r, n).independent.all()
+    # dependent: both perturbations fail the *same* inputs
+    rng = np.random.default_rng(1)
+    u = rng.random(4000)
+    dep = np.stack([~((u < p[0][a]) | (u < p[1][b])) for a, b in lat.tuples])
+    r = {i: dep[i].mean() for i in range(lat.size)}
+    res = chi2_pairs(lat, r, n)
+    assert not res.independent.any() and res.p_value.iloc[0] < 1e-6
+
+
+def test_product_of_marginals_for_pairwise_independent_families():
+    lat = Lattice(3, 3)
+    p = [[0, 0.1, 0.2], [0, 0.2, 0.3], [0, 0.1, 0.4]]
+    out = independent_outcomes(lat, p, 20000, seed=3)
+    r = {i: out[i].mean() for i in low_order(lat)}
+    n = {i: 20000 for i in r}
+    est = independent_estimates(lat, r, chi2_pairs(lat, r, n))
+    third = lat.index([2, 1, 2])
+    assert est[third] == pytest.approx(0.8 * 0.8 * 0.6, abs=0.01)
+    assert np.isnan(est[lat.index([1, 1, 0])])  # second order: measured, not estimated
+
+
+def test_queries_select_exactly_the_expected_sets():
+    lat = Lattice(3, 6)
+    t = lat.tuples
+    q = Query("blur >= 3 & (noise < 2 | zoom = 5)", NAMES)
+    assert (q.mask(t) == ((t[:, 0] >= 3) & ((t[:, 1] < 2) | (t[:, 2] == 5)))).all()
+    assert (Query("p1 ≠ 0 ∧ p2 ≤ 1 ∨ t3 > 4", NAMES).mask(t) == (((t[:, 0] != 0) & (t[:, 1] <= 1)) | (t[:, 2] > 4))).all()
+    quality = np.arange(lat.size, dtype=float)
+    assert (Query("blur = 1 and q <= 100.5", NAMES).mask(t, quality) == ((t[:, 0] == 1) & (quality <= 100.5))).all()
+
+
+@pytest.mark.parametrize("text, pattern", [
+    ("blurr >= 3", r"query error at 0: unknown family 'blurr'.*valid: blur, noise, zoom"),
+    ("blur >= 3 & noise", r"query error at 17: expected a comparison .* after 'noise', found the end"),
+    ("blur >= 3 ) ", r"query error at 10: unexpected '\)'"),
+    ("blur >> 3", r"query error at 6: expected a number"),
+    ("blur >= 2.5", r"level 2.5 of blur must be a whole number"),
+    ("", "query is empty"),
+    ("blur >= 3 $ zoom < 1", r"query error at 10: unexpected character '\$'"),
+])
+def test_malformed_queries_point_at_the_token(text, pattern):
+    with pytest.raises(UserError, match=pattern):
+        Query(text, NAMES)
+
+
+def test_paper_queries_reproduce_table_2_counts():
+    lat = Lattice(3, 6)
+    m = {k: int(((lat.orders <= 2) & Query(q, NAMES).mask(lat.tuples)).sum()) for k, q in paper_queries(NAMES)}
+    size = {k: int(Query(q, NAMES).mask(lat.tuples).sum()) for k, q in paper_queries(NAMES)}
+    assert [m[f"Q{i}"] for i in range(1, 13)] == [19, 15, 15, 9, 15, 9, 9, 0, 7, 37, 61, 91]
+    assert [size[f"Q{i}"] - m[f"Q{i}"] for i in range(1, 13)] == [8, 12, 12, 18, 12, 18, 18, 27, 1, 27, 64, 125]
+
+
+def test_forest_reproduces_a_separable_tomography():
+    """r_σ = Π_i (1 − p_i[σ_i]) exactly (no sampling noise): the forest, trained on Θ≤2 only,
+    reproduces what it saw and ranks the unseen third-order tests right; being piecewise
+    constant it cannot multiply, so it is optimistic on them (bounded here at 0.1 mean error)."""
+    lat = Lattice(3, 4)
+    p = [[0, 0.1, 0.2, 0.3], [0, 0.05, 0.1, 0.2], [0, 0.1, 0.15, 0.25]]
+    truth = np.prod([1 - np.asarray(p[i])[lat.tuples[:, i]] for i in range(3)], axis=0)
+    n = 1000
+    tests = {int(i): np.arange(n) < round(truth[i] * n) for i in low_order(lat)}
+    pred = RobustnessSurrogate().fit(lat, tests).predict()
+    seen = np.array(sorted(tests))
+    assert np.abs(pred[seen] - np.array([tests[i].mean() for i in seen])).max() < 1e-9  # it reproduces what it saw
+    high = lat.orders == 3
+    assert np.abs(pred[high] - truth[high]).mean() < 0.1
+    assert (pred[high] >= truth[high] - 1e-9).all()  # optimistic, never pessimistic, on a separable space
+    assert np.corrcoef(pred[high], truth[high])[0, 1] > 0.7
+
+
+def test_replay_and_subspace():
+    lat = Lattice(4, 3)
+    out = independent_outcomes(lat, [[0, 0.1, 0.2]] * 4, 500)
+    sub, rows = sub_lattice(out, lat, [0, 1, 2])
+    assert sub.size == 27 and (lat.tuples[rows][:, 3] == 0).all()
+    assert (lat.tuples[rows][:, :3] == sub.tuples).all()
+    m = replay_tests(out, lat, low_order(lat), Stopping(batch=50))
+    assert set(m.tests) == set(low_order(lat).tolist()) and m.inferences < len(low_order(lat)) * 500
+    tomo = from_groundtruth(out, lat, ["a", "b", "c", "d"], Settings(batch=50), quality=np.arange(lat.size, dtype=float))
+    t = tomo.table
+    assert t.measured.sum() == len(low_order(lat)) and {"r_pred", "r_true", "q_pred", "r_indep"} <= set(t.columns)
+    assert (t.loc[t.measured, "r_est"] == t.loc[t.measured, "r_measured"]).all()
