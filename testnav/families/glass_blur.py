@@ -1,0 +1,99 @@
+"""ImageNet-C / CIFAR-10-C `glass_blur`: Gaussian blur, local pixel shuffling, Gaussian blur.
+
+Parameters per level: (σ, δ = max_delta, iterations). Follows imagecorruptions 1.1.5
+(`glass_blur` + the numba `_shuffle_pixels_njit_glass_blur`), which uses the real H and W:
+
+1. x ← uint8(gaussian(x, σ)·255) / 255: blurred, then *truncated* to the uint8 grid (kept:
+   it is part of the corruption, not of the dataset pipeline);
+2. `iterations` times, scan h = H−δ … δ+1 (descending), and within each row w = W−δ … δ+1
+   (descending); for each pixel draw (dx, dy) = randint(−δ, δ, size=2), i.e. each offset in
+   [−δ, δ−1] (numpy's exclusive upper bound: biased up/left), and "swap" x[h, w] with
+   x[h+dy, w+dx]. On an H×W×3 array the tuple swap assigns from views, so pixel (h, w)
+   receives the neighbour's *current* value and the neighbour keeps its own: a copy, not a
+   swap (checked against the numba kernel in tests);
+3. clip(gaussian(x, σ)).
+
+Why this is exact although the scan is sequential: with copy semantics, pixel p reads its
+source q = p + (dy, dx) either before q has been visited (then it gets q's value from the
+start of the iteration) or after (then it gets whatever q received, recursively). Which case
+holds depends only on the scan order, not on the data, so every pixel's value at the end of an
+iteration is x[src(root(p))], where root follows the chain of already-visited sources. The
+chains are resolved for the whole batch at once by pointer doubling (log₂ of the longest chain
+gather steps, a handful). Given the same offsets the result equals the sequential loop exactly
+(tests replay the numba kernel's own offsets); only the random stream differs (torch CPU
+generator, one (B, iterations, H−2δ, W−2δ, 2) draw, instead of numba's Mersenne Twister), so
+the family matches the reference in distribution, not sample by sample.
+
+Not reproduced: MNIST-C's 2-D glass blur, where the same tuple swap on a 2-D array is a real
+swap. imagecorruptions stacks gray images to 3 channels, so copy semantics is what it applies
+to gray input too, and so does this family (C = 1 or 3).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from . import Family
+from .gaussian_blur import gaussian_blur
+
+
+def shuffle_offsets(generator: torch.Generator, b: int, height: int, width: int, delta: int, iterations: int):
+    """(B, iterations, H−2δ, W−2δ, 2) offsets (dx, dy) in [−δ, δ−1], laid out in scan order:
+    [.., a, c, :] belongs to pixel (h, w) = (H−δ−a, W−δ−c)."""
+    return torch.randint(-delta, delta, (b, iterations, height - 2 * delta, width - 2 * delta, 2), generator=generator,
+                         dtype=torch.int32)
+
+
+def shuffle(x: torch.Tensor, offsets: torch.Tensor, delta: int) -> torch.Tensor:
+    """Apply the sequential copy-scan of imagecorruptions' glass blur, vectorised.
+
+    x (B, C, H, W); offsets as from `shuffle_offsets` (any integer dtype, any device).
+    Works in scan-index space: scanned pixel j (j-th visited) has source q_j; it is *chained*
+    when q_j is a scanned pixel visited before j (rank(q_j) < j), and then takes q_j's final
+    value; otherwise it takes x[q_j]. Pointer doubling finds each chain's end; the per-iteration
+    pixel maps are composed and the image is gathered once at the end.
+    """
+    b, c, h, w = x.shape
+    dev = x.device
+    nr, nc = h - 2 * delta, w - 2 * delta
+    # int32 arithmetic (half the memory traffic); int64 only where gather needs it
+    offsets = offsets.to(device=dev, dtype=torch.int32)
+    j = torch.arange(nr * nc, device=dev, dtype=torch.int32)
+    row = h - delta - j // nc  # pixel visited j-th: rows descending, columns descending
+    col = w - delta - j % nc
+    p = (row * w + col).long()
+    total = torch.arange(h * w, device=dev).expand(b, h * w).contiguous()  # composed pixel map
+    for it in range(offsets.shape[1]):  # a handful of iterations
+        off = offsets[:, it].reshape(b, -1, 2)
+        r = row + off[..., 1]
+        q_col = col + off[..., 0]
+        inside = (r > delta) & (r <= h - delta) & (q_col > delta) & (q_col <= w - delta)
+        q_rank = (h - delta - r) * nc + (w - delta - q_col)
+        src = (r * w + q_col).long()  # (B, P) flat source pixel of each scanned pixel
+        if delta > 1:  # δ = 1: offsets in {−1, 0} never point at an already visited pixel
+            link = torch.where(inside & (q_rank < j), q_rank, j).long()  # (B, P) in scan-index space
+            while True:  # pointer doubling to the end of each chain (a few steps)
+                nxt = link.gather(1, link)
+                if torch.equal(nxt, link):
+                    break
+                link = nxt
+            src = src.gather(1, link)
+        step = torch.arange(h * w, device=dev).expand(b, h * w).clone()
+        step[:, p] = src
+        total = total.gather(1, step)
+    flat = x.reshape(b, c, h * w)
+    return flat.gather(2, total[:, None, :].expand(b, c, h * w)).reshape(b, c, h, w)
+
+
+class GlassBlur(Family):
+    name = "glass_blur"
+    random = True
+
+    def apply(self, x, param, generator):
+        sigma, delta, iterations = float(param[0]), int(param[1]), int(param[2])
+        b, _, h, w = x.shape
+        y = gaussian_blur(x, sigma)
+        y = torch.floor(y.clamp(0.0, 1.0) * 255.0 + 1e-4) / 255.0  # np.uint8 truncation of the first blur
+        offsets = shuffle_offsets(generator, b, h, w, delta, iterations)
+        y = shuffle(y.to(x.dtype), offsets, delta)
+        return gaussian_blur(y, sigma).clamp(0.0, 1.0)

@@ -1,0 +1,136 @@
+"""Separable resampling operators shared by the image families.
+
+Every operator here is linear along one axis, so it is a small (n_out, n_in) matrix (or an
+index table) built once per image size in float64 and applied to the whole batch as
+`rows @ x @ cols.T`: two batched matrix products, no loop over images or pixels. Each builder
+reproduces one reference library's arithmetic exactly (kernel, support, border rule and
+coordinate convention), so the families that use them match those libraries to float
+rounding on the same input.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import torch
+
+
+def separable(x: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor) -> torch.Tensor:
+    """rows @ x @ cols.T for x (B, C, H, W), rows (H', H), cols (W', W), in x's dtype/device."""
+    rows = rows.to(device=x.device, dtype=x.dtype)
+    cols = cols.to(device=x.device, dtype=x.dtype)
+    return rows @ x @ cols.T
+
+
+@lru_cache(maxsize=256)
+def gaussian_matrix(n: int, sigma: float, truncate: float = 4.0) -> torch.Tensor:
+    """scipy.ndimage.gaussian_filter1d along one axis, mode 'nearest' (skimage.filters.gaussian's
+    default): weights exp(−k²/2σ²) for |k| ≤ int(truncate·σ + 0.5), normalised to 1, samples
+    outside the image replaced by the edge pixel (clamped index)."""
+    radius = int(truncate * float(sigma) + 0.5)
+    k = np.arange(-radius, radius + 1, dtype=np.float64)
+    w = np.exp(-0.5 / float(sigma) ** 2 * k**2)
+    w /= w.sum()
+    m = np.zeros((n, n))
+    src = np.clip(np.arange(n)[:, None] + k[None, :].astype(int), 0, n - 1)
+    np.add.at(m, (np.repeat(np.arange(n), len(k)), src.ravel()), np.tile(w, n))
+    return torch.from_numpy(m)
+
+
+@lru_cache(maxsize=256)
+def pil_box_matrix(n_in: int, n_out: int) -> torch.Tensor:
+    """Pillow's `Image.BOX` resampling along one axis (Resample.c `precompute_coeffs`).
+
+    Pillow's box filter is 1 on (−½, ½] of the *scaled* coordinate, so output pixel j averages
+    the input pixels whose centres fall in (centre_j − s/2, centre_j + s/2], s = n_in/n_out
+    (clipped to ≥ 1 when upsampling). This is NOT area averaging for non-integer ratios (a pixel
+    half inside the footprint counts fully or not at all); for integer ratios the two agree.
+    Upsampling gives a one-hot row per output pixel (the source pixel under its centre).
+    """
+    scale = n_in / n_out
+    fscale = max(scale, 1.0)
+    support = 0.5 * fscale
+    m = np.zeros((n_out, n_in))
+    for j in range(n_out):  # once per size (cached), not per image
+        centre = (j + 0.5) * scale
+        lo = max(int(centre - support + 0.5), 0)
+        hi = min(int(centre + support + 0.5), n_in)
+        t = (np.arange(lo, hi) - centre + 0.5) / fscale
+        w = ((t > -0.5) & (t <= 0.5)).astype(np.float64)
+        if w.sum() > 0:
+            m[j, lo:hi] = w / w.sum()
+    return torch.from_numpy(m)
+
+
+@lru_cache(maxsize=256)
+def pil_nearest_index(n_in: int, n_out: int) -> torch.Tensor:
+    """Pillow's `Image.NEAREST` resize along one axis (Geometry.c `ImagingScaleAffine`): the
+    source coordinate starts at a/2 with a = n_in/n_out and is *accumulated* by a per output
+    pixel in double precision, then floored. The accumulation (not (j+½)·a) decides ties at
+    exact integers, so it is replayed with a sequential cumulative sum."""
+    a = n_in / n_out
+    steps = np.full(n_out, a)
+    steps[0] = a * 0.5
+    pos = np.cumsum(steps)  # sequential in numpy, like the C loop
+    return torch.from_numpy(np.clip(np.floor(pos).astype(np.int64), 0, n_in - 1))
+
+
+def cubic_weights(t: np.ndarray, a: float = -0.75) -> np.ndarray:
+    """Keys cubic convolution kernel; OpenCV's INTER_CUBIC uses a = −0.75."""
+    t = np.abs(t)
+    return np.where(t <= 1, ((a + 2) * t - (a + 3)) * t * t + 1,
+                    np.where(t < 2, ((a * t - 5 * a) * t + 8 * a) * t - 4 * a, 0.0))
+
+
+@lru_cache(maxsize=256)
+def cv2_cubic_zoom_matrix(n: int, scale: float) -> torch.Tensor:
+    """`cv2.resize(fx=scale, INTER_CUBIC)` followed by a centre crop back to n pixels: output
+    pixel j samples the input at (j + off + ½)/scale − ½ (half-pixel centres), off =
+    (round(n·scale) − n)//2, with 4 cubic taps (a = −0.75) and replicated borders."""
+    big = int(round(n * scale))
+    off = (big - n) // 2
+    src = (np.arange(n) + off + 0.5) / scale - 0.5
+    base = np.floor(src).astype(int)
+    frac = src - base
+    m = np.zeros((n, n))
+    for tap in range(-1, 3):  # four taps
+        np.add.at(m, (np.arange(n), np.clip(base + tap, 0, n - 1)), cubic_weights(frac - tap))
+    return torch.from_numpy(m)
+
+
+@lru_cache(maxsize=256)
+def translate_matrix(n: int, shift: float) -> torch.Tensor:
+    """Shift content by `shift` pixels towards higher indices with bilinear weights and zeros
+    outside (cv2.warpAffine INTER_LINEAR, BORDER_CONSTANT 0): output j samples input j − shift.
+    Integer shifts are exact 0/1 matrices."""
+    src = np.arange(n) - float(shift)
+    base = np.floor(src).astype(int)
+    frac = src - base
+    m = np.zeros((n, n))
+    for tap, w in ((0, 1 - frac), (1, frac)):
+        idx = base + tap
+        ok = (idx >= 0) & (idx < n) & (w != 0)
+        m[np.arange(n)[ok], idx[ok]] += w[ok]
+    return torch.from_numpy(m)
+
+
+@lru_cache(maxsize=512)
+def scipy_clipped_zoom_taps(n: int, zoom: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """imagecorruptions' `clipped_zoom` along one axis as linear-interpolation taps.
+
+    Crop ch = ceil(n/z) pixels starting at (n − ch)//2, `scipy.ndimage.zoom(order=1)` to
+    round(ch·z) pixels (scipy's default grid_mode=False maps output o to input
+    o·(ch − 1)/(round(ch·z) − 1), corners aligned), keep the first n. Returns (lo, hi, w):
+    output j = (1 − w)·x[lo] + w·x[hi], indices into the full (uncropped) axis.
+    """
+    ch = int(math.ceil(n / float(zoom)))
+    top = (n - ch) // 2
+    out = int(round(ch * zoom))
+    ratio = (ch - 1) / (out - 1) if out > 1 else 0.0
+    src = np.arange(n) * ratio
+    lo = np.floor(src).astype(np.int64)
+    w = src - lo
+    hi = np.minimum(lo + 1, ch - 1)
+    return torch.from_numpy(lo + top), torch.from_numpy(hi + top), torch.from_numpy(w)
