@@ -27,14 +27,21 @@ class View:
     """One image set as the metrics see it: the images, and the model's hidden activations
     computed once and shared by the prediction and every activation-based metric."""
 
-    def __init__(self, images: torch.Tensor, model: torch.nn.Module, batch_size: int, labels=None):
-        self.images, self.model, self.batch_size, self.labels = images, model, batch_size, labels
+    def __init__(self, images: torch.Tensor, model: torch.nn.Module, batch_size: int, labels=None, amp: bool = True):
+        self.images, self.model, self.batch_size, self.labels, self.amp = images, model, batch_size, labels, amp
 
     @cached_property
     def layers(self) -> list[torch.Tensor]:
-        with torch.no_grad():
-            chunks = [self.model.hidden(self.images[i : i + self.batch_size])
-                      for i in range(0, len(self.images), self.batch_size)]
+        """Batched inference; on CUDA with channels-last inputs and bf16 autocast (activations
+        are returned in float32 so every metric sees the same precision)."""
+        cuda = self.images.is_cuda
+        chunks = []
+        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda and self.amp):
+            for i in range(0, len(self.images), self.batch_size):
+                batch = self.images[i : i + self.batch_size]
+                if cuda and batch.shape[1] > 1:
+                    batch = batch.contiguous(memory_format=torch.channels_last)
+                chunks.append([h.float() for h in self.model.hidden(batch)])
         return [torch.cat(parts) for parts in zip(*chunks)]
 
     @property
@@ -43,7 +50,7 @@ class View:
 
     @cached_property
     def probabilities(self) -> torch.Tensor:
-        with torch.no_grad():
+        with torch.inference_mode():
             return torch.softmax(self.model.classifier(self.features).double(), dim=1)
 
     @property
@@ -55,7 +62,7 @@ class VisionBenchmark:
     modality = "vision"
 
     def __init__(self, name: str, families, levels: int, metrics: dict, signals: dict | None = None,
-                 perturb_seed: int = 0, batch_size: int = 1024):
+                 perturb_seed: int = 0, batch_size: int = 1024, amp: bool = True):
         self.name = name
         self.families = list(families)
         self.levels = int(levels)
@@ -63,6 +70,7 @@ class VisionBenchmark:
         self.signals = dict(signals or {})  # input-level signals (§4.4): one column each
         self.perturb_seed = int(perturb_seed)
         self.batch_size = int(batch_size)
+        self.amp = bool(amp)  # bf16 autocast on CUDA
         for fam in self.families:
             if not 2 <= self.levels <= fam.max_level + 1:
                 raise UserError(f"benchmark.levels={self.levels} is outside family {fam.name}'s table "
@@ -91,20 +99,20 @@ class VisionBenchmark:
 
     def prepare_metrics(self, loaded: Loaded) -> None:
         """Calibrate every metric once: fidelity on the clean set D, signals on the training set."""
-        clean = View(loaded.inputs, loaded.model, self.batch_size, loaded.labels)
+        clean = View(loaded.inputs, loaded.model, self.batch_size, loaded.labels, self.amp)
         for m in self.metrics.values():
             m.prepare(clean)
         if self.signals:
             if loaded.train_inputs is None:
                 raise UserError(f"benchmark {self.name}: input-level signals need training inputs, which it does not load")
             train = View(loaded.train_inputs.to(loaded.inputs.device), loaded.model, self.batch_size,
-                         loaded.train_labels.to(loaded.inputs.device))
+                         loaded.train_labels.to(loaded.inputs.device), self.amp)
             for m in self.signals.values():
                 m.prepare(train)
 
     def score(self, loaded: Loaded, perturbed: torch.Tensor) -> dict:
         """ψ, per-input correctness and every raw fidelity value for one perturbed set."""
-        view = View(perturbed, loaded.model, self.batch_size)
+        view = View(perturbed, loaded.model, self.batch_size, amp=self.amp)
         correct = (view.predictions == loaded.labels).cpu().numpy()
         out = {"psi": float(correct.mean()), "correct": correct.astype(bool)}
         for name, metric in {**self.metrics, **self.signals}.items():

@@ -1,19 +1,49 @@
 """Kernel Inception Distance between clean and perturbed sets, once per configuration.
 
-torchmetrics' `KernelInceptionDistance` with a custom feature extractor (the task model's
-penultimate layer, computed once per perturbed set and shared with the prediction; the
-extractor handed to torchmetrics is the identity on those features), so no Inception
-weights are needed. Raw KID is a distance; the `kid`
-fidelity config negates it so that higher ρ means higher fidelity, as the paper does.
+torchmetrics' `KernelInceptionDistance` on one of two feature spaces:
+* `feature: inception` — Inception-v3 pool features through torch-fidelity, as the paper;
+  used only when torch-fidelity is installed *and* its weights file is already in the torch
+  hub cache (nothing is downloaded); otherwise the named `fallback` is used, and said so;
+* `feature: model` — the task model's penultimate layer, computed once per perturbed set and
+  shared with the prediction (the extractor handed to torchmetrics is then the identity).
+The resolved extractor is part of the cache key. Raw KID is a distance; the `kid` fidelity
+config negates it so that higher ρ means higher fidelity, as the paper does.
 """
 
 from __future__ import annotations
 
+import logging
 import warnings
+from pathlib import Path
 
 import torch
 from torchmetrics.image.kid import KernelInceptionDistance
 
+from ..errors import UserError
+
+log = logging.getLogger(__name__)
+INCEPTION_WEIGHTS = "weights-inception-2015-12-05-6726825d.pth"  # torch-fidelity's FID Inception
+
+
+def inception_available() -> bool:
+    try:
+        import torch_fidelity  # noqa: F401
+    except ImportError:
+        return False
+    return (Path(torch.hub.get_dir()) / "checkpoints" / INCEPTION_WEIGHTS).exists()
+
+
+def resolve_feature(feature: str, fallback: str | None) -> str:
+    if feature not in ("inception", "model"):
+        raise UserError(f"kid feature={feature} (valid: inception, model)")
+    if feature == "inception" and not inception_available():
+        where = Path(torch.hub.get_dir()) / "checkpoints" / INCEPTION_WEIGHTS
+        if fallback is None:
+            raise UserError(f"KID with Inception features needs torch-fidelity and {where}; "
+                            f"put the weights there or set benchmark.metrics.kid.fallback=model")
+        log.warning("KID: Inception weights not available (%s); using fallback feature=%s", where, fallback)
+        return resolve_feature(fallback, None)
+    return feature
 
 
 class KID:
@@ -22,13 +52,26 @@ class KID:
     and more would only repeat it; `subsets` is kept configurable for larger sets."""
 
     def __init__(self, subset_size: int = 1000, subsets: int = 1, degree: int = 3, coef: float = 1.0, seed: int = 0,
-                 name: str = "kid"):
+                 feature: str = "model", fallback: str | None = "model", name: str = "kid"):
         self.name, self.subset_size, self.subsets = name, int(subset_size), int(subsets)
         self.degree, self.coef, self.seed = int(degree), float(coef), int(seed)
+        self.feature = resolve_feature(feature, fallback)
+
+    def features(self, view) -> torch.Tensor:
+        if self.feature == "model":
+            return view.features.double()
+        with torch.inference_mode():
+            x = view.images.expand(-1, 3, -1, -1) if view.images.shape[1] == 1 else view.images
+            x = (x * 255).round().to(torch.uint8)
+            return torch.cat([self._inception(x[i : i + 256]) for i in range(0, len(x), 256)]).double()
 
     def prepare(self, clean) -> None:
-        features = clean.features.double()
-        with warnings.catch_warnings():  # "features kept in a buffer": we keep only N×84 doubles
+        if self.feature == "inception":
+            from torchmetrics.image.fid import NoTrainInceptionV3
+
+            self._inception = NoTrainInceptionV3(name="inception-v3-compat", features_list=["2048"]).to(clean.images.device)
+        features = self.features(clean)
+        with warnings.catch_warnings():  # "features kept in a buffer": we keep only N × d doubles
             warnings.simplefilter("ignore", UserWarning)
             self.metric = KernelInceptionDistance(
                 feature=torch.nn.Identity(), subsets=self.subsets, subset_size=min(self.subset_size, len(features)),
@@ -38,7 +81,7 @@ class KID:
     @torch.no_grad()
     def __call__(self, view) -> float:
         self.metric.reset()
-        self.metric.update(view.features.double(), real=False)
+        self.metric.update(self.features(view), real=False)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.seed)
             mean, _ = self.metric.compute()
@@ -46,4 +89,4 @@ class KID:
 
     def describe(self) -> dict:
         return {"metric": "kid", "subset_size": self.subset_size, "subsets": self.subsets, "degree": self.degree,
-                "coef": self.coef, "seed": self.seed}
+                "coef": self.coef, "seed": self.seed, "feature": self.feature}

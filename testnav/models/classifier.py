@@ -1,0 +1,93 @@
+"""Any image classifier behind the interface the ground truth needs: `hidden(x)` (monitored
+activations, the last being the feature space) and `classifier(features)` (logits).
+
+`ModelSpec` builds one from YAML: an architecture (a timm model name, or a class path such
+as testnav.models.wrn.WideResNet) and a local checkpoint. Inputs arrive in [0, 1] at the
+data set's size; the wrapper resizes them to the model's input size (perturbations act on
+the data as stored, e.g. 64-px Tiny-ImageNet) and normalises with the model's mean and std.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..cache import stable_hash
+from ..errors import UserError
+from .checkpoint import file_digest, load_into
+
+log = logging.getLogger(__name__)
+
+
+class Classifier(nn.Module):
+    def __init__(self, net: nn.Module, mean, std, input_size=None):
+        super().__init__()
+        self.net = net
+        self.register_buffer("mean", torch.tensor(mean, dtype=torch.float32).view(1, -1, 1, 1))
+        self.register_buffer("std", torch.tensor(std, dtype=torch.float32).view(1, -1, 1, 1))
+        self.input_size = input_size
+
+    def prepare(self, x):
+        if self.input_size is not None and tuple(x.shape[-2:]) != tuple(self.input_size):
+            x = F.interpolate(x, size=tuple(self.input_size), mode="bilinear", antialias=True, align_corners=False)
+        if x.shape[1] == 1 and self.mean.shape[1] == 3:
+            x = x.expand(-1, 3, -1, -1)
+        return (x - self.mean) / self.std
+
+    def hidden(self, x):
+        net = self.net
+        if hasattr(net, "forward_features") and hasattr(net, "forward_head"):  # timm
+            return [net.forward_head(net.forward_features(self.prepare(x)), pre_logits=True)]
+        return net.hidden(self.prepare(x))
+
+    @property
+    def classifier(self):
+        return self.net.get_classifier() if hasattr(self.net, "get_classifier") else self.net.classifier
+
+    def forward(self, x):
+        return self.classifier(self.hidden(x)[-1])
+
+
+class ModelSpec:
+    """arch: a timm model name or a dotted class path; checkpoint: local weights (required
+    unless random_weights, which only tests use)."""
+
+    def __init__(self, arch: str, num_classes: int, checkpoint: str | None = None, input_size=None,
+                 mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5), kwargs: dict | None = None, random_weights: bool = False):
+        self.arch, self.num_classes, self.checkpoint = arch, int(num_classes), checkpoint
+        self.input_size = None if input_size is None else tuple(input_size) if not isinstance(input_size, int) \
+            else (input_size, input_size)
+        self.mean, self.std, self.kwargs, self.random_weights = list(mean), list(std), dict(kwargs or {}), random_weights
+
+    def build(self) -> Classifier:
+        if "." in self.arch:
+            module, _, cls = self.arch.rpartition(".")
+            try:
+                net = getattr(importlib.import_module(module), cls)(num_classes=self.num_classes, **self.kwargs)
+            except (ImportError, AttributeError) as e:
+                raise UserError(f"model.arch={self.arch}: no such class ({e})") from None
+        else:
+            import timm
+
+            if not timm.is_model(self.arch):
+                raise UserError(f"model.arch={self.arch} is not a timm model (e.g. cait_s36_384, resnet18) "
+                                f"nor a class path (e.g. testnav.models.wrn.WideResNet)")
+            net = timm.create_model(self.arch, pretrained=False, num_classes=self.num_classes, **self.kwargs)
+        if self.checkpoint:
+            load_into(net, self.checkpoint)
+        elif not self.random_weights:
+            raise UserError(f"model {self.arch} needs weights: set benchmark.model.checkpoint=<path to a .safetensors/"
+                            f".pt state dict or a Hugging Face snapshot directory>")
+        else:
+            log.warning("model %s has RANDOM weights (random_weights=true): for tests only", self.arch)
+        model = Classifier(net, self.mean, self.std, self.input_size)
+        return model.eval()
+
+    def key(self) -> str:
+        return stable_hash({"arch": self.arch, "classes": self.num_classes, "input_size": self.input_size,
+                            "mean": self.mean, "std": self.std, "kwargs": self.kwargs,
+                            "weights": file_digest(self.checkpoint) if self.checkpoint else "random"})
