@@ -49,6 +49,16 @@ REFERENCE_NAME = {"SpeckleNoise": "speckle_noise", "ShotNoise": "shot_noise", "G
 EPS = 1e-3  # in 255 units: float32 vs float64 rounding of values that land on an integer
 
 
+@pytest.fixture(scope="module", autouse=True)
+def single_thread():
+    """The batches here are tiny: intra-op threads only add synchronisation, and on a busy
+    machine an OpenMP barrier waiting for a descheduled thread made some tests 10–60× slower."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
 def gen(seed=0):
     return torch.Generator().manual_seed(seed)
 
@@ -146,6 +156,22 @@ def test_identity_shape_range_dtype_determinism_and_ssim_falls(case, families, i
         assert all(m < 1 - 1e-3 for m in means[1:]) and means[5] < means[1], means
         return
     assert all(a > b for a, b in zip(means, means[1:])), means
+
+
+@pytest.mark.parametrize("file", ["imagenet_c_64", "gtsrb_cure", "deeptest_udacity"])
+def test_cpu_blocking_does_not_change_the_output(file, families, images, monkeypatch):
+    """CPU cache blocking (Family.__call__ / blockwise) is invisible: blocks of one image give
+    the same output as one block for the whole batch (random draws are made for the whole
+    batch first); up to float32 rounding of BLAS calls of different shapes."""
+    import testnav.families as base
+
+    x = images(64)[:6]
+    for family in families[file]:
+        monkeypatch.setattr(base, "CPU_BLOCK_ELEMENTS", 1 << 30)
+        whole = family(x, 5, gen(9))
+        monkeypatch.setattr(base, "CPU_BLOCK_ELEMENTS", 1)
+        assert len(base.cpu_blocks(x)) == 6
+        torch.testing.assert_close(family(x, 5, gen(9)), whole, atol=1e-6, rtol=0)
 
 
 def test_yaml_imagenet_tables_equal_the_reference_library():
