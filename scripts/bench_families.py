@@ -93,7 +93,7 @@ def main(argv=None):
 
     print()
     print(f"Batch {args.batch} (reference: {args.ref_images} images, one at a time), level {args.level}, "
-          f"torch {torch.__version__} CPU with {torch.get_num_threads()} threads; reference single-threaded.")
+          f"torch {torch.__version__} CPU, {torch.get_num_threads()} thread(s); reference single-threaded.")
     print()
     print("| family | size | parameter | ours (img/s) | reference (img/s) | ratio |")
     print("|---|---|---|---:|---:|---:|")
