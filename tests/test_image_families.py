@@ -49,6 +49,16 @@ REFERENCE_NAME = {"SpeckleNoise": "speckle_noise", "ShotNoise": "shot_noise", "G
 EPS = 1e-3  # in 255 units: float32 vs float64 rounding of values that land on an integer
 
 
+@pytest.fixture(scope="module", autouse=True)
+def single_thread():
+    """The batches here are tiny: intra-op threads only add synchronisation, and on a busy
+    machine an OpenMP barrier waiting for a descheduled thread made some tests 10–60× slower."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
 def gen(seed=0):
     return torch.Generator().manual_seed(seed)
 
@@ -146,6 +156,22 @@ def test_identity_shape_range_dtype_determinism_and_ssim_falls(case, families, i
         assert all(m < 1 - 1e-3 for m in means[1:]) and means[5] < means[1], means
         return
     assert all(a > b for a, b in zip(means, means[1:])), means
+
+
+@pytest.mark.parametrize("file", ["imagenet_c_64", "gtsrb_cure", "deeptest_udacity"])
+def test_cpu_blocking_does_not_change_the_output(file, families, images, monkeypatch):
+    """CPU cache blocking (Family.__call__ / blockwise) is invisible: blocks of one image give
+    the same output as one block for the whole batch (random draws are made for the whole
+    batch first); up to float32 rounding of BLAS calls of different shapes."""
+    import testnav.families as base
+
+    x = images(64)[:6]
+    for family in families[file]:
+        monkeypatch.setattr(base, "CPU_BLOCK_ELEMENTS", 1 << 30)
+        whole = family(x, 5, gen(9))
+        monkeypatch.setattr(base, "CPU_BLOCK_ELEMENTS", 1)
+        assert len(base.cpu_blocks(x)) == 6
+        torch.testing.assert_close(family(x, 5, gen(9)), whole, atol=1e-6, rtol=0)
 
 
 def test_yaml_imagenet_tables_equal_the_reference_library():
@@ -334,7 +360,7 @@ def test_motion_blur_matches_reference_given_same_angles(images, level):
         assert -EPS <= d.min() and d.max() <= 1 + EPS
 
 
-RANDOM_TOL = {"SpeckleNoise": 0.005, "ShotNoise": 0.005, "GlassBlur": 0.01, "MotionBlur": 0.015}
+RANDOM_TOL = {"SpeckleNoise": 0.006, "ShotNoise": 0.007, "GlassBlur": 0.02, "MotionBlur": 0.025}
 
 
 @pytest.mark.parametrize("file", list(TABLES))
@@ -342,10 +368,12 @@ RANDOM_TOL = {"SpeckleNoise": 0.005, "ShotNoise": 0.005, "GlassBlur": 0.01, "Mot
 def test_random_families_match_reference_in_distribution(file, cls, images):
     """Mean SSIM to the clean image over 32 images, ours vs the reference (np/numba seeded per
     image), every level; our output truncated to uint8 like the reference's so only the
-    randomness differs. Tolerances ≈ 2–5× the largest |Δ| measured over 2 seeds × 5 levels × 3
-    tables (speckle 0.002, shot 0.0026, glass 0.0052, motion 0.0063) and ≥ 4 seed-to-seed SDs of
-    one side's mean (glass: 0.002; motion is largest because the angle is one draw per image):
-    speckle/shot 0.005, glass 0.01, motion 0.015."""
+    randomness differs. Tolerance ≈ 5 SD of the single-seed difference, the SD measured over 6
+    seeds per side at levels 1/3/5 of all three tables (worst case: speckle 0.0011, shot
+    0.0014, glass 0.0039, motion 0.0048; the means over 6 seeds agree within 0.0006, 0.0008,
+    0.0020, 0.0025: no bias): speckle 0.006, shot 0.007, glass 0.02, motion 0.025. Largest gap
+    measured in this test: speckle 0.0008, shot 0.0042, glass 0.0030, motion 0.0109 (motion
+    varies most: one angle per image). Motion blur's pixels are checked exactly above."""
     family = next(f for f in load(file) if type(f).__name__ == cls)
     x = images(TABLES[file], 32)
     u8 = to_u8(x)
@@ -391,8 +419,9 @@ def test_deeptest_translate_equals_cv2_warp_affine(images):
 
 
 def test_deeptest_scale_equals_cv2_resize_centre_crop(images):
-    """cv2.resize(fx=s, INTER_CUBIC) then centre crop: OpenCV's uint8 path uses 11-bit fixed
-    point weights and rounds, so |255·ours − cv2| ≤ 1 + EPS."""
+    """cv2.resize(fx=s, INTER_CUBIC) then centre crop: OpenCV rounds its uint8 result, so
+    |255·ours − cv2| ≤ 0.5, plus 0.01 for its fixed-point weights (measured: max exactly 0.5
+    at all five TestifAI scales, mean 0.17–0.19)."""
     cv2 = pytest.importorskip("cv2")
     x = images(64)[:4]
     for s in (1.5, 2.6, 6.0):
@@ -400,7 +429,7 @@ def test_deeptest_scale_equals_cv2_resize_centre_crop(images):
         for img, o in zip(to_u8(x), ours):
             big = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
             off = (big.shape[0] - 64) // 2
-            assert np.abs(o - big[off:off + 64, off:off + 64]).max() <= 1 + EPS
+            assert np.abs(o - big[off:off + 64, off:off + 64]).max() <= 0.51
 
 
 def test_deeptest_contrast_and_brightness_saturate_like_numpy(images):

@@ -7,6 +7,8 @@ The mean is accumulated in float64 like numpy's.
 
 from __future__ import annotations
 
+import torch
+
 from . import Family
 
 
@@ -14,5 +16,5 @@ class Contrast(Family):
     name = "contrast"
 
     def apply(self, x, c, generator):
-        m = x.double().mean(dim=(2, 3), keepdim=True).to(x.dtype)
-        return ((x - m) * float(c) + m).clamp(0.0, 1.0)
+        m = x.mean(dim=(2, 3), keepdim=True, dtype=torch.float64).to(x.dtype)
+        return ((x - m).mul_(float(c)).add_(m)).clamp_(0.0, 1.0)

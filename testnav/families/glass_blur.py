@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import torch
 
-from . import Family
+from . import Family, blockwise
 from .gaussian_blur import gaussian_blur
 
 
@@ -92,8 +92,13 @@ class GlassBlur(Family):
     def apply(self, x, param, generator):
         sigma, delta, iterations = float(param[0]), int(param[1]), int(param[2])
         b, _, h, w = x.shape
-        y = gaussian_blur(x, sigma)
-        y = torch.floor(y.clamp(0.0, 1.0) * 255.0 + 1e-4) / 255.0  # np.uint8 truncation of the first blur
         offsets = shuffle_offsets(generator, b, h, w, delta, iterations)
-        y = shuffle(y.to(x.dtype), offsets, delta)
-        return gaussian_blur(y, sigma).clamp(0.0, 1.0)
+
+        def glass(xb, ob):
+            y = gaussian_blur(xb, sigma)
+            # np.uint8 truncation of the first blur; +1e-4 (in 255 units) so that values that
+            # are mathematically integers are not pushed down by float32 rounding
+            y = torch.floor(y.clamp(0.0, 1.0) * 255.0 + 1e-4) / 255.0
+            return gaussian_blur(shuffle(y, ob, delta), sigma).clamp(0.0, 1.0)
+
+        return blockwise(glass, x, offsets)

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from ..errors import UserError
 from . import Family
-from .resample import pil_box_matrix, pil_nearest_index, separable
-from .zoom_blur import take
+from .resample import apply_taps, pil_box_matrix, pil_nearest_index, take
 
 
 class Pixelate(Family):
@@ -35,9 +34,10 @@ class Pixelate(Family):
     def apply(self, x, c, generator):
         h, w = x.shape[-2:]
         sh, sw = int(h * float(c)), int(w * float(c))  # Python int() truncation, as the reference
-        small = separable(x, pil_box_matrix(h, sh), pil_box_matrix(w, sw))
-        if self.upsample == "box":
-            out = separable(small, pil_box_matrix(sh, h), pil_box_matrix(sw, w))
+        # Pillow's box rows have ⌈1/c⌉ + 1 non-zeros at most: a few gathered taps per axis
+        small = apply_taps(apply_taps(x, 2, pil_box_matrix(h, sh)), 3, pil_box_matrix(w, sw))
+        if self.upsample == "box":  # one-hot rows: a pure gather
+            out = apply_taps(apply_taps(small, 2, pil_box_matrix(sh, h)), 3, pil_box_matrix(sw, w))
         else:
             rows = pil_nearest_index(sh, h).to(x.device)
             cols = pil_nearest_index(sw, w).to(x.device)

@@ -24,6 +24,40 @@ def separable(x: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor) -> torch.
     return rows @ x @ cols.T
 
 
+def take(x: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
+    """x.index_select(dim, index) for dim 2 or 3 of a 4-D tensor, via advanced indexing /
+    gather, which are an order of magnitude faster than index_select on CPU here."""
+    if dim == 2:
+        return x[:, :, index]
+    return x.gather(3, index.expand(*x.shape[:3], len(index)))
+
+
+@lru_cache(maxsize=256)
+def sparse_taps(m: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(n_out, n_in) matrix with few non-zeros per row → (index, weight), both (K, n_out), K the
+    most non-zeros in a row (padding taps have weight 0)."""
+    nz = m != 0
+    k = int(nz.sum(1).max())
+    order = torch.argsort((~nz).to(torch.int8), dim=1, stable=True)[:, :k]  # non-zero columns first
+    weight = m.gather(1, order)
+    return order.T.contiguous(), weight.T.contiguous()
+
+
+def apply_taps(x: torch.Tensor, dim: int, m: torch.Tensor) -> torch.Tensor:
+    """m applied along dim (2 = rows, 3 = columns) of x as Σ_k w_k · x[idx_k]: a few gathers
+    instead of a dense product when m is sparse (Pillow's box filter: ⌈scale⌉ + 1 taps)."""
+    index, weight = sparse_taps(m)
+    shape = [1, 1, 1, 1]
+    shape[dim] = -1
+    out = None
+    for idx, w in zip(index.to(x.device), weight.to(device=x.device, dtype=x.dtype)):
+        term = take(x, dim, idx)
+        if not bool((w == 1).all()):
+            term = term * w.reshape(shape)
+        out = term if out is None else out.add_(term)
+    return out
+
+
 @lru_cache(maxsize=256)
 def gaussian_matrix(n: int, sigma: float, truncate: float = 4.0) -> torch.Tensor:
     """scipy.ndimage.gaussian_filter1d along one axis, mode 'nearest' (skimage.filters.gaussian's

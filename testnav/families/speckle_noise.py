@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from . import Family
+from . import Family, blockwise
 
 
 class SpeckleNoise(Family):
@@ -19,4 +19,5 @@ class SpeckleNoise(Family):
 
     def apply(self, x, c, generator):
         noise = torch.randn(x.shape, generator=generator, dtype=torch.float32).to(device=x.device, dtype=x.dtype)
-        return (x + x * noise * float(c)).clamp(0.0, 1.0)
+        c = float(c)
+        return blockwise(lambda xb, nb: torch.addcmul(xb, xb, nb, value=c).clamp_(0.0, 1.0), x, noise)

@@ -16,20 +16,12 @@ import numpy as np
 import torch
 
 from . import Family
-from .resample import scipy_clipped_zoom_taps
+from .resample import scipy_clipped_zoom_taps, take
 
 
 def zoom_factors(param) -> np.ndarray:
     start, stop, step = (float(v) for v in param)
     return np.arange(start, stop, step)
-
-
-def take(x: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
-    """x.index_select(dim, index) for dim 2 or 3 of a 4-D tensor, via advanced indexing /
-    gather, which are an order of magnitude faster than index_select on CPU here."""
-    if dim == 2:
-        return x[:, :, index]
-    return x.gather(3, index.expand(*x.shape[:3], len(index)))
 
 
 def _interp(x: torch.Tensor, dim: int, taps) -> torch.Tensor:
