@@ -86,7 +86,7 @@ def bad_tables(tmp):
 
 
 @pytest.mark.parametrize("case, expect", [
-    (["benchmark=mnist6k"], "unknown benchmark 'mnist6k' (valid: mnist5k)"),
+    (["benchmark=mnist6k"], "unknown benchmark 'mnist6k' (valid: cifar10, gtsrb, mnist, mnist5k, tiny_imagenet)"),
     (["fidelity=lpips"], "unknown fidelity 'lpips' (valid: kid, ssim)"),
     (["-m", "search=nsga2,nsga3"], "unknown search 'nsga3' (valid: deepgini, delta_only, dsa, ga, greedy, kmnc, lsa, nac, nsga2"),
     (["search.eta_c=0"], "search.eta_c=0.0: the distribution index must be > 0"),
@@ -98,7 +98,7 @@ def bad_tables(tmp):
     (["budget=0"], "budget=0: must be a positive whole number"),
     (["budget=-5"], "budget=-5: must be a positive whole number"),
     (["benchmark.levels=7"], "benchmark.levels=7 is outside family brightness's table (valid: 2..6"),
-    (["stage=train"], "stage=train (valid: search, groundtruth, live, grid)"),
+    (["stage=train"], "stage=train (valid: search, groundtruth, live, grid, tomography, query, study)"),
     (["table:missing_row"], "1 of 9 configurations missing"),
     (["table:duplicate"], "θ=(0, 0) appears 2 times"),
     (["table:nan"], "column rho has a non-finite value (nan)"),

@@ -34,8 +34,8 @@ def _motion_blur(x, kernel, theta):
     b, c, h, w = x.shape
     rows = torch.arange(h, device=x.device)
     cols = torch.arange(w, device=x.device)
-    batch = torch.arange(b, device=x.device)[:, None, None]
-    out = torch.zeros_like(x, dtype=torch.float64)
+    flat = x.reshape(b, c, h * w)
+    out = torch.zeros(b, c, h * w, dtype=torch.float64, device=x.device)
     alive = torch.ones(b, dtype=torch.bool, device=x.device)
     for i in range(len(kernel)):
         dy = -torch.ceil(i * torch.sin(theta) - 0.5).long()
@@ -45,6 +45,6 @@ def _motion_blur(x, kernel, theta):
             break
         r = (rows[None, :] - dy[:, None]).clamp(0, h - 1)  # (B, H)
         q = (cols[None, :] - dx[:, None]).clamp(0, w - 1)  # (B, W)
-        shifted = x.permute(0, 2, 3, 1)[batch, r[:, :, None], q[:, None, :]].permute(0, 3, 1, 2)
-        out += (kernel[i] * alive.to(out.dtype))[:, None, None, None] * shifted
-    return out.clamp(0.0, 1.0).to(x.dtype)
+        index = (r[:, :, None] * w + q[:, None, :]).reshape(b, 1, h * w).expand(b, c, h * w)
+        out += (kernel[i] * alive.to(out.dtype))[:, None, None] * torch.gather(flat, 2, index)
+    return out.clamp(0.0, 1.0).to(x.dtype).reshape(b, c, h, w)
