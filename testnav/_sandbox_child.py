@@ -11,7 +11,7 @@ kernel lacks the feature, and every step that took effect is reported back:
 2. a new network namespace (`unshare(CLONE_NEWNET)`, with `CLONE_NEWUSER` when not root):
    no interface but a downed loopback, so no network at all;
 3. Landlock: read and execute anywhere, create/write/remove only under the working
-   directory; no TCP bind/connect (ABI ≥ 4); no signals to, and no abstract UNIX sockets
+   directory (and write /dev/null); no TCP bind/connect (ABI ≥ 4); no signals to, and no abstract UNIX sockets
    of, processes outside the sandbox (ABI ≥ 6);
 4. seccomp (x86-64, arm64): fork/clone/exec, sockets, ptrace and other processes' memory,
    namespaces, mounts, modules, clocks, chmod/chown and io_uring fail with EPERM; kill,
@@ -75,7 +75,8 @@ def landlock(ctypes, libc, workdir: str) -> int:
     if fd < 0:
         return 0
     try:
-        for path, rights in (("/", read_only), (workdir, fs_all)):
+        null_rights = read_only & ~(1 << 3) | (1 << 1) | ((1 << 14) if abi >= 3 else 0)  # read, write, truncate
+        for path, rights in (("/", read_only), (workdir, fs_all), ("/dev/null", null_rights)):
             pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
             try:
                 rule = PathBeneath(rights, pfd)
@@ -180,6 +181,8 @@ def install_guard(workdir: str) -> None:
     def inside(path) -> bool:
         if isinstance_(path, int_):
             return True  # an already-open descriptor
+        if path in ("/dev/null", b"/dev/null"):
+            return True
         try:
             p = fspath(path)
             if isinstance_(p, bytes_):

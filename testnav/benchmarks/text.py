@@ -91,7 +91,8 @@ class TextBenchmark:
             "task": self.task_description(), "levels": self.levels,
             "families": [f.describe() for f in self.families],
             "metrics": {k: m.describe() for k, m in self.metrics.items()}, "perturb_seed": self.perturb_seed,
-            "code": source_hash("families", "fidelity", "benchmarks", "groundtruth.py", "sandbox.py"),
+            "code": source_hash("families", "fidelity", "benchmarks", "groundtruth.py", "sandbox.py",
+                                "_sandbox_child.py"),
         }
         return stable_hash(payload)
 
