@@ -124,7 +124,8 @@ def run_program(source: str, limits: Limits | None = None, network_namespace: bo
         cfg = os.path.join(workdir, ".sandbox.json")
         with open(cfg, "w") as fh:
             json.dump({"nonce": nonce, "result_fd": w_fd, "workdir": workdir, "program": program,
-                       "limits": limits.child(), "network_namespace": network_namespace, "landlock": landlock, "audit_hook": audit_hook,
+                       "limits": limits.child(), "network_namespace": network_namespace, "landlock": landlock,
+                       "audit_hook": audit_hook,
                        "seccomp": seccomp}, fh)
         out_path, err_path = Path(workdir) / ".stdout", Path(workdir) / ".stderr"
         with open(out_path, "wb") as out, open(err_path, "wb") as err:

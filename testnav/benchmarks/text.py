@@ -166,7 +166,8 @@ def load_pretrained(loader, spec: str, what: str, **kwargs):
     except UserError:
         raise
     except Exception as e:
-        raise UserError(f"{what}: cannot load '{spec}' ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from e
+        first = str(e).splitlines()[0] if str(e) else ""
+        raise UserError(f"{what}: cannot load '{spec}' ({type(e).__name__}: {first})") from e
 
 
 def file_fingerprint(path) -> str:

@@ -122,7 +122,8 @@ class WordEditFamily(TextFamily):
     def swap(words: Words, i: int, new: str):
         def edit(target):
             if target is None:
-                return "".join(s + (new if j == i else w) for j, (s, w) in enumerate(zip(words.seps, words.words))) + words.seps[-1]
+                ws = words.words[:i] + [new] + words.words[i + 1 :]
+                return "".join(s + w for s, w in zip(words.seps, ws)) + words.seps[-1]
             target.words[i] = new
             target.modified[i] = True
         return edit
