@@ -87,7 +87,7 @@ def bad_tables(tmp):
 
 @pytest.mark.parametrize("case, expect", [
     (["benchmark=mnist6k"], "unknown benchmark 'mnist6k' (valid: humaneval, mbpp, mnist5k, qqp)"),
-    (["fidelity=lpips"], "unknown fidelity 'lpips' (valid: kid, ssim)"),
+    (["fidelity=lpips"], "unknown fidelity 'lpips' (valid: bertf1, chrf, kid, ssim)"),
     (["-m", "search=nsga2,nsga3"], "unknown search 'nsga3' (valid: deepgini, delta_only, dsa, ga, greedy, kmnc, lsa, nac, nsga2"),
     (["search.eta_c=0"], "search.eta_c=0.0: the distribution index must be > 0"),
     (["search=nac", "table:good"], "no column nac for the chosen search"),
