@@ -86,8 +86,8 @@ def bad_tables(tmp):
 
 
 @pytest.mark.parametrize("case, expect", [
-    (["benchmark=mnist6k"], "unknown benchmark 'mnist6k' (valid: cifar10, gtsrb, mnist, mnist5k, tiny_imagenet)"),
-    (["fidelity=lpips"], "unknown fidelity 'lpips' (valid: kid, ssim)"),
+    (["benchmark=mnist6k"], "unknown benchmark 'mnist6k' (valid: cifar10, gtsrb, humaneval, mbpp, mnist, mnist5k, qqp, roboflow, tiny_imagenet)"),
+    (["fidelity=lpips"], "unknown fidelity 'lpips' (valid: bertf1, chrf, kid, ssim)"),
     (["-m", "search=nsga2,nsga3"], "unknown search 'nsga3' (valid: deepgini, delta_only, dsa, ga, greedy, kmnc, lsa, nac, nsga2"),
     (["search.eta_c=0"], "search.eta_c=0.0: the distribution index must be > 0"),
     (["search=nac", "table:good"], "no column nac for the chosen search"),

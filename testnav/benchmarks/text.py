@@ -1,0 +1,188 @@
+"""Language and code benchmarks: the text counterpart of `VisionBenchmark`.
+
+The walker carries a `TextBatch` (testnav/families/text_base.py) instead of an image tensor;
+`compute_groundtruth` only needs `.to(device)` and `len(labels)`, which `TextLoaded` provides.
+A benchmark implements `load()` (data, model) and `evaluate()` (per-input correctness for one
+perturbed batch); ψ is the mean of the per-input outcomes, fidelity metrics see a `TextView`.
+
+Models are read from a local directory or the Hugging Face cache (`local_files_only`); nothing
+is downloaded at run time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..cache import source_hash, stable_hash
+from ..errors import UserError
+from ..families.text_base import TextBatch
+from ..lattice import Lattice
+
+
+@dataclass
+class TextLoaded:
+    inputs: TextBatch  # the clean test set D as the walker carries it
+    labels: torch.Tensor  # (N,): one entry per input whose correctness ψ averages (a pair, a problem)
+    model: torch.nn.Module
+    model_key: str
+    tokenizer: object = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def device(self):
+        try:
+            return next(self.model.parameters()).device
+        except (StopIteration, AttributeError):
+            return torch.device("cpu")
+
+
+class TextView:
+    """One perturbed (or the clean) batch as fidelity metrics see it."""
+
+    def __init__(self, batch: TextBatch, device=None):
+        self.batch, self.device = batch, device or torch.device("cpu")
+
+    @property
+    def texts(self) -> list[str]:
+        return self.batch.texts()
+
+
+class TextBenchmark:
+    modality = "text"
+
+    def __init__(self, name: str, families, levels: int, metrics: dict | None = None, perturb_seed: int = 0,
+                 batch_size: int = 32):
+        self.name = name
+        self.families = list(families)
+        self.levels = int(levels)
+        self.metrics = dict(metrics or {})
+        self.signals = {}
+        self.perturb_seed = int(perturb_seed)
+        self.batch_size = int(batch_size)
+        for fam in self.families:
+            if not 2 <= self.levels <= fam.max_level + 1:
+                raise UserError(f"benchmark.levels={self.levels} is outside family {fam.name}'s table "
+                                f"(valid: 2..{fam.max_level + 1}, level 0 being the identity)")
+
+    @property
+    def lattice(self) -> Lattice:
+        return Lattice(len(self.families), self.levels)
+
+    def load(self, cache_dir) -> TextLoaded:
+        raise NotImplementedError
+
+    def data_description(self) -> dict:
+        raise NotImplementedError
+
+    def task_description(self) -> dict:
+        """Settings of ψ beyond the model itself (decoding, execution), hashed into the key."""
+        return {}
+
+    def key(self, loaded: TextLoaded) -> str:
+        payload = {
+            "benchmark": self.name, "data": self.data_description(), "model": loaded.model_key,
+            "task": self.task_description(), "levels": self.levels,
+            "families": [f.describe() for f in self.families],
+            "metrics": {k: m.describe() for k, m in self.metrics.items()}, "perturb_seed": self.perturb_seed,
+            "code": source_hash("families", "fidelity", "benchmarks", "groundtruth.py", "sandbox.py",
+                                "_sandbox_child.py"),
+        }
+        return stable_hash(payload)
+
+    def prepare_metrics(self, loaded: TextLoaded) -> None:
+        clean = TextView(loaded.inputs, loaded.device)
+        for m in self.metrics.values():
+            m.prepare(clean)
+
+    def evaluate(self, loaded: TextLoaded, batch: TextBatch) -> np.ndarray:
+        """(N,) bool: which inputs the model gets right under this perturbed batch."""
+        raise NotImplementedError
+
+    def score(self, loaded: TextLoaded, perturbed: TextBatch) -> dict:
+        """ψ, per-input correctness and every raw fidelity value for one perturbed batch."""
+        return self.score_from(loaded, perturbed, self.evaluate(loaded, perturbed))
+
+    def score_from(self, loaded: TextLoaded, perturbed: TextBatch, correct) -> dict:
+        correct = np.asarray(correct, dtype=bool)
+        out = {"psi": float(correct.mean()) if len(correct) else 0.0, "correct": correct}
+        view = TextView(perturbed, loaded.device)
+        for name, metric in self.metrics.items():
+            out[name] = metric(view)
+        return out
+
+
+# ----------------------------------------------------------------------------- models on disk
+
+def resolve_pretrained(spec: str, what: str) -> str:
+    """A local directory, or a Hub id already in the Hugging Face cache; a UserError otherwise."""
+    if not spec:
+        raise UserError(f"{what}: no model given (set a local directory or a Hugging Face id in the cache)")
+    p = Path(str(spec)).expanduser()
+    if p.is_dir():
+        if not (p / "config.json").is_file():
+            raise UserError(f"{what}: {p} has no config.json (expected a save_pretrained() directory)")
+        return str(p)
+    try:
+        from huggingface_hub import snapshot_download
+        return snapshot_download(str(spec), local_files_only=True)
+    except Exception:
+        raise UserError(f"{what}: '{spec}' is neither a local directory nor in the Hugging Face cache; on a machine "
+                        f"with network run `huggingface-cli download {spec}` and copy the cache (HF_HOME), or set "
+                        f"the path of a local copy") from None
+
+
+def model_fingerprint(path: str) -> str:
+    """Identifies weights without reading gigabytes: config, tokenizer files, and each weight file's
+    size with a hash of its first and last MiB."""
+    h = hashlib.sha256()
+    root = Path(path)
+    for f in sorted(root.rglob("*")):
+        if not f.is_file() or f.name.startswith("."):
+            continue
+        h.update(str(f.relative_to(root)).encode())
+        size = f.stat().st_size
+        h.update(str(size).encode())
+        with open(f, "rb") as fh:
+            if size <= 2 << 20:
+                h.update(fh.read())
+            else:
+                h.update(fh.read(1 << 20))
+                fh.seek(size - (1 << 20))
+                h.update(fh.read(1 << 20))
+    return h.hexdigest()[:16]
+
+
+def load_pretrained(loader, spec: str, what: str, **kwargs):
+    path = resolve_pretrained(spec, what)
+    try:
+        return loader.from_pretrained(path, local_files_only=True, **kwargs), path
+    except UserError:
+        raise
+    except Exception as e:
+        first = str(e).splitlines()[0] if str(e) else ""
+        raise UserError(f"{what}: cannot load '{spec}' ({type(e).__name__}: {first})") from e
+
+
+def file_fingerprint(path) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()[:16]
+
+
+def require_file(path, what: str, fmt: str) -> Path:
+    if path is None or str(path) in ("", "None", "null"):
+        raise UserError(f"{what} is not set: give the path of {fmt}")
+    p = Path(os.path.expanduser(str(path)))
+    if not p.is_file():
+        raise UserError(f"{what}={path} does not exist (expected {fmt})")
+    return p
+
+
+def dumps(obj) -> str:
+    return json.dumps(obj, sort_keys=True)

@@ -1,0 +1,40 @@
+"""chrF between perturbed and clean inputs, once per configuration (TestNav §4.1).
+
+sacreBLEU's `CHRF` with its defaults, char_order 6, **word_order 0** (plain chrF, not the
+chrF++ that torchmetrics' `CHRFScore` computes by default), beta 2, at corpus level: the
+character n-gram statistics of every perturbed input against its clean original (each QQP
+question, each code prompt version) are summed, then one F-score is taken. Reported on
+sacreBLEU's 0–100 scale; ρ is min–max normalised over Θ anyway. The clean side's n-gram
+statistics are extracted once in `prepare`.
+
+sacreBLEU's default `whitespace=False` deletes all whitespace before extracting character
+n-grams, so a perturbation that only adds or removes spaces and newlines (the code
+benchmarks' whitespace and newline families) scores chrF = 100: invisible to ρ. That is the
+paper's metric as specified; `whitespace: true` counts whitespace as characters instead.
+"""
+
+from __future__ import annotations
+
+from sacrebleu.metrics import CHRF
+
+
+class ChrF:
+    def __init__(self, char_order: int = 6, word_order: int = 0, beta: int = 2, whitespace: bool = False,
+                 name: str = "chrf"):
+        self.name, self.char_order, self.word_order, self.beta = name, int(char_order), int(word_order), int(beta)
+        self.whitespace = bool(whitespace)
+
+    def prepare(self, clean) -> None:
+        self.refs = list(clean.texts)
+        self.metric = CHRF(char_order=self.char_order, word_order=self.word_order, beta=self.beta,
+                           whitespace=self.whitespace, references=[self.refs])
+
+    def __call__(self, view) -> float:
+        hyps = list(view.texts)
+        if len(hyps) != len(self.refs):
+            raise ValueError(f"chrF: {len(hyps)} perturbed inputs for {len(self.refs)} clean ones")
+        return float(self.metric.corpus_score(hyps, None).score)
+
+    def describe(self) -> dict:
+        return {"metric": "chrf", "impl": "sacrebleu", "char_order": self.char_order, "word_order": self.word_order,
+                "beta": self.beta, "whitespace": self.whitespace}
