@@ -60,7 +60,8 @@ class PrefixWalker:
 def rows_for(benchmark, loaded, walker: PrefixWalker, thetas, psi_clean: float, pbar) -> pd.DataFrame:
     rows = []
     for theta in thetas:
-        s = benchmark.score(loaded, walker.images(tuple(int(t) for t in theta)))
+        theta = tuple(int(t) for t in theta)
+        s = benchmark.score(loaded, walker.images(theta), theta=theta)
         row = {f"t{i + 1}": int(t) for i, t in enumerate(theta)}
         row["psi"] = s.pop("psi")
         row["delta"] = max(psi_clean - row["psi"], 0.0)

@@ -46,7 +46,7 @@ class LiveOracle:
         t0 = time.perf_counter()
         for idx in sorted(set(int(i) for i in indices) - self.memo.keys()):
             theta = tuple(int(t) for t in self.lattice.theta(idx))
-            s = self.benchmark.score(self.loaded, self.walker.images(theta))
+            s = self.benchmark.score(self.loaded, self.walker.images(theta), theta=theta)
             values = {k: v for k, v in s.items() if k not in ("psi", "correct")}
             values["delta"] = max(self.psi_clean - s["psi"], 0.0)
             values["rho"] = self.rho_sign * s[self.rho_column]

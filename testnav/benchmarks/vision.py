@@ -110,8 +110,10 @@ class VisionBenchmark:
             for m in self.signals.values():
                 m.prepare(train)
 
-    def score(self, loaded: Loaded, perturbed: torch.Tensor) -> dict:
-        """ψ, per-input correctness and every raw fidelity value for one perturbed set."""
+    def score(self, loaded: Loaded, perturbed: torch.Tensor, theta=None) -> dict:
+        """ψ, per-input correctness and every raw fidelity value for one perturbed set.
+        θ (the configuration that produced it; None for the clean set) is unused here;
+        benchmarks whose labels move with the input (detection boxes) need it."""
         view = View(perturbed, loaded.model, self.batch_size, amp=self.amp)
         correct = (view.predictions == loaded.labels).cpu().numpy()
         out = {"psi": float(correct.mean()), "correct": correct.astype(bool)}

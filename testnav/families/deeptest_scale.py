@@ -12,6 +12,7 @@ about the centre. Saturated to [0, 1] like OpenCV's uint8 output. TestifAI level
 from __future__ import annotations
 
 from . import Family
+from .boxes import affine_boxes, as_boxes
 from .resample import cv2_cubic_zoom_matrix, separable
 
 
@@ -22,3 +23,15 @@ class DeepTestScale(Family):
         sx, sy = (float(v) for v in param) if isinstance(param, tuple) else (float(param), float(param))
         h, w = x.shape[-2:]
         return separable(x, cv2_cubic_zoom_matrix(h, sy), cv2_cubic_zoom_matrix(w, sx)).clamp(0.0, 1.0)
+
+    def map_boxes(self, boxes, level: int, size, min_size: float = 1.0):
+        """Boxes (class, x1, y1, x2, y2) of an (H, W) image after this family at `level`: the
+        zoom's own coordinate map u → u·s − off (off = (round(n·s) − n)//2 per axis, as in
+        `cv2_cubic_zoom_matrix`), clipped to the frame, dropped once they leave it."""
+        if level == 0:
+            return as_boxes(boxes)
+        param = self.params[level - 1]
+        sx, sy = (float(v) for v in param) if isinstance(param, tuple) else (float(param), float(param))
+        h, w = size
+        offx, offy = (int(round(w * sx)) - w) // 2, (int(round(h * sy)) - h) // 2
+        return affine_boxes(boxes, size, sx, -offx, sy, -offy, min_size)

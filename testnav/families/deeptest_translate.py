@@ -13,6 +13,7 @@ quantises the fraction to 1/32 px; we do not).
 from __future__ import annotations
 
 from . import Family
+from .boxes import affine_boxes, as_boxes
 from .resample import separable, translate_matrix
 
 
@@ -23,12 +24,25 @@ class DeepTestTranslate(Family):
         super().__init__(params, name)
         self.frame_size = tuple(frame_size) if frame_size is not None else None
 
-    def apply(self, x, param, generator):
+    def shift(self, param, h: int, w: int) -> tuple[float, float]:
         tx, ty = (float(v) for v in param) if isinstance(param, tuple) else (float(param), float(param))
-        h, w = x.shape[-2:]
         if self.frame_size is not None:
             tx, ty = tx * w / self.frame_size[0], ty * h / self.frame_size[1]
+        return tx, ty
+
+    def apply(self, x, param, generator):
+        h, w = x.shape[-2:]
+        tx, ty = self.shift(param, h, w)
         return separable(x, translate_matrix(h, ty), translate_matrix(w, tx)).clamp(0.0, 1.0)
+
+    def map_boxes(self, boxes, level: int, size, min_size: float = 1.0):
+        """Boxes (class, x1, y1, x2, y2) of an (H, W) image after this family at `level`:
+        shifted by (tx, ty), clipped to the frame, dropped once they leave it (testnav.families.boxes)."""
+        if level == 0:
+            return as_boxes(boxes)
+        h, w = size
+        tx, ty = self.shift(self.params[level - 1], h, w)
+        return affine_boxes(boxes, size, 1.0, tx, 1.0, ty, min_size)
 
     def describe(self) -> dict:
         return {**super().describe(), "frame_size": self.frame_size}
