@@ -14,3 +14,20 @@ def test_matches_torchmetrics_gray_and_rgb(digits):
     ref = structural_similarity_index_measure(y, x, data_range=1.0, reduction="none")
     assert torch.allclose(ssim_per_image(y, x), ref, atol=1e-5)
     assert torch.allclose(ssim_per_image(x, x), torch.ones(8), atol=1e-6)
+
+
+def test_kid_feature_falls_back_by_name_when_inception_is_absent(monkeypatch):
+    import pytest
+
+    from testnav.errors import UserError
+    from testnav.fidelity import kid
+
+    monkeypatch.setattr(kid, "inception_available", lambda: False)
+    assert kid.KID(feature="inception", fallback="model").feature == "model"
+    assert kid.KID(feature="inception", fallback="model").describe()["feature"] == "model"  # part of the cache key
+    with pytest.raises(UserError, match="KID with Inception features needs torch-fidelity"):
+        kid.KID(feature="inception", fallback=None)
+    with pytest.raises(UserError, match="valid: inception, model"):
+        kid.KID(feature="clip")
+    monkeypatch.setattr(kid, "inception_available", lambda: True)
+    assert kid.KID(feature="inception").feature == "inception"

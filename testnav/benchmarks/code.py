@@ -280,7 +280,7 @@ class CodeBenchmark(TextBenchmark):
     def evaluate(self, loaded: TextLoaded, batch: TextBatch) -> np.ndarray:
         return self.outcomes(loaded, batch).all(axis=1)
 
-    def score(self, loaded: TextLoaded, perturbed: TextBatch) -> dict:
+    def score(self, loaded: TextLoaded, perturbed: TextBatch, theta=None) -> dict:
         per_version = self.outcomes(loaded, perturbed)
         out = self.score_from(loaded, perturbed, per_version.all(axis=1))
         out["pass_at_1"] = float(per_version.mean()) if per_version.size else 0.0

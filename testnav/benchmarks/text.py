@@ -105,7 +105,7 @@ class TextBenchmark:
         """(N,) bool: which inputs the model gets right under this perturbed batch."""
         raise NotImplementedError
 
-    def score(self, loaded: TextLoaded, perturbed: TextBatch) -> dict:
+    def score(self, loaded: TextLoaded, perturbed: TextBatch, theta=None) -> dict:
         """ψ, per-input correctness and every raw fidelity value for one perturbed batch."""
         return self.score_from(loaded, perturbed, self.evaluate(loaded, perturbed))
 
