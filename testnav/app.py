@@ -13,7 +13,6 @@ import logging
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import torch
 from hydra.utils import instantiate

@@ -16,7 +16,6 @@ and seeds), then to the higher mean AUC-Recall.
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import time
 from pathlib import Path

@@ -12,7 +12,6 @@ import logging
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from ..cache import atomic_path, file_lock, source_hash, stable_hash

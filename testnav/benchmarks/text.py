@@ -20,10 +20,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..cache import source_hash, stable_hash
 from ..errors import UserError
 from ..families.text_base import TextBatch
-from ..lattice import Lattice
+from .base import Benchmark
 
 
 @dataclass
@@ -54,47 +53,12 @@ class TextView:
         return self.batch.texts()
 
 
-class TextBenchmark:
+class TextBenchmark(Benchmark):
     modality = "text"
 
     def __init__(self, name: str, families, levels: int, metrics: dict | None = None, perturb_seed: int = 0,
                  batch_size: int = 32):
-        self.name = name
-        self.families = list(families)
-        self.levels = int(levels)
-        self.metrics = dict(metrics or {})
-        self.signals = {}
-        self.perturb_seed = int(perturb_seed)
-        self.batch_size = int(batch_size)
-        for fam in self.families:
-            if not 2 <= self.levels <= fam.max_level + 1:
-                raise UserError(f"benchmark.levels={self.levels} is outside family {fam.name}'s table "
-                                f"(valid: 2..{fam.max_level + 1}, level 0 being the identity)")
-
-    @property
-    def lattice(self) -> Lattice:
-        return Lattice(len(self.families), self.levels)
-
-    def load(self, cache_dir) -> TextLoaded:
-        raise NotImplementedError
-
-    def data_description(self) -> dict:
-        raise NotImplementedError
-
-    def task_description(self) -> dict:
-        """Settings of ψ beyond the model itself (decoding, execution), hashed into the key."""
-        return {}
-
-    def key(self, loaded: TextLoaded) -> str:
-        payload = {
-            "benchmark": self.name, "data": self.data_description(), "model": loaded.model_key,
-            "task": self.task_description(), "levels": self.levels,
-            "families": [f.describe() for f in self.families],
-            "metrics": {k: m.describe() for k, m in self.metrics.items()}, "perturb_seed": self.perturb_seed,
-            "code": source_hash("families", "fidelity", "benchmarks", "groundtruth.py", "sandbox.py",
-                                "_sandbox_child.py"),
-        }
-        return stable_hash(payload)
+        super().__init__(name, families, levels, metrics, None, perturb_seed, batch_size)
 
     def prepare_metrics(self, loaded: TextLoaded) -> None:
         clean = TextView(loaded.inputs, loaded.device)

@@ -8,9 +8,8 @@ from functools import cached_property
 import numpy as np
 import torch
 
-from ..cache import source_hash, stable_hash
 from ..errors import UserError
-from ..lattice import Lattice
+from .base import Benchmark
 
 
 @dataclass
@@ -58,44 +57,13 @@ class View:
         return self.probabilities.argmax(1)
 
 
-class VisionBenchmark:
+class VisionBenchmark(Benchmark):
     modality = "vision"
 
     def __init__(self, name: str, families, levels: int, metrics: dict, signals: dict | None = None,
                  perturb_seed: int = 0, batch_size: int = 1024, amp: bool = True):
-        self.name = name
-        self.families = list(families)
-        self.levels = int(levels)
-        self.metrics = dict(metrics)  # fidelity φ: one raw column each
-        self.signals = dict(signals or {})  # input-level signals (§4.4): one column each
-        self.perturb_seed = int(perturb_seed)
-        self.batch_size = int(batch_size)
+        super().__init__(name, families, levels, metrics, signals, perturb_seed, batch_size)
         self.amp = bool(amp)  # bf16 autocast on CUDA
-        for fam in self.families:
-            if not 2 <= self.levels <= fam.max_level + 1:
-                raise UserError(f"benchmark.levels={self.levels} is outside family {fam.name}'s table "
-                                f"(valid: 2..{fam.max_level + 1}, level 0 being the identity)")
-
-    @property
-    def lattice(self) -> Lattice:
-        return Lattice(len(self.families), self.levels)
-
-    def load(self, cache_dir) -> Loaded:
-        raise NotImplementedError
-
-    def data_description(self) -> dict:
-        """What identifies the data subset D (hashed into the ground-truth key)."""
-        raise NotImplementedError
-
-    def key(self, loaded: Loaded) -> str:
-        payload = {
-            "benchmark": self.name, "data": self.data_description(), "model": loaded.model_key,
-            "levels": self.levels, "families": [f.describe() for f in self.families],
-            "metrics": {k: m.describe() for k, m in self.metrics.items()},
-            "signals": {k: m.describe() for k, m in self.signals.items()}, "perturb_seed": self.perturb_seed,
-            "code": source_hash("families", "fidelity", "signals", "benchmarks", "models", "groundtruth.py"),
-        }
-        return stable_hash(payload)
 
     def prepare_metrics(self, loaded: Loaded) -> None:
         """Calibrate every metric once: fidelity on the clean set D, signals on the training set."""

@@ -1,0 +1,57 @@
+"""What every benchmark shares: n families × ℓ levels, metrics, and the ground-truth cache key.
+
+Subclasses (`VisionBenchmark`, `TextBenchmark`) add how D and the model are loaded and how one
+perturbed set is scored; the key hashes everything a ground-truth table depends on — data,
+model weights, families and their parameters, levels, metric settings, the perturbation
+seed, task settings, and the source of the code that computes them.
+"""
+
+from __future__ import annotations
+
+from ..cache import source_hash, stable_hash
+from ..errors import UserError
+from ..lattice import Lattice
+
+CODE = ("families", "fidelity", "signals", "benchmarks", "models", "groundtruth.py", "sandbox.py", "_sandbox_child.py")
+
+
+class Benchmark:
+    modality = "any"
+
+    def __init__(self, name: str, families, levels: int, metrics: dict | None = None, signals: dict | None = None,
+                 perturb_seed: int = 0, batch_size: int = 256):
+        self.name = name
+        self.families = list(families)
+        self.levels = int(levels)
+        self.metrics = dict(metrics or {})  # fidelity φ: one raw column each
+        self.signals = dict(signals or {})  # input-level signals (§4.4): one column each
+        self.perturb_seed = int(perturb_seed)
+        self.batch_size = int(batch_size)
+        for fam in self.families:
+            if not 2 <= self.levels <= fam.max_level + 1:
+                raise UserError(f"benchmark.levels={self.levels} is outside family {fam.name}'s table "
+                                f"(valid: 2..{fam.max_level + 1}, level 0 being the identity)")
+
+    @property
+    def lattice(self) -> Lattice:
+        return Lattice(len(self.families), self.levels)
+
+    def load(self, cache_dir):
+        raise NotImplementedError
+
+    def data_description(self) -> dict:
+        """What identifies the data subset D (hashed into the ground-truth key)."""
+        raise NotImplementedError
+
+    def task_description(self) -> dict:
+        """Settings of ψ beyond the model itself (decoding, execution), hashed into the key."""
+        return {}
+
+    def key(self, loaded) -> str:
+        return stable_hash({
+            "benchmark": self.name, "data": self.data_description(), "model": loaded.model_key,
+            "task": self.task_description(), "levels": self.levels, "families": [f.describe() for f in self.families],
+            "metrics": {k: m.describe() for k, m in self.metrics.items()},
+            "signals": {k: m.describe() for k, m in self.signals.items()}, "perturb_seed": self.perturb_seed,
+            "code": source_hash(*CODE),
+        })
