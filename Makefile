@@ -31,5 +31,8 @@ test: install           ## the test suite (offline, < 10 min on 2 cores)
 test-slow: install      ## also the slow tests (full 6^4 lattice)
 	RUN_SLOW=1 $(PY) -m pytest
 
+bench: install          ## performance as ratios → results/bench.md, results/bench.json (~8 min)
+	$(PY) scripts/bench.py
+
 clean:
 	rm -rf results/runs results/multirun results/cache .pytest_cache
