@@ -15,6 +15,7 @@ and seeds), then to the higher mean AUC-Recall.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import logging
 import time
@@ -122,11 +123,16 @@ def run_grid(cfg, tables: list[tuple[str, object]], out_dir: Path, budget_of) ->
     wall = {}
     for name, obj in tables:
         path = out / "grid" / f"{name}.parquet"
-        if path.exists() and pd.read_parquet(path, columns=["settings_key"])["settings_key"].eq(settings_key).all():
+        # reuse a table's rows only for the same settings *and* the same objectives
+        data_key = hashlib.sha256(np.column_stack([obj.delta, obj.rho]).tobytes()).hexdigest()[:16]
+        old = pd.read_parquet(path) if path.exists() else pd.DataFrame()
+        if {"settings_key", "data_key"} <= set(old.columns) and (old.settings_key == settings_key).all() \
+                and (old.data_key == data_key).all():
             log.info("grid %s: reusing %s", name, path)
             continue
         t0 = time.perf_counter()
-        df = grid_table(obj, name, grid, budget_of(obj), cfg.progress).assign(settings_key=settings_key)
+        df = grid_table(obj, name, grid, budget_of(obj), cfg.progress).assign(settings_key=settings_key,
+                                                                                data_key=data_key)
         wall[name] = round(time.perf_counter() - t0, 2)
         with atomic_path(path) as tmp:
             df.to_parquet(tmp, index=False)
@@ -135,7 +141,7 @@ def run_grid(cfg, tables: list[tuple[str, object]], out_dir: Path, budget_of) ->
     df = pd.concat(frames, ignore_index=True)
     ranking, best = select(df, float(grid.threshold))
     with atomic_path(out / "grid.csv") as tmp:
-        df.drop(columns="settings_key").to_csv(tmp, index=False)
+        df.drop(columns=["settings_key", "data_key"], errors="ignore").to_csv(tmp, index=False)
     with atomic_path(out / "grid_ranking.csv") as tmp:
         ranking.to_csv(tmp, index=False)
     summary = {"selected": best, "tables": sorted(df["table"].unique()), "runs": int(len(df)),

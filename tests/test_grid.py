@@ -54,3 +54,18 @@ def test_grid_fast_matches_single_runs(tmp_path):
     p = NSGA2Search(pop_size=10, eta_c=15, eta_m=10, engine="fast").run(TableOracle(obj), 320, 1)
     assert row.auc_recall == pytest.approx(auc_recall(recall_curve(p[first_sightings(p)], obj.pstar, 64)))
     assert np.isfinite(df.seconds_per_run).all()
+
+
+def test_grid_recomputes_when_the_table_changes(tmp_path):
+    from testnav.table import Objectives
+
+    obj = synthetic(n=2, levels=4, seed=0)
+    cfg = OmegaConf.create({"progress": False, "grid": {
+        "engine": "fast", "eta_c": [1], "eta_m": [5], "pop_size": [4], "seeds": 1, "threshold": 0.999,
+        "p_crossover": 0.9, "p_crossover_var": 0.5, "p_mutation": 0.9, "p_mutation_var": None,
+        "eliminate_duplicates": True, "out": str(tmp_path), "tables": []}})
+    run_grid(cfg, [("toy", obj)], tmp_path, lambda o: 32)
+    mtime = (tmp_path / "grid" / "toy.parquet").stat().st_mtime_ns
+    changed = Objectives(obj.lattice, obj.rho, obj.delta)
+    run_grid(cfg, [("toy", changed)], tmp_path, lambda o: 32)
+    assert (tmp_path / "grid" / "toy.parquet").stat().st_mtime_ns != mtime
