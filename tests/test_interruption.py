@@ -51,3 +51,21 @@ def test_sigkill_then_resume_gives_an_identical_table(tmp_path, cache_dir):
     assert resumed.read_bytes() == reference.read_bytes()
     assert len(mtimes) >= 7 and not any(p.exists() for p in mtimes)  # parts merged and removed after success
     assert not list((cache / "groundtruth").glob("*.tmp")) and not list((cache / "groundtruth").glob(".*.tmp"))
+
+
+def test_concurrent_runs_compute_the_ground_truth_once(tmp_path):
+    """Three processes that need the same missing ground truth at once (as a multirun does):
+    one computes it, the others wait on the lock and reuse it; all end with the same table."""
+    cache = tmp_path / "cache"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    procs = [subprocess.Popen([sys.executable, str(ROOT / "run.py"), *ARGS, f"cache_dir={cache}",
+                               f"hydra.run.dir={tmp_path / f'run{i}'}"], cwd=tmp_path, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for i in range(3)]
+    outputs = [p.communicate(timeout=600)[0] for p in procs]
+    assert all(p.returncode == 0 for p in procs), outputs
+    computed = [o for o in outputs if "configurations in" in o]  # logged only by the process that computed
+    trained = [o for o in outputs if "training LeNet-5" in o]
+    assert len(computed) == 1 and len(trained) == 1, outputs
+    tables = {line.split("ground truth mnist5k: ")[1].split()[0] for o in outputs for line in o.splitlines()
+              if line.startswith("ground truth mnist5k: ")}
+    assert len(tables) == 1 and len(list((cache / "groundtruth").glob("mnist5k-*.parquet"))) == 1
