@@ -178,29 +178,29 @@ def install_guard(workdir: str) -> None:
                              "os.lchmod", "os.lchown"})
     blocked_imports = frozenset({"ctypes", "_ctypes", "cffi", "_cffi_backend", "_posixsubprocess", "_xxsubinterpreters"})
 
+    def resolved(path):
+        """The real path of a str/bytes/PathLike, or None if it cannot be resolved."""
+        try:
+            p = fspath(path)
+            if isinstance_(p, bytes_):
+                p = p.decode(errors="replace")
+            return realpath(p)
+        except Exception:
+            return None
+
     def inside(path) -> bool:
         if isinstance_(path, int_):
             return True  # an already-open descriptor
         if path in ("/dev/null", b"/dev/null"):
             return True
-        try:
-            p = fspath(path)
-            if isinstance_(p, bytes_):
-                p = p.decode(errors="replace")
-            r = realpath(p)
-        except Exception:
-            return False
-        return r == root or r.startswith(root + "/")
+        r = resolved(path)
+        return r is not None and (r == root or r.startswith(root + "/"))
 
     def other_proc(path) -> bool:
         if isinstance_(path, int_):
             return False
-        try:
-            p = fspath(path)
-            if isinstance_(p, bytes_):
-                p = p.decode(errors="replace")
-            r = realpath(p)
-        except Exception:
+        r = resolved(path)
+        if r is None:
             return True
         if r.startswith("/proc/"):
             part = r.split("/")[2]

@@ -30,8 +30,13 @@ from .cache import atomic_path, file_lock, stable_hash, write_json_atomic
 log = logging.getLogger(__name__)
 
 
-def prefix_generator(seed: int, prefix: tuple[int, ...]) -> torch.Generator:
-    return torch.Generator().manual_seed(int(stable_hash({"seed": seed, "prefix": list(prefix)}, 15), 16))
+def prefix_generator(seed: int, prefix: tuple[int, ...], batch: int | None = None) -> torch.Generator:
+    """The generator of the last family of `prefix`; `batch` seeds one batch of D on its own
+    (the live tomography executor perturbs D batch by batch)."""
+    payload = {"seed": seed, "prefix": list(prefix)}
+    if batch is not None:
+        payload["batch"] = batch
+    return torch.Generator().manual_seed(int(stable_hash(payload, 15), 16))
 
 
 class PrefixWalker:

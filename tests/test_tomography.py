@@ -126,3 +126,26 @@ def test_replay_and_subspace():
     t = tomo.table
     assert t.measured.sum() == len(low_order(lat)) and {"r_pred", "r_true", "q_pred", "r_indep"} <= set(t.columns)
     assert (t.loc[t.measured, "r_est"] == t.loc[t.measured, "r_measured"]).all()
+
+
+def test_live_executor_matches_replay_on_deterministic_families(cache_dir):
+    """With deterministic families, the live executor (batch by batch on the model) observes exactly
+    the outcomes the ground truth stored, and stops at the same batch."""
+    import pandas as pd
+
+    from testnav.benchmarks.mnist5k import Mnist5k
+    from testnav.families.brightness import Brightness
+    from testnav.families.scale import Scale
+    from testnav.groundtruth import compute_groundtruth, outcomes
+    from testnav.tomography.executor import LiveExecutor
+
+    bench = Mnist5k(families=[Brightness([0.1, 0.3]), Scale([0.9, 0.6])], levels=3, test_per_class=20,
+                    model={"epochs": 15, "lr": 1e-3, "batch_size": 64, "seed": 0})
+    table = pd.read_parquet(compute_groundtruth(bench, cache_dir, progress=False))
+    rule = Stopping(batch=20, window=3, delta=0.02)
+    replay = replay_tests(outcomes(table), bench.lattice, low_order(bench.lattice), rule, seed=3)
+    live = LiveExecutor(bench, bench.load(cache_dir), rule, seed=3).run(low_order(bench.lattice))
+    assert replay.tests.keys() == live.tests.keys()
+    for t in replay.tests:
+        assert np.array_equal(replay.tests[t], live.tests[t])
+    assert live.inferences < 9 * 200 and live.inference_seconds > 0

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..cache import stable_hash
+from ..groundtruth import prefix_generator
 from ..lattice import Lattice
 
 
@@ -39,6 +39,11 @@ class Stopping:
             raise UserError(f"early stopping needs batch ≥ 1, window ≥ 1, delta ≥ 0 (got b={self.batch}, "
                             f"w={self.window}, δ={self.delta})")
 
+    def converged(self, estimates) -> bool:
+        """Whether the last w running estimates span less than δ (the rule, for live and replayed tests)."""
+        last = estimates[-self.window :]
+        return self.enabled and len(last) == self.window and max(last) - min(last) < self.delta
+
 
 def stop_after(outcomes: np.ndarray, rule: Stopping) -> int:
     """How many of these outcomes (in order) are observed before the rule stops."""
@@ -46,10 +51,9 @@ def stop_after(outcomes: np.ndarray, rule: Stopping) -> int:
     if not rule.enabled or n == 0:
         return n
     ends = np.minimum(np.arange(1, -(-n // rule.batch) + 1) * rule.batch, n)
-    estimates = np.cumsum(outcomes)[ends - 1] / ends
-    for j in range(rule.window - 1, len(ends)):
-        last = estimates[j - rule.window + 1 : j + 1]
-        if last.max() - last.min() < rule.delta:
+    estimates = (np.cumsum(outcomes)[ends - 1] / ends).tolist()
+    for j in range(len(ends)):
+        if rule.converged(estimates[: j + 1]):
             return int(ends[j])
     return n
 
@@ -112,8 +116,7 @@ class LiveExecutor:
         x = self.loaded.inputs[idx]
         for i, level in enumerate(theta):
             if level:
-                seed = int(stable_hash({"seed": self.benchmark.perturb_seed, "prefix": list(theta[: i + 1]), "batch": j}, 15), 16)
-                x = self.benchmark.families[i](x, int(level), torch.Generator().manual_seed(seed))
+                x = self.benchmark.families[i](x, int(level), prefix_generator(self.benchmark.perturb_seed, theta[: i + 1], j))
         t1 = time.perf_counter()
         view = View(x, self.loaded.model, self.benchmark.batch_size, amp=self.benchmark.amp)
         correct = (view.predictions == self.loaded.labels[idx]).cpu().numpy()
@@ -135,8 +138,7 @@ class LiveExecutor:
                 seen.append(correct)
                 total = np.concatenate(seen)
                 estimates.append(total.mean())
-                last = estimates[-self.rule.window :]
-                if self.rule.enabled and len(last) == self.rule.window and max(last) - min(last) < self.rule.delta:
+                if self.rule.converged(estimates):
                     break
             m.tests[int(t)] = np.concatenate(seen)
         return m
