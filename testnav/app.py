@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ from omegaconf import DictConfig
 from .cache import atomic_path, write_json_atomic
 from .errors import UserError
 from .groundtruth import compute_groundtruth, read_meta
+from .memo import memo_dir, recall, run_key
 from .oracle import TableOracle
 from .table import Objectives, read_table
 from .trace import make_trace, ranked_list, summarize
@@ -97,6 +99,11 @@ def run_search(cfg: DictConfig, out_dir: Path) -> dict:
     search = build(cfg.search)
     obj, identity = load_objectives(cfg, cfg.fidelity, signals=search.requires)
     budget = check_budget(cfg.budget, obj.lattice.size)
+    memo = memo_dir(cfg, search.name, run_key(cfg, identity["table"], budget))
+    if recall(cfg, memo, out_dir):  # this exact run finished before (an interrupted or repeated sweep)
+        summary = json.loads((out_dir / "summary.json").read_text())
+        print(human_summary(summary, out_dir, f"trace.{cfg.trace_format}") + f"\n  (reused the finished run {memo})")
+        return summary
     oracle = TableOracle(obj)
     t0 = time.perf_counter()
     proposals = search.run(oracle, budget, int(cfg.seed))
@@ -105,7 +112,10 @@ def run_search(cfg: DictConfig, out_dir: Path) -> dict:
     summary = summarize(trace, obj.lattice, obj.pstar, proposals, **identity, search=search.name,
                         seed=int(cfg.seed), budget=budget)
     summary["search_seconds"] = round(seconds, 4)
-    path = write_outputs(cfg, out_dir, trace, ranked_list(trace, obj.lattice.n), summary)
+    # into the memo first, then linked into the run directory: a run directory with a summary
+    # always has a memo behind it, so a killed sweep's finished runs are never redone
+    path = write_outputs(cfg, memo if cfg.reuse_runs else out_dir, trace, ranked_list(trace, obj.lattice.n), summary)
+    recall(cfg, memo, out_dir)
     print(human_summary(summary, out_dir, path.name))
     return summary
 

@@ -11,10 +11,12 @@ import fcntl
 import hashlib
 import json
 import os
+import logging
 import tempfile
 from pathlib import Path
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
+log = logging.getLogger(__name__)
 
 
 def stable_hash(payload, length: int = 16) -> str:
@@ -35,8 +37,12 @@ def source_hash(*relative_paths: str) -> str:
 
 
 @contextlib.contextmanager
-def atomic_path(final: Path):
-    """Yield a temporary path next to `final`; move it into place only if the block succeeds."""
+def atomic_path(final: Path, checksum: bool = False):
+    """Yield a temporary path next to `final`; move it into place only if the block succeeds.
+
+    With `checksum`, a `<name>.sha256` sidecar is written *before* the file is moved into place,
+    so a cached product that exists always has the digest it must match (see `verified`).
+    """
     final = Path(final)
     final.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.", suffix=".tmp")
@@ -44,14 +50,52 @@ def atomic_path(final: Path):
     try:
         yield Path(tmp)
         os.chmod(tmp, 0o644)  # mkstemp creates 0600; cached products are meant to be shared
+        if checksum:
+            write_text_atomic(checksum_path(final), file_digest(Path(tmp)) + "\n")
         os.replace(tmp, final)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
 
 
-def write_json_atomic(path: Path, payload) -> None:
+def checksum_path(path: Path) -> Path:
+    return Path(path).with_name(Path(path).name + ".sha256")
+
+
+def file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def verified(path: Path) -> bool:
+    """Is a cached product present and intact? A file whose bytes no longer match the digest
+    written with it (a bad disk, a truncated copy, a hand edit) is reported, removed and
+    recomputed by the caller, instead of feeding wrong numbers downstream."""
+    path = Path(path)
+    if not path.exists():
+        return False
+    side = checksum_path(path)
+    recorded = side.read_text().strip() if side.exists() else None
+    if recorded == file_digest(path):
+        return True
+    why = "checksum mismatch" if recorded else "no checksum recorded"
+    msg = f"cached file {path} is corrupted ({why}); removing it and recomputing"
+    log.warning(msg)
+    path.unlink(missing_ok=True)
+    side.unlink(missing_ok=True)
+    return False
+
+
+def write_text_atomic(path: Path, text: str) -> None:
     with atomic_path(path) as tmp:
+        tmp.write_text(text)
+
+
+def write_json_atomic(path: Path, payload, checksum: bool = False) -> None:
+    with atomic_path(path, checksum) as tmp:
         tmp.write_text(json.dumps(payload, indent=2, sort_keys=False, default=str) + "\n")
 
 

@@ -25,7 +25,7 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
-from .cache import atomic_path, file_lock, stable_hash, write_json_atomic
+from .cache import atomic_path, file_lock, stable_hash, verified, write_json_atomic
 
 log = logging.getLogger(__name__)
 
@@ -84,13 +84,13 @@ def table_path(cache_dir, benchmark, key: str) -> Path:
 
 def compute_groundtruth(benchmark, cache_dir, device: str = "cpu", progress: bool = True) -> Path:
     """Return the path of the benchmark's ground-truth table, computing what is missing."""
-    loaded = benchmark.load(cache_dir)
+    loaded = benchmark.load_nonempty(cache_dir)
     key = benchmark.key(loaded)
     final = table_path(cache_dir, benchmark, key)
-    if final.exists():
+    if done(final):
         return final
     with file_lock(final.with_suffix(".lock")):
-        if final.exists():  # another process finished it while we waited
+        if done(final):  # another process finished it while we waited
             return final
         t0 = time.time()
         loaded.inputs, loaded.labels = loaded.inputs.to(device), loaded.labels.to(device)
@@ -103,30 +103,35 @@ def compute_groundtruth(benchmark, cache_dir, device: str = "cpu", progress: boo
         chunk_depth = min(2, lattice.n - 1)
         chunks = list(product(range(lattice.levels), repeat=chunk_depth))
         rest = list(product(range(lattice.levels), repeat=lattice.n - chunk_depth))
-        done = sum((parts / chunk_name(c)).exists() for c in chunks)
+        finished = sum(verified(parts / chunk_name(c)) for c in chunks)
         walker = PrefixWalker(benchmark.families, loaded.inputs, benchmark.perturb_seed)
-        with tqdm(total=lattice.size, initial=done * len(rest), desc=f"ground truth {benchmark.name}",
+        with tqdm(total=lattice.size, initial=finished * len(rest), desc=f"ground truth {benchmark.name}",
                   unit="cfg", disable=not progress) as pbar:
             for chunk in chunks:
                 path = parts / chunk_name(chunk)
-                if path.exists():
+                if verified(path):
                     continue
                 df = rows_for(benchmark, loaded, walker, [chunk + r for r in rest], clean["psi"], pbar)
-                with atomic_path(path) as tmp:
+                with atomic_path(path, checksum=True) as tmp:
                     df.to_parquet(tmp, index=False)
         table = pd.concat([pd.read_parquet(parts / chunk_name(c)) for c in chunks], ignore_index=True)
-        with atomic_path(final) as tmp:
-            table.to_parquet(tmp, index=False)
         meta = {"benchmark": benchmark.name, "key": key, "psi_clean": clean["psi"], "n_inputs": len(loaded.labels),
                 "families": [f.describe() for f in benchmark.families], "levels": lattice.levels,
                 "metrics_clean": {k: v for k, v in clean.items() if k not in ("psi", "correct")},
                 "family_applications": walker.applications, "naive_applications": lattice.size * lattice.n,
                 "seconds": round(time.time() - t0, 2), "device": device}
-        write_json_atomic(final.with_suffix(".json"), meta)
+        write_json_atomic(final.with_suffix(".json"), meta, checksum=True)  # first: a table never lacks its meta
+        with atomic_path(final, checksum=True) as tmp:
+            table.to_parquet(tmp, index=False)
         shutil.rmtree(parts, ignore_errors=True)
         log.info("ground truth %s: %d configurations in %.1f s, %d family applications (naive %d)",
                  benchmark.name, lattice.size, meta["seconds"], walker.applications, meta["naive_applications"])
     return final
+
+
+def done(final: Path) -> bool:
+    """The table and its metadata are both on disk and intact (a corrupted one is recomputed)."""
+    return verified(final.with_suffix(".json")) and verified(final)
 
 
 def chunk_name(chunk: tuple[int, ...]) -> str:

@@ -22,7 +22,7 @@ from .groundtruth import PrefixWalker
 class LiveOracle:
     def __init__(self, benchmark, cache_dir, device: str, rho_column: str, rho_sign: float):
         try:
-            self.loaded = benchmark.load(cache_dir)
+            self.loaded = benchmark.load_nonempty(cache_dir)
         except UserError:
             raise
         except Exception as e:

@@ -77,7 +77,9 @@ def bad_tables(tmp):
     lat = np.stack(np.meshgrid(*[np.arange(3)] * 2, indexing="ij"), -1).reshape(-1, 2)
     good = pd.DataFrame(lat, columns=["t1", "t2"]).assign(delta=np.arange(9.0), rho=-np.arange(9.0))
     cases = {"good": good, "missing_row": good.drop(index=3), "duplicate": pd.concat([good, good.iloc[[0]]]),
-             "nan": good.assign(rho=good.rho.where(good.index != 5, np.nan)), "no_rho": good.drop(columns="rho")}
+             "nan": good.assign(rho=good.rho.where(good.index != 5, np.nan)), "no_rho": good.drop(columns="rho"),
+             "inf": good.assign(delta=good.delta.where(good.index != 2, np.inf)),
+             "renamed": good.rename(columns={"t1": "level1", "t2": "level2"})}
     paths = {}
     for name, df in cases.items():
         paths[name] = tmp / f"{name}.csv"
@@ -104,12 +106,20 @@ def bad_tables(tmp):
     (["table:nan"], "column rho has a non-finite value (nan)"),
     (["table:no_rho"], "missing column(s) rho"),
     (["groundtruth.table=/nonexistent.csv"], "no such file"),
+    (["table:inf"], "column delta has a non-finite value (inf)"),
+    (["table:renamed"], "level columns none found; need t1..tn"),
+    (["benchmark.levels=3", "search.pop_size=100"], "search.pop_size=100 exceeds |Θ|=81"),
+    (["stage=query", "query='brightness >='"], "query error at 13: expected a number after brightness >=, found the end"),
+    (["stage=query", "query='blurr >= 3'"], "query error at 0: unknown family 'blurr'"),
+    (["stage=query"], "stage=query needs query="),
+    (["stage=groundtruth", "benchmark.test_per_class=0"], "benchmark mnist5k: the test set D is empty"),
 ])
 def test_bad_input_one_line_nonzero_nothing_left(case, expect, workdir, cache_dir, tmp_path):
     args = [f"groundtruth.table={bad_tables(tmp_path)[a[6:]]}" if a.startswith("table:") else a for a in case]
     results = tmp_path / "results"
+    size = [] if any(a.startswith("benchmark.test_per_class") for a in args) else ["benchmark.test_per_class=20"]
     r = run([*args, f"cache_dir={cache_dir}", f"hydra.run.dir={results}/run", f"hydra.sweep.dir={results}/sweep",
-             "benchmark.test_per_class=20"], tmp_path)
+             *size], tmp_path)
     assert r.returncode != 0
     lines = [ln for ln in r.stderr.strip().splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr

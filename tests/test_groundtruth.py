@@ -1,7 +1,12 @@
+import logging
+import shutil
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from testnav import cache
+from testnav.cache import atomic_path
 from testnav.groundtruth import PrefixWalker, compute_groundtruth, outcomes, prefix_generator, read_meta
 from tests.conftest import small_benchmark
 
@@ -53,7 +58,8 @@ def test_cache_hit_and_resume_after_interruption(table, cache_dir):
     parts.mkdir()
     for (t1, t2), chunk in full.groupby(["t1", "t2"]):
         if t1 == 0:
-            chunk.assign(psi=-1.0).to_parquet(parts / f"chunk-{t1}-{t2}.parquet", index=False)  # marked
+            with atomic_path(parts / f"chunk-{t1}-{t2}.parquet", checksum=True) as tmp:
+                chunk.assign(psi=-1.0).to_parquet(tmp, index=False)  # marked
     path.unlink()
     compute_groundtruth(small_benchmark(), cache_dir, progress=False)
     resumed = pd.read_parquet(path)
@@ -61,7 +67,38 @@ def test_cache_hit_and_resume_after_interruption(table, cache_dir):
     pd.testing.assert_frame_equal(resumed[resumed.t1 > 0].reset_index(drop=True),
                                   full[full.t1 > 0].reset_index(drop=True))
     assert not parts.exists()
-    full.to_parquet(path, index=False)  # restore for other tests
+    with atomic_path(path, checksum=True) as tmp:  # restore for other tests
+        full.to_parquet(tmp, index=False)
+
+
+@pytest.mark.parametrize("victim", [".parquet", ".json"])
+def test_corrupted_cache_file_is_detected_reported_and_recomputed(victim, tmp_path, cache_dir, caplog):
+    cache_copy = tmp_path / "cache"
+    shutil.copytree(cache_dir / "models", cache_copy / "models")  # the same LeNet-5; only the table is under test
+    path = compute_groundtruth(small_benchmark(), cache_copy, progress=False)
+    good = path.read_bytes()
+    damaged = path.with_suffix(victim)
+    raw = bytearray(damaged.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF  # one flipped byte: still a file of the right size, silently wrong
+    damaged.write_bytes(bytes(raw))
+    with caplog.at_level(logging.WARNING):
+        assert compute_groundtruth(small_benchmark(), cache_copy, progress=False) == path
+    assert f"cached file {damaged} is corrupted (checksum mismatch)" in caplog.text
+    assert path.read_bytes() == good and cache.verified(damaged)
+
+
+def test_corrupted_chunk_is_redone_and_a_cached_model_is_retrained(tmp_path, caplog):
+    chunk = tmp_path / "chunk-0-0.parquet"
+    with atomic_path(chunk, checksum=True) as tmp:
+        pd.DataFrame({"a": [1, 2]}).to_parquet(tmp)
+    assert cache.verified(chunk)
+    chunk.write_bytes(chunk.read_bytes()[:-5])  # truncated (a full disk, a killed copy)
+    with caplog.at_level(logging.WARNING):
+        assert not cache.verified(chunk)
+    assert "checksum mismatch" in caplog.text and not chunk.exists() and not cache.checksum_path(chunk).exists()
+    legacy = tmp_path / "legacy.parquet"
+    legacy.write_bytes(b"written without a digest")
+    assert not cache.verified(legacy) and "no checksum recorded" in caplog.text
 
 
 def test_key_changes_with_what_the_table_depends_on(cache_dir):
@@ -73,3 +110,16 @@ def test_key_changes_with_what_the_table_depends_on(cache_dir):
     assert small_benchmark(**{"benchmark.families.0.params": "[0.1,0.2,0.35,0.4,0.5]"}).key(loaded) != key
     assert small_benchmark(**{"benchmark.metrics.ssim.data_range": 255.0}).key(loaded) != key
     assert small_benchmark(levels=4).key(loaded) != key
+    assert small_benchmark(test_per_class=10).key(base.load(cache_dir)) != key  # data subset
+    retrained = small_benchmark(**{"benchmark.model.epochs": 1})  # model recipe → another model key
+    assert retrained.key(retrained.load(cache_dir)) != key
+
+
+def test_source_hash_follows_the_code_of_the_families(tmp_path, monkeypatch):
+    shutil.copytree(cache.PACKAGE_ROOT / "families", tmp_path / "families")
+    monkeypatch.setattr(cache, "PACKAGE_ROOT", tmp_path)
+    before = cache.source_hash("families")
+    assert cache.source_hash("families") == before
+    f = tmp_path / "families" / "brightness.py"
+    f.write_text(f.read_text() + "\n# a changed family\n")
+    assert cache.source_hash("families") != before

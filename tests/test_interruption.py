@@ -1,13 +1,17 @@
 """A ground-truth run killed (SIGKILL) at several points and resumed writes the same table,
-byte for byte, as an uninterrupted run; finished chunks are not redone."""
+byte for byte, as an uninterrupted run; finished chunks are not redone. A killed sweep, run
+again, reuses the runs that had finished and produces what an uninterrupted sweep does."""
 
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
 
-from tests.conftest import ROOT
+from testnav.groundtruth import compute_groundtruth
+from tests.conftest import ROOT, small_benchmark
 
 ARGS = ["stage=groundtruth", "benchmark.levels=3", "benchmark.test_per_class=20", "progress=false"]
 
@@ -69,3 +73,46 @@ def test_concurrent_runs_compute_the_ground_truth_once(tmp_path):
     tables = {line.split("ground truth mnist5k: ")[1].split()[0] for o in outputs for line in o.splitlines()
               if line.startswith("ground truth mnist5k: ")}
     assert len(tables) == 1 and len(list((cache / "groundtruth").glob("mnist5k-*.parquet"))) == 1
+
+
+def sweep(cache, sweep_dir, *extra):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    return subprocess.Popen([sys.executable, str(ROOT / "run.py"), "-m", "search=random", "seed=range(6)", "budget=300",
+                             "benchmark.levels=3", "benchmark.test_per_class=20", "progress=false", f"cache_dir={cache}",
+                             f"hydra.sweep.dir={sweep_dir}", *extra], cwd=sweep_dir.parent, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def summaries(sweep_dir):
+    return {p.parent.name: json.loads(p.read_text()) for p in sweep_dir.glob("*/summary.json")}
+
+
+def test_a_killed_sweep_rerun_does_not_redo_finished_runs(tmp_path, cache_dir):
+    compute_groundtruth(small_benchmark(), cache_dir, progress=False)
+    cache = tmp_path / "cache"  # a private copy: the run memo under test starts empty
+    for sub in ("models", "groundtruth"):
+        shutil.copytree(cache_dir / sub, cache / sub)
+    first = sweep(cache, tmp_path / "first")
+    deadline = time.time() + 300
+    while len(summaries(tmp_path / "first")) < 2 and first.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    first.kill()
+    first.wait()
+    finished = set(summaries(tmp_path / "first"))
+    assert 2 <= len(finished) < 6, finished
+
+    again = sweep(cache, tmp_path / "again")
+    out = again.communicate(timeout=600)[0]
+    assert again.returncode == 0, out
+    reused = {line.split("run directory: ")[1].split()[0].rsplit("/", 1)[1]
+              for block in out.split("TestNav · ")[1:] if "reused the finished run" in block
+              for line in block.splitlines() if "run directory: " in line}
+    assert finished <= reused and len(reused) < 6, (finished, reused)  # finished runs reused, the rest computed
+
+    fresh = sweep(cache, tmp_path / "fresh", "reuse_runs=false")
+    assert fresh.wait(timeout=600) == 0
+    strip = lambda d: {k: {f: v for f, v in s.items() if f != "search_seconds"} for k, s in d.items()}
+    assert strip(summaries(tmp_path / "again")) == strip(summaries(tmp_path / "fresh"))
+    assert len(summaries(tmp_path / "again")) == 6
+    for name in summaries(tmp_path / "again"):  # the reused traces are the same bytes a fresh run writes
+        assert (tmp_path / "again" / name / "trace.csv").read_bytes() == (tmp_path / "fresh" / name / "trace.csv").read_bytes()

@@ -39,6 +39,14 @@ class Benchmark:
     def load(self, cache_dir):
         raise NotImplementedError
 
+    def load_nonempty(self, cache_dir):
+        """load(), refusing an empty D: ψ, δ and every fidelity score would be 0/0 downstream."""
+        loaded = self.load(cache_dir)
+        if len(loaded.labels) == 0:
+            raise UserError(f"benchmark {self.name}: the test set D is empty (check the data file and the size "
+                            "settings, e.g. benchmark.data.n or benchmark.test_per_class)")
+        return loaded
+
     def data_description(self) -> dict:
         """What identifies the data subset D (hashed into the ground-truth key)."""
         raise NotImplementedError

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-from ..cache import atomic_path, file_lock, source_hash, stable_hash
+from ..cache import atomic_path, file_lock, source_hash, stable_hash, verified
 from ..models.lenet import LeNet5, predict, train_classifier
 from .vision import Loaded, VisionBenchmark, stratified_split
 
@@ -56,11 +56,11 @@ class Mnist5k(VisionBenchmark):
                            "code": source_hash("models")})
         path = Path(cache_dir) / "models" / f"{self.name}-lenet5-{key}.pt"
         with file_lock(path.with_suffix(".lock")):
-            if not path.exists():
+            if not verified(path):
                 t0 = time.time()
                 log.info("training LeNet-5 on %d digits (first use; cached at %s)", len(x_train), path)
                 train_classifier(model, x_train, y_train, **self.recipe)
-                with atomic_path(path) as tmp:
+                with atomic_path(path, checksum=True) as tmp:
                     torch.save(model.state_dict(), tmp)
                 acc = float((predict(model, x_test) == y_test).float().mean())
                 log.info("LeNet-5 trained in %.1f s, clean accuracy on D %.4f", time.time() - t0, acc)

@@ -29,11 +29,7 @@ def weights_file(path) -> Path:
 
 
 def file_digest(path) -> str:
-    h = hashlib.sha256()
-    with open(weights_file(path), "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()[:16]
+    return cache.file_digest(weights_file(path))[:16]
 
 
 def load_state_dict(path) -> dict:

@@ -50,7 +50,7 @@ def make_tomography(cfg):
         q = df[quality_col].to_numpy(float) if quality_col else None
         return from_groundtruth(outcomes(df), benchmark.lattice, names, settings, q), benchmark.name
     benchmark = instantiate(cfg.benchmark)
-    loaded = benchmark.load(cfg.cache_dir)
+    loaded = benchmark.load_nonempty(cfg.cache_dir)
     device = resolve_device(cfg.device)
     loaded.inputs, loaded.labels = loaded.inputs.to(device), loaded.labels.to(device)
     loaded.model.to(device)
