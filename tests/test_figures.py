@@ -160,7 +160,8 @@ def test_loader_tolerates_a_partial_sweep(tmp_path):
     import shutil
 
     shutil.rmtree(root / "multirun/2026-01-01/00-00-00/tiny_ssim_random_s1")
-    write_run(root, "runs/2026-01-02/00-00-00_tiny_ssim_nsga2_s0", obj, "nsga2", 0, "ssim", table)
+    ssim = Objectives.from_table(tiny_table(), "ssim", 1.0)
+    write_run(root, "runs/2026-01-02/00-00-00_tiny_ssim_nsga2_s0", ssim, "nsga2", 0, "ssim", table)
     res = load_results(root)
     text = "\n".join(res.missing)
     assert "tiny_ssim_ga_s0 has no summary.json" in text
@@ -179,7 +180,7 @@ def test_loader_tolerates_a_partial_sweep(tmp_path):
     runs = res.runs[(res.runs.fidelity == "ssim") & (res.runs.search == "nsga2")]
     assert auc == pytest.approx(runs["auc_recall"].mean())
     assert set(res.truths) == {("tiny", "ssim"), ("tiny", "kid")}
-    assert res.truths[("tiny", "ssim")].order_counts() == obj.lattice.order_counts(obj.pstar)[1:]
+    assert res.truths[("tiny", "kid")].order_counts() == obj.lattice.order_counts(obj.pstar)[1:]  # obj: the kid table
 
 
 def test_loader_on_missing_or_empty_folder(tmp_path):

@@ -149,15 +149,11 @@ def draw_testnav(res: Results, figures_dir, tables_dir, cache_dir=None, examples
             if e:
                 entries.append(e)
         fids = [f for f in res.fidelities(b) if (b, f) in res.truths]
-        for rank, f in enumerate(fids):
-            primary = rank == 0  # the benchmark's first metric in paper order: Figs. 5 and 7; the others 6 and 8
-            if examples:
-                e = _fig_examples(res, b, f, figures_dir, 5 if primary else 6, cache_dir)
-                if e:
-                    entries.append(e)
-            e = _fig_voxels(res, b, f, figures_dir, 7 if primary else 8)
-            if e:
-                entries.append(e)
+        # the benchmark's first metric in paper order gets Figs. 5 and 7, the others 6 and 8
+        if examples:
+            entries += [e for rank, f in enumerate(fids)
+                        if (e := _fig_examples(res, b, f, figures_dir, 5 if rank == 0 else 6, cache_dir))]
+        entries += [e for rank, f in enumerate(fids) if (e := _fig_voxels(res, b, f, figures_dir, 7 if rank == 0 else 8))]
     t2 = write_table2(res.runs, tables_dir)
     if t2:
         mean, _ = auc_table(res.runs, BASELINES)

@@ -338,7 +338,8 @@ def load_truths(root: Path, runs: pd.DataFrame, missing: list) -> dict:
             except Exception as e:
                 missing.append(f"{b}/{f}: ground truth {p.name} unusable ({type(e).__name__}: {str(e)[:80]})")
         if len(paths) > 1 and (b, f) in truths:
-            missing.append(f"{b}/{f}: {len(paths) - 1} other ground-truth table(s) ignored; using {truths[(b, f)].path.name}")
+            missing.append(f"{b}/{f}: using {truths[(b, f)].path.name}; {len(paths) - 1} other cached table(s) "
+                           f"(older code or settings) ignored")
     return truths
 
 

@@ -105,7 +105,7 @@ def composition_table(truths: dict) -> pd.DataFrame:
 
 def composition_markdown(t: pd.DataFrame) -> str:
     cols = list(t.columns)
-    lines = ["| " + " | ".join(cols) + " |", "| " + " | ".join(["---", "---"] + ["---:"] * (len(cols) - 2)) + " |"]
+    lines = ["| " + " | ".join(c.replace("|", "\\|") for c in cols) + " |", "| " + " | ".join(["---", "---"] + ["---:"] * (len(cols) - 2)) + " |"]
     for r in t.itertuples(index=False):
         lines.append("| " + " | ".join(str(v) for v in r) + " |")
     return "\n".join(lines) + "\n"

@@ -50,7 +50,7 @@ def plot_pareto(points: pd.DataFrame, path, title: str = "") -> object:
         ax.set_ylabel("degradation δ (normalised)")
         ax.set_xlim(-0.03, 1.03)
         ax.set_ylim(-0.03, 1.03)
-    axes[0][0].legend(loc="lower left", frameon=False)
+    axes[0][0].legend(loc="upper right", frameon=False)
     if title:
         fig.suptitle(title, y=1.02)
     fig.tight_layout()
@@ -186,7 +186,7 @@ def plot_voxels(points: pd.DataFrame, path, title: str = "", levels: int | None 
     slices = list(range(ell)) if n == 4 else [None]
     ncols = min(len(slices), 3)
     nrows = math.ceil(len(slices) / ncols)
-    fig = plt.figure(figsize=(3.0 * ncols, 2.9 * nrows + 0.6))
+    fig = plt.figure(figsize=(3.0 * ncols, 2.6 * nrows + 0.6))
     for i, v in enumerate(slices):
         ax = fig.add_subplot(nrows, ncols, i + 1, projection="3d")
         sub = front if v is None else front[front[tcols[3]] == v]
@@ -220,5 +220,5 @@ def plot_voxels(points: pd.DataFrame, path, title: str = "", levels: int | None 
     fig.legend(handles=handles, loc="lower center", ncol=max(1, len(handles)), frameon=False)
     if title:
         fig.suptitle(title, fontsize=9)
-    fig.subplots_adjust(left=0.02, right=0.96, top=0.88, bottom=0.08, wspace=0.12, hspace=0.15)
+    fig.subplots_adjust(left=0.02, right=0.96, top=0.88, bottom=0.08, wspace=0.12, hspace=0.05)
     return save(fig, path)
