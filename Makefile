@@ -31,6 +31,9 @@ test: install           ## the test suite (offline, < 10 min on 2 cores)
 test-slow: install      ## also the slow tests (full 6^4 lattice)
 	RUN_SLOW=1 $(PY) -m pytest
 
+figures: install        ## every figure and table from results/ → results/figures, results/tables, results/report.md
+	$(PY) scripts/figures.py  # a fresh clone (no runs) first gets the minimal mnist5k sweep
+
 bench: install          ## performance as ratios → results/bench.md, results/bench.json (~8 min)
 	$(PY) scripts/bench.py
 

@@ -1,0 +1,110 @@
+"""Rebuild every figure and table from what is under results/ (`make figures`).
+
+    python scripts/figures.py [--results results] [--seeds 3] [--no-sweep] [--no-examples]
+
+With no search runs at all under the results folder (a fresh clone), it first runs the
+minimal mnist5k sweep the figures need — every search of the paper × {SSIM, KID} × a few
+seeds, evolutionary searches on the vectorised replay engine — and says so. With runs
+present it only draws: figures → <results>/figures/, tables → <results>/tables/,
+report → <results>/report.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from testnav.figures.loader import METHODS, load_results  # noqa: E402
+
+EVOLUTIONARY = [m for m in METHODS if m not in ("greedy", "random")]  # NSGA-II's machinery: engine=fast applies
+
+
+def sweep_commands(results: Path, seeds: int) -> list[list[str]]:
+    """The minimal sweep: two Hydra multiruns (search.engine exists only for the evolutionary searches)."""
+    stamp = time.strftime("%Y-%m-%d/%H-%M-%S")
+    common = ["benchmark=mnist5k", "fidelity=ssim,kid", f"seed=range({seeds})", "progress=false",
+              f"cache_dir={(results / 'cache').resolve()}"]
+    return [
+        [sys.executable, str(ROOT / "run.py"), "-m", f"search={','.join(EVOLUTIONARY)}", "search.engine=fast", *common,
+         f"hydra.sweep.dir={(results / 'multirun' / stamp).resolve()}_figures_evolutionary"],
+        [sys.executable, str(ROOT / "run.py"), "-m", "search=greedy,random", *common,
+         f"hydra.sweep.dir={(results / 'multirun' / stamp).resolve()}_figures_baselines"],
+    ]
+
+
+def run_minimal_sweep(results: Path, seeds: int) -> float:
+    n = len(METHODS) * 2 * seeds
+    print(f"figures: no search runs under {results}/ — running the minimal mnist5k sweep first: "
+          f"{len(METHODS)} searches × {{SSIM, KID}} × {seeds} seeds = {n} runs "
+          f"(evolutionary searches with search.engine=fast; the ground truth is computed first if not cached).",
+          flush=True)
+    t0 = time.perf_counter()
+    for cmd in sweep_commands(results, seeds):
+        print("  $ " + " ".join(cmd[1:]), flush=True)
+        done = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if done.returncode:
+            sys.stderr.write(done.stderr[-3000:])
+            raise SystemExit(f"figures: the sweep failed (exit {done.returncode}); nothing drawn")
+    dt = time.perf_counter() - t0
+    print(f"figures: sweep done in {dt:.0f} s", flush=True)
+    return dt
+
+
+def draw_testifai(results: Path, figures: Path):
+    """TestifAI's figures, if that module is installed: [(path, sentence)], plus notes."""
+    try:
+        from testnav.figures import testifai
+    except ImportError:
+        return [], ["TestifAI figures: testnav.figures.testifai is not available here (skipped)"]
+    try:
+        return list(testifai.draw_all(results, figures)), []
+    except Exception as e:  # a broken study table must not cost the TestNav figures
+        return [], [f"TestifAI figures failed: {type(e).__name__}: {str(e)[:200]}"]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--results", default=str(ROOT / "results"), help="results folder (default: results/)")
+    ap.add_argument("--seeds", type=int, default=3, help="seeds of the minimal sweep, if one is needed (default 3)")
+    ap.add_argument("--no-sweep", action="store_true", help="never run the minimal sweep; draw what there is")
+    ap.add_argument("--no-examples", action="store_true", help="skip Figs. 5–6 (they rebuild the benchmark's data)")
+    args = ap.parse_args(argv)
+    results = Path(args.results)
+    t0 = time.perf_counter()
+    res = load_results(results)
+    if res.runs.empty and not args.no_sweep:
+        run_minimal_sweep(results, args.seeds)
+        res = load_results(results)
+    elif not res.runs.empty:
+        print(f"figures: {len(res.runs)} search runs found under {results}/; drawing only (no sweep).", flush=True)
+
+    from testnav.figures.build import Entry, draw_testnav
+    from testnav.figures.report import write_report
+
+    figures, tables = results / "figures", results / "tables"
+    entries = draw_testnav(res, figures, tables, examples=not args.no_examples)
+    extra, notes = draw_testifai(results, figures)
+    entries += [Entry("TestifAI figures", Path(p).stem.replace("_", " "), Path(p), s) for p, s in extra]
+    report = write_report(entries, res, results / "report.md", extra_notes=notes)
+    for e in entries:
+        print(f"  {e.path}")
+    print(f"figures: {sum(e.kind == 'figure' for e in entries)} figures, {sum(e.kind == 'table' for e in entries)} "
+          f"tables, report {report} ({time.perf_counter() - t0:.0f} s in all)")
+    gaps = notes + res.missing
+    if gaps:
+        print(f"figures: {len(gaps)} gap(s), listed at the end of {report.name}:")
+        for g in gaps[:12]:
+            print(f"  - {g}")
+        if len(gaps) > 12:
+            print(f"  … {len(gaps) - 12} more")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
