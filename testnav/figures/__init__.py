@@ -1,0 +1,1 @@
+"""Figures and tables rebuilt from what is under results/ (`make figures`)."""
