@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from matplotlib import rc_context
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from ..cache import atomic_path
 
@@ -68,6 +69,10 @@ def _largest(df: pd.DataFrame) -> tuple[str, pd.DataFrame]:
     """The rows of the highest-dimensional tomography (the full lattice: 4D for the paper's benchmarks)."""
     label = max(df.tomography.unique(), key=_dims)
     return label, df[df.tomography == label]
+
+
+def _num(v: float) -> str:
+    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
 
 
 def _title(df: pd.DataFrame, what: str) -> str:
@@ -295,15 +300,16 @@ def plot_quality_vs_severity(per_test: pd.DataFrame, path, quality_name: str = "
         fig = Figure(figsize=(6.8, 4.2))
         ax = fig.add_subplot()
         ax.fill_between(g.severity, g.q_lo, g.q_hi, color=BLUE, alpha=0.15, lw=0, label="q_σ interquartile range")
-        ax.plot(g.severity, g.q, "o-", color=BLUE, ms=4, label=f"q_σ ({quality_name}, measured)")
-        ax.plot(g.severity, g.q_hat, "s--", color=ORANGE, ms=4, label=f"q̂_σ (predicted)")
+        ax.plot(g.severity, g.q, "o-", color=BLUE, ms=4, label=f"q_σ ({quality_name}, ground truth)")
+        ax.plot(g.severity, g.q_hat, "s--", color=ORANGE, ms=4, label="q̂_σ (predicted from Θ≤2)")
         ax.set_xlabel(f"severity sum σ1 + … + σ{len(cols)}")
         ax.set_ylabel(f"input quality ({quality_name}, mean per sum)")
         ax2 = ax.twinx()
         ax2.grid(False)
         ax2.plot(g.severity, g["drop"], "^-", color=RED, ms=4, label="accuracy drop r_0 − r_σ")
         ax2.set_ylabel("mean accuracy drop", color=RED)
-        ax2.set_ylim(0, max(1.0, float(g["drop"].max()) * 1.05))
+        ax2.set_ylim(min(0.0, float(g["drop"].min()) * 1.1), max(1.0, float(g["drop"].max()) * 1.05))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         h1, l1 = ax.get_legend_handles_labels()
         h2, l2 = ax2.get_legend_handles_labels()
         ax.legend(h1 + h2, l1 + l2, loc="upper left", fontsize=8)
@@ -315,8 +321,9 @@ def plot_quality_vs_severity(per_test: pd.DataFrame, path, quality_name: str = "
     top = g.iloc[-1]
     return (f"Input quality ({quality_name}) q_σ and its prediction q̂_σ, and the mean accuracy drop, against the "
             f"severity sum on the {label} lattice: on the {len(held)} unmeasured tests of order ≥ 3, mean |q̂ − q| is "
-            f"{err.mean():.4g} ({err.mean() / span:.1%} of q's range); the mean drop reaches {top['drop']:.3f} at "
-            f"severity sum {int(top.severity)}.")
+            f"{_num(err.mean())} ({err.mean() / span:.1%} of q's range); at the largest severity sum, "
+            f"{int(top.severity)}, mean q̂ is {_num(top.q_hat)} vs q {_num(top.q)} and the mean accuracy drop is "
+            f"{top['drop']:.3f}.")
 
 
 # ---------------------------------------------------------------------------------------------
