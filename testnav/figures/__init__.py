@@ -1,1 +1,14 @@
-"""Figures and tables rebuilt from what is under results/ (`make figures`)."""
+"""Paper figures, tables and the report, rebuilt from whatever is under `results/`.
+
+One concern per module, so each can be read (and tested) on its own:
+
+* `loader`  — every run, trace and ground-truth table under `results/` as tidy frames,
+  with a list of what is missing instead of an exception (partial sweeps are normal);
+* `style`   — one matplotlib setup: Agg backend, fixed fonts and colours, byte-stable PNGs;
+* `testnav_plots` — Figs. 1–8 of the TestNav paper from small frames (no file discovery);
+* `tables`  — Table 2 (AUC-Recall with best/second marks) and Table 3 (P* by order);
+* `examples` — the perturbed test input behind Figs. 5–6 (needs the benchmark's data);
+* `report`  — `results/report.md`: every figure and table with one sentence and its number.
+
+`scripts/figures.py` (`make figures`) drives them.
+"""
