@@ -122,8 +122,12 @@ def run_study(cfg, out_dir: Path) -> dict:
 
     path, benchmark = build_groundtruth(cfg)
     df = pd.read_parquet(path)
+    quality_col = cfg.tomography.quality
+    if quality_col is not None and quality_col not in df.columns:
+        raise UserError(f"tomography.quality={quality_col}: the ground truth has no such column "
+                        f"(valid: {', '.join(benchmark.metrics)} or null)")
     tables = run_studies(outcomes(df), benchmark.lattice, [f.name for f in benchmark.families], settings_of(cfg),
-                         reps=int(cfg.tomography.reps))
+                         reps=int(cfg.tomography.reps), quality=df[quality_col].to_numpy(float) if quality_col else None)
     out = Path(cfg.tomography.out) / benchmark.name
     for key, table in tables.items():
         write_csv(table.assign(benchmark=benchmark.name), out / f"{key}.csv")

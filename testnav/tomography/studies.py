@@ -34,8 +34,9 @@ def paper_queries(names: list[str]) -> list[tuple[str, str]]:
     return out
 
 
-def per_test_errors(outcomes, lattice, names, settings: Settings, label: str) -> pd.DataFrame:
-    t = from_groundtruth(outcomes, lattice, names, settings).table
+def per_test_errors(outcomes, lattice, names, settings: Settings, label: str, quality=None) -> pd.DataFrame:
+    """One row per σ; with `quality` (q_σ per test, lattice order) also q_true, q_pred, q_est (§6, Fig. 9)."""
+    t = from_groundtruth(outcomes, lattice, names, settings, quality).table
     return t.assign(tomography=label, error=t.r_pred - t.r_true, abs_error=(t.r_pred - t.r_true).abs())
 
 
@@ -91,15 +92,19 @@ def inference_counts(outcomes, lattice: Lattice, settings: Settings, label: str)
     return df.assign(fraction_of_full=df.inferences / df.inferences.iloc[0])
 
 
-def run_studies(outcomes, lattice: Lattice, names, settings: Settings, reps: int = 10) -> dict[str, pd.DataFrame]:
-    """All four studies for 4D (the benchmark's lattice) and 3D (its first three families)."""
+def run_studies(outcomes, lattice: Lattice, names, settings: Settings, reps: int = 10,
+                quality=None) -> dict[str, pd.DataFrame]:
+    """All four studies for 4D (the benchmark's lattice) and 3D (its first three families).
+    `quality`: q_σ per test in lattice order (e.g. the ground truth's KID), or None."""
     sub, rows = sub_lattice(outcomes, lattice, [0, 1, 2])
-    views = {"3D": (outcomes[rows], sub, names[:3]), f"{lattice.n}D": (outcomes, lattice, names)}
+    q = np.asarray(quality, float) if quality is not None else None
+    views = {"3D": (outcomes[rows], sub, names[:3], None if q is None else q[rows]),
+             f"{lattice.n}D": (outcomes, lattice, names, q)}
     tables = {"per_test_errors": [], "ordered_vs_random": [], "inferences": []}
-    for label, (out, lat, nm) in views.items():
-        tables["per_test_errors"].append(per_test_errors(out, lat, nm, settings, label))
+    for label, (out, lat, nm, ql) in views.items():
+        tables["per_test_errors"].append(per_test_errors(out, lat, nm, settings, label, ql))
         tables["ordered_vs_random"].append(ordered_vs_random(out, lat, label, reps, settings.seed))
         tables["inferences"].append(inference_counts(out, lat, settings, label))
-    o3, l3, n3 = views["3D"]
+    o3, l3, n3, _ = views["3D"]
     tables["queries"] = [query_errors(from_groundtruth(o3, l3, n3, settings), n3)]
     return {k: pd.concat(v, ignore_index=True) for k, v in tables.items()}
