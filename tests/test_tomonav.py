@@ -56,6 +56,9 @@ def test_first_batch_is_the_predicted_front():
     expected = set(cand[front].tolist())
     assert 0 < len(expected) < len(cand)
     assert set(p[len(init) : len(init) + len(expected)].tolist()) == expected
+    # a batch smaller than the front takes part of it: the most crowded (spread-out) members
+    small = TomoNavSearch(init_order=1, batch=4, kappa=1.0).run(TableOracle(obj), len(init) + 4, seed=3)
+    assert len(expected) > 4 and set(small[len(init) :].tolist()) <= expected
 
 
 def test_next_batch_prefers_the_front_and_spreads_by_crowding():
