@@ -207,7 +207,7 @@ def test_trace_and_summary_carry_inferences():
 
 # ---- through run.py, as a user runs it ----
 
-def test_app_replay_and_live(tmp_path, cache_dir):
+def test_app_replay(tmp_path):
     import json
 
     from tests.test_app import run
@@ -221,6 +221,14 @@ def test_app_replay_and_live(tmp_path, cache_dir):
     assert r.returncode == 0, r.stderr
     s = json.loads((tmp_path / "replay" / "summary.json").read_text())
     assert (s["search"], s["proposals"], s["unique"], s["final_recall"]) == ("tomonav", 100, 64, 1.0)
+
+
+def test_app_live(tmp_path, cache_dir):
+    """The real live oracle on a 3⁴ lattice and 200 digits (shares the session's LeNet-5 with test_app)."""
+    import json
+
+    from tests.test_app import run
+
     r = run(["stage=live", "search=tomonav", "benchmark.levels=3", "benchmark.test_per_class=20", "budget=30",
              "search.init_random=5", "progress=false", f"cache_dir={cache_dir}", f"hydra.run.dir={tmp_path / 'live'}"],
             tmp_path)
