@@ -14,6 +14,7 @@ import logging
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import torch
 from hydra.utils import instantiate
@@ -22,6 +23,7 @@ from omegaconf import DictConfig
 from .cache import atomic_path, write_json_atomic
 from .errors import UserError
 from .groundtruth import compute_groundtruth, read_meta
+from .inferences import FULL_D, inference_summary, table_costs
 from .memo import memo_dir, recall, run_key
 from .oracle import TableOracle
 from .table import Objectives, read_table
@@ -77,6 +79,14 @@ def load_objectives(cfg: DictConfig, fidelity: DictConfig, signals=()) -> tuple[
                  "psi_clean": read_meta(path).get("psi_clean")}
 
 
+def stopping_rule(cfg: DictConfig):
+    """TestifAI's early-stopping rule (tomography.*), which prices every configuration in inferences."""
+    from .tomography.executor import Stopping
+
+    t = cfg.tomography
+    return Stopping(int(t.batch), int(t.window), float(t.delta), bool(t.early_stopping))
+
+
 def check_budget(budget, space_size: int | None = None) -> int | None:
     """The proposal budget B; null means the paper's 5 × |Θ|. Checked before any work starts."""
     if budget is None:
@@ -108,9 +118,11 @@ def run_search(cfg: DictConfig, out_dir: Path) -> dict:
     t0 = time.perf_counter()
     proposals = search.run(oracle, budget, int(cfg.seed))
     seconds = time.perf_counter() - t0
-    trace = make_trace(proposals, obj.lattice, oracle.evaluate(proposals), obj.pstar)
+    costs, unit = table_costs(identity["table"], obj.lattice, stopping_rule(cfg), int(cfg.tomography.seed))
+    trace = make_trace(proposals, obj.lattice, oracle.evaluate(proposals), obj.pstar, costs)
     summary = summarize(trace, obj.lattice, obj.pstar, proposals, **identity, search=search.name,
                         seed=int(cfg.seed), budget=budget)
+    summary.update(inference_summary(trace, obj.lattice, obj.pstar, costs, unit))
     summary["search_seconds"] = round(seconds, 4)
     # into the memo first, then linked into the run directory: a run directory with a summary
     # always has a memo behind it, so a killed sweep's finished runs are never redone
@@ -133,10 +145,12 @@ def run_live(cfg: DictConfig, out_dir: Path) -> dict:
     t0 = time.perf_counter()
     oracle = LiveOracle(benchmark, cfg.cache_dir, resolve_device(cfg.device), cfg.fidelity.column, cfg.fidelity.sign)
     proposals = search.run(oracle, budget, int(cfg.seed))
-    trace = make_trace(proposals, benchmark.lattice, oracle.evaluate(proposals), None)
+    costs = np.full(benchmark.lattice.size, len(oracle.loaded.labels), dtype=np.int64)  # live: all of D per θ
+    trace = make_trace(proposals, benchmark.lattice, oracle.evaluate(proposals), None, costs)
     ranked = ranked_list(trace, benchmark.lattice.n)
     summary = summarize(trace, benchmark.lattice, None, proposals, benchmark=benchmark.name,
                         fidelity=cfg.fidelity.name, search=search.name, seed=int(cfg.seed), budget=budget)
+    summary.update(inference_summary(trace, benchmark.lattice, None, costs, FULL_D))
     summary.update(live=True, evaluations=oracle.evaluations, psi_clean=oracle.psi_clean,
                    evaluation_seconds=round(oracle.seconds, 2), wall_seconds=round(time.perf_counter() - t0, 2))
     path = write_outputs(cfg, out_dir, trace, ranked, summary)

@@ -3,8 +3,8 @@
 A replay is deterministic (same table, search settings, seed and budget → same trace), so a
 sweep that was killed, preempted or simply launched again does not redo the runs that had
 finished: their outputs are linked into the new run directory instead. The key hashes the
-table's bytes, the fidelity column, the resolved search config, seed, budget, output format
-and the source of the code that turns them into a trace, so any change to any of them reruns.
+table's bytes, the fidelity column, the resolved search config, seed, budget, output format,
+the early-stopping settings that price inferences, and the source of the code that turns them into a trace, so any change to any of them reruns.
 """
 
 from __future__ import annotations
@@ -19,14 +19,17 @@ from omegaconf import OmegaConf
 from .cache import atomic_path, file_digest, source_hash, stable_hash
 
 log = logging.getLogger(__name__)
-CODE = ("searches", "trace.py", "recall.py", "pareto.py", "table.py", "oracle.py", "lattice.py", "memo.py")
+CODE = ("searches", "trace.py", "recall.py", "pareto.py", "table.py", "oracle.py", "lattice.py", "inferences.py",
+        "tomography/executor.py", "memo.py")
 SUMMARY = "summary.json"  # written last, so a memo with a summary is complete
 
 
 def run_key(cfg, table: str, budget: int) -> str:
     return stable_hash({"table": file_digest(Path(table)), "fidelity": OmegaConf.to_container(cfg.fidelity, resolve=True),
                         "search": OmegaConf.to_container(cfg.search, resolve=True), "seed": int(cfg.seed),
-                        "budget": budget, "format": cfg.trace_format, "code": source_hash(*CODE)})
+                        "budget": budget, "format": cfg.trace_format, "code": source_hash(*CODE),
+                        # the inference costs in the trace follow TestifAI's early-stopping settings
+                        "stopping": {k: cfg.tomography[k] for k in ("batch", "window", "delta", "early_stopping", "seed")}})
 
 
 def memo_dir(cfg, name: str, key: str) -> Path:

@@ -7,13 +7,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .inferences import cumulative
 from .lattice import Lattice
 from .recall import auc_recall, budget_to_full_recall, first_sightings, recall_curve, unique_to_full_recall
 from .searches.fast import crowding_distance, nondominated_rank
 
 
-def make_trace(proposals: np.ndarray, lattice: Lattice, values: np.ndarray, pstar: np.ndarray | None) -> pd.DataFrame:
-    """One row per proposal; `values` is (len(proposals), 2) δ and ρ of each proposal."""
+def make_trace(proposals: np.ndarray, lattice: Lattice, values: np.ndarray, pstar: np.ndarray | None,
+               costs: np.ndarray | None = None) -> pd.DataFrame:
+    """One row per proposal; `values` is (len(proposals), 2) δ and ρ of each proposal. With
+    `costs` (per-configuration inferences, by lattice index) an `inferences` column adds the
+    cumulative inferences spent (testnav/inferences.py)."""
     p = np.asarray(proposals, dtype=np.int64)
     new = first_sightings(p)
     theta = lattice.theta(p)
@@ -30,6 +34,8 @@ def make_trace(proposals: np.ndarray, lattice: Lattice, values: np.ndarray, psta
         trace["in_pstar"] = in_pstar[p]
     else:  # live search: no ground truth to compare with
         trace["in_pstar"] = pd.array([pd.NA] * len(p), dtype="boolean")
+    if costs is not None:
+        trace["inferences"] = cumulative(p, new, costs)
     return trace
 
 

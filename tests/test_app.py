@@ -36,7 +36,11 @@ def test_single_run_writes_contract_outputs(workdir, cache_dir):
     assert SUMMARY_KEYS <= set(s)
     assert (s["benchmark"], s["fidelity"], s["search"], s["seed"], s["budget"]) == ("mnist5k", "kid", "nsga2", 0, 300)
     trace = pd.read_csv(out / "trace.csv")
-    assert list(trace.columns) == ["proposal", "t1", "t2", "t3", "t4", "new", "unique", "delta", "rho", "in_pstar"]
+    # the contract's columns, then the cost-aware addition (docs/tomonav.md)
+    assert list(trace.columns) == ["proposal", "t1", "t2", "t3", "t4", "new", "unique", "delta", "rho", "in_pstar",
+                                   "inferences"]
+    assert trace.inferences.is_monotonic_increasing and trace.inferences.iloc[-1] == s["inferences"]
+    assert s["inference_unit"] == "inputs (early stopping)" and 0 < s["auc_recall_inferences"] < 1
     assert trace.proposal.tolist() == list(range(1, 301)) and s["proposals"] == 300
     assert trace.unique.iloc[-1] == s["unique"] == trace.new.sum()
     assert trace[trace.new & trace.in_pstar].shape[0] == round(s["final_recall"] * s["pstar_size"])
@@ -70,6 +74,9 @@ def test_replay_on_external_csv_table(workdir):
     assert r.returncode == 0, r.stderr
     s = json.loads((out / "summary.json").read_text())
     assert s["benchmark"] == "ext" and s["space_size"] == 64 and s["unique"] == 64 and s["final_recall"] == 1.0
+    # no per-input outcomes: every configuration costs |D|, counted as 1, so the two AUCs agree
+    assert s["inferences"] == 64 and "no per-input outcomes" in s["inference_unit"]
+    assert s["auc_recall_inferences"] == pytest.approx(s["auc_recall"])
     assert list(pd.read_csv(out / "trace.csv").columns[1:4]) == ["t1", "t2", "t3"]
 
 
@@ -135,6 +142,7 @@ def test_live_search_evaluates_the_model_and_agrees_with_groundtruth(workdir, ca
     assert "ranked list R" in r.stdout
     s = json.loads((out / "summary.json").read_text())
     assert s["live"] and s["evaluations"] == s["unique"] and s["proposals"] == 60 and s["auc_recall"] is None
+    assert s["inferences"] == s["evaluations"] * 200 and s["inference_unit"].startswith("inputs (full D")
     ranked = pd.read_csv(out / "ranked.csv")
     assert len(ranked) == s["unique"] and ranked["rank"].is_monotonic_increasing
     # the live oracle computes exactly what the ground-truth pass stores

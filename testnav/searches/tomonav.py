@@ -1,0 +1,173 @@
+"""TomoNav: tomography-guided Pareto search (beyond both papers; docs/tomonav.md).
+
+TestNav spends evaluations to find P*; TestifAI predicts the whole tomography from the
+cheap low-order tests. TomoNav combines them:
+
+1. Initial design: every configuration of order ≤ `init_order` (TestifAI's measured
+   tests, Θ≤2 by default), plus `init_random` configurations drawn uniformly from the rest.
+2. Surrogate: for δ and ρ, a model of the levels fitted on everything evaluated so far —
+   an additive main-effects model (least squares on one-hot levels, so it extrapolates to
+   higher orders the way TestifAI's independence estimate does) plus a bootstrapped random
+   forest on its residuals; the spread of the forest's trees is the uncertainty.
+   `surrogate: forest` drops the additive part (a plain forest on the levels).
+3. Batches: each unevaluated configuration gets an optimistic point μ + κ·σ; it is ranked
+   together with the *observed* values of the evaluated configurations (θ = 0 left out, as
+   from P*) by non-dominated fronts, peeled one at a time. The next batch is the
+   unevaluated members of the first front — the predicted non-dominated set not yet
+   measured — by crowding distance (largest first), then those of the next front if the
+   first has fewer than `batch`; then refit and repeat. When the predicted front holds no
+   unmeasured configuration (the model believes P* found), the next batch is twice as large
+   (`grow`), back to `batch` as soon as the front has candidates again.
+4. Once Θ is exhausted, the rest of the budget re-proposes evaluated configurations (cache
+   hits) in a seeded random order, so a run always makes exactly `budget` proposals.
+
+Only `oracle.evaluate` is used, so it runs in replay and live alike. Deterministic per seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.ensemble import RandomForestRegressor
+
+from ..errors import UserError
+from ..lattice import Lattice
+from ..pareto import nondominated_mask
+from .fast import crowding_distance
+
+SURROGATES = ("additive_forest", "forest")
+
+
+class Surrogate:
+    """Per-objective mean and uncertainty over Θ from the evaluated configurations."""
+
+    def __init__(self, lattice: Lattice, kind: str = "additive_forest", n_estimators: int = 50,
+                 min_samples_leaf: int = 1, ridge: float = 1e-3, seed: int = 0):
+        self.lattice, self.kind, self.ridge = lattice, kind, float(ridge)
+        self.forest = RandomForestRegressor(n_estimators=n_estimators, bootstrap=True, max_features=1.0,
+                                            min_samples_leaf=min_samples_leaf, random_state=seed, n_jobs=1)
+        x = lattice.tuples
+        # one-hot main effects: column (i, level) for level ≥ 1, plus an intercept
+        self.onehot = np.concatenate([np.ones((lattice.size, 1))] + [
+            (x[:, [i]] == np.arange(1, lattice.levels)[None]).astype(float) for i in range(lattice.n)], axis=1)
+        self.fits = 0
+
+    def fit(self, indices, values) -> "Surrogate":
+        idx = np.asarray(indices, dtype=np.int64)
+        y = np.asarray(values, dtype=float)
+        if self.kind == "additive_forest":
+            a = self.onehot[idx]
+            reg = self.ridge * np.eye(a.shape[1])
+            reg[0, 0] = 0.0  # no shrinkage of the intercept
+            self.coef = np.linalg.solve(a.T @ a + reg, a.T @ y)
+            resid = y - a @ self.coef
+        else:
+            self.coef = None
+            resid = y
+        self.forest.fit(self.lattice.theta(idx), resid)
+        self.fits += 1
+        return self
+
+    def predict(self, indices=None) -> tuple[np.ndarray, np.ndarray]:
+        """(mean, sd), each (m, k): sd is the spread of the forest's trees."""
+        idx = np.arange(self.lattice.size) if indices is None else np.asarray(indices, dtype=np.int64)
+        x = self.lattice.theta(idx)
+        per_tree = np.stack([t.predict(x) for t in self.forest.estimators_])  # (trees, m, k) or (trees, m)
+        if per_tree.ndim == 2:
+            per_tree = per_tree[..., None]
+        mean, sd = per_tree.mean(axis=0), per_tree.std(axis=0)
+        if self.coef is not None:
+            mean = mean + self.onehot[idx] @ self.coef
+        return mean, sd
+
+
+def next_batch(optimistic: np.ndarray, candidates: np.ndarray, observed: np.ndarray, size: int,
+               with_front: bool = False):
+    """Up to `size` of `candidates` (lattice indices, optimistic points (m, 2)): the members of
+    the first non-dominated front of candidates ∪ observed (points (o, 2)), largest crowding
+    distance first, then the next front's, and so on. Ties in crowding go to the lower index.
+    `with_front`: also return how many candidates the first front held."""
+    pts = np.concatenate([optimistic, observed])
+    is_cand = np.r_[np.ones(len(candidates), bool), np.zeros(len(observed), bool)]
+    alive = np.ones(len(pts), bool)
+    chosen: list[np.ndarray] = []
+    need, on_front = size, None
+    while need > 0 and (alive & is_cand).any():
+        live = np.flatnonzero(alive)
+        front = live[nondominated_mask(pts[live, 0], pts[live, 1])]
+        cd = crowding_distance(pts[front][None], np.zeros((1, len(front)), np.int64))[0]
+        mine = is_cand[front]
+        f, c = front[mine], cd[mine]
+        on_front = len(f) if on_front is None else on_front
+        order = np.lexsort((candidates[f], -c))
+        chosen.append(candidates[f[order[:need]]])
+        need -= min(need, len(f))
+        alive[front] = False
+    out = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
+    return (out, on_front or 0) if with_front else out
+
+
+class TomoNavSearch:
+    objectives = ("delta", "rho")
+    requires = ()
+
+    def __init__(self, name: str = "tomonav", init_order: int = 2, init_random: int = 0, batch: int = 10,
+                 kappa: float = 1.0, surrogate: str = "additive_forest", n_estimators: int = 50,
+                 min_samples_leaf: int = 1, ridge: float = 1e-3, grow: bool = True):
+        self.name = name
+        if surrogate not in SURROGATES:
+            raise UserError(f"search.surrogate={surrogate} (valid: {', '.join(SURROGATES)})")
+        for key, value, low in (("init_order", init_order, -1), ("init_random", init_random, 0), ("batch", batch, 1),
+                                ("n_estimators", n_estimators, 1), ("min_samples_leaf", min_samples_leaf, 1)):
+            if int(value) != value or value < low:
+                raise UserError(f"search.{key}={value}: must be a whole number ≥ {low}")
+        if not kappa >= 0:
+            raise UserError(f"search.kappa={kappa}: the optimism weight must be ≥ 0")
+        self.init_order, self.init_random, self.batch = int(init_order), int(init_random), int(batch)
+        self.kappa, self.surrogate, self.grow = float(kappa), surrogate, bool(grow)
+        self.forest_args = dict(n_estimators=int(n_estimators), min_samples_leaf=int(min_samples_leaf), ridge=float(ridge))
+        self.history: list[dict] = []  # one entry per refit: what was fitted and what it chose (for tests/diagnostics)
+
+    def initial_design(self, lattice: Lattice, rng: np.random.Generator) -> np.ndarray:
+        low = np.flatnonzero(lattice.orders <= self.init_order)
+        rest = np.setdiff1d(np.arange(lattice.size), low)
+        extra = rng.choice(rest, size=min(self.init_random, len(rest)), replace=False) if len(rest) else rest
+        design = np.concatenate([low, np.sort(extra)]).astype(np.int64)
+        if len(design) == 0:  # init_order=-1, init_random=0: start from one random configuration
+            design = rng.choice(lattice.size, size=1)
+        return design
+
+    def run(self, oracle, budget: int, seed: int) -> np.ndarray:
+        lattice = oracle.lattice
+        rng = np.random.default_rng(seed)
+        self.history = []
+        proposals = self.initial_design(lattice, rng)[:budget]
+        values = np.full((lattice.size, 2), np.nan)
+        values[proposals] = oracle.evaluate(proposals, self.objectives)
+        evaluated = np.zeros(lattice.size, bool)
+        evaluated[proposals] = True
+        out = [proposals]
+        b = len(proposals)
+        model = Surrogate(lattice, self.surrogate, seed=seed, **self.forest_args)
+        size = self.batch
+        while b < budget and not evaluated.all():
+            seen = np.flatnonzero(evaluated)
+            model.fit(seen, values[seen])
+            candidates = np.flatnonzero(~evaluated)
+            mean, sd = model.predict(candidates)
+            optimistic = mean + self.kappa * sd
+            observed = values[seen[seen != 0]]  # θ = 0 is the clean reference, not on P*
+            chosen, on_front = next_batch(optimistic, candidates, observed, min(size, budget - b), with_front=True)
+            self.history.append({"fit": model.fits, "evaluated": seen, "chosen": chosen, "on_front": on_front})
+            # the predicted front holds nothing unmeasured: the model thinks P* is found, so the
+            # rest is mop-up; double the batch (fewer refits) until the front has candidates again
+            size = self.batch if on_front or not self.grow else 2 * size
+            values[chosen] = oracle.evaluate(chosen, self.objectives)
+            evaluated[chosen] = True
+            out.append(chosen)
+            b += len(chosen)
+        if b < budget:  # Θ exhausted: repeats are cache hits, but still proposals
+            reps = -(-(budget - b) // lattice.size)
+            again = np.concatenate([rng.permutation(lattice.size) for _ in range(reps)])[: budget - b]
+            oracle.evaluate(again, self.objectives)
+            out.append(again)
+        return np.concatenate(out).astype(np.int64)
