@@ -51,7 +51,8 @@ MpiDefault=none
 SwitchType=switch/none
 MailProg=/bin/true
 ReturnToService=2
-KillWait=5
+# SIGTERM to SIGKILL: short, so that a requeued job stops soon (submitit ignores SIGTERM)
+KillWait=2
 InactiveLimit=0
 Waittime=0
 MinJobAge=3600

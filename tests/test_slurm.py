@@ -1,8 +1,8 @@
 """The launcher presets against a real SLURM cluster (`make test-slurm` starts one on localhost).
 
 A 2-shard ground truth of the reduced lattice runs as a job array through
-`hydra/launcher=slurm_gpu`; while it runs, shard 0 is requeued by SLURM (what preemption does)
-and shard 1 gets submitit's USR2 (what a time limit does); both resume from their chunks, and
+`hydra/launcher=slurm_gpu`; while it runs, shard 0 gets submitit's USR2 (what a time limit does)
+and shard 1 is requeued by SLURM (what preemption does); both resume from their chunks, and
 the merged table must equal one computed here without SLURM. Then a replay sweep runs through
 `hydra/launcher=slurm_cpu` and must leave a summary.json per job under results/multirun/.
 
@@ -73,9 +73,10 @@ def test_sharded_groundtruth_and_replay_sweep_on_slurm(tmp_path, cache_dir):
     interrupted = {}
     deadline = time.time() + 300
     while proc.poll() is None and time.time() < deadline and len(interrupted) < 2:
-        # shard 0 owns chunks (0,0) (0,1) (0,2) (1,0); shard 1 owns (1,1) … (2,2)
-        for shard, first, how in ((0, "chunk-0-0", ["scontrol", "requeue"]),
-                                  (1, "chunk-1-1", ["scancel", "--signal=USR2"])):
+        # shard 0 owns chunks (0,0) (0,1) (0,2) (1,0); shard 1 owns (1,1) … (2,2). A requeue is
+        # SIGTERM, which submitit ignores, then SIGKILL after KillWait: the shard with more left gets it
+        for shard, first, how in ((0, "chunk-0-0", ["scancel", "--signal=USR2"]),
+                                  (1, "chunk-1-1", ["scontrol", "requeue"])):
             if shard not in interrupted and (parts / f"{first}.parquet").exists() and (job := array_task(shard)):
                 subprocess.run([*how, job], check=True)
                 interrupted[shard] = job
@@ -86,11 +87,11 @@ def test_sharded_groundtruth_and_replay_sweep_on_slurm(tmp_path, cache_dir):
     merged = cache / "groundtruth" / reference.name
     assert merged.read_bytes() == reference.read_bytes()  # same rows, same values, same bytes
     meta = read_meta(merged)
+    assert set(interrupted) == {0, 1}, f"a shard finished before it could be interrupted: {meta['runs']}"
     for shard, job in interrupted.items():  # a requeued shard resumed from its chunks, nothing computed twice
         runs = [r for r in meta["runs"] if r["shard"] == shard]
         assert len(runs) >= 2 and runs[-1]["restart"] >= 1 and runs[-1]["chunks_reused"] >= 1, (job, meta["runs"])
         assert runs[-1]["chunks_reused"] + runs[-1]["chunks_computed"] == (4, 5)[shard]
-    assert set(interrupted) == {0, 1}, f"both shards finished before they could be interrupted: {meta['runs']}"
 
     t2 = time.time()
     proc = launch(tmp_path, "hydra/launcher=slurm_cpu", *LOCAL, "search=nsga2,ga", "search.pop_size=20",
