@@ -11,7 +11,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # pip prints one warning per missing local index folder; they are noise, not errors.
 QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: install run test test-slow figures bench clean
+.PHONY: install run test test-slow test-slurm figures bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,21 @@ test-slow: install      ## also the slow tests (full 6^4 lattice)
 
 figures: install        ## every figure and table from results/ → results/figures, results/tables, results/report.md
 	$(PY) scripts/figures.py  # a fresh clone (no runs) first gets the minimal mnist5k sweep
+
+SLURM_PKGS := slurmctld slurmd slurm-client munge
+test-slurm: install     ## the SLURM launcher test on a throwaway single-node cluster on 127.0.0.1 (root; ~1–3 min)
+	@if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sinfo >/dev/null \
+	    || ! command -v munged >/dev/null; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "test-slurm: needs root to install $(SLURM_PKGS)" >&2; exit 1; fi; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(SLURM_PKGS); \
+	fi
+	@t0=$$(date +%s%N); \
+	trap 'rc=$$?; [ $$rc = 0 ] || tail -n 30 "$${TESTNAV_SLURM_DIR:-/tmp/testnav-slurm}"/log/*.log >&2 || true; slurm/local_cluster.sh stop' EXIT; \
+	slurm/local_cluster.sh start; \
+	eval "$$(slurm/local_cluster.sh env)"; \
+	TESTNAV_SLURM=1 $(PY) -m pytest tests/test_slurm.py -s; \
+	ms=$$(( ($$(date +%s%N) - t0) / 1000000 )); \
+	echo "test-slurm: cluster start to results in $$((ms / 1000)).$$(printf %03d $$((ms % 1000))) s"
 
 bench: install          ## performance as ratios → results/bench.md, results/bench.json (~8 min)
 	$(PY) scripts/bench.py

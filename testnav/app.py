@@ -1,6 +1,7 @@
 """Stage dispatch behind run.py: a newcomer can follow a run from here to summary.json.
 
     stage=groundtruth → compute_groundtruth(benchmark)          → results/cache/groundtruth/*.parquet
+                        (groundtruth.shards=k, groundtruth.shard=i: one of k jobs; the last one merges)
     stage=search      → Objectives (table) → Search.run(Oracle) → trace, ranked list, summary.json
     stage=live        → LiveOracle (the model, memoised) → Search.run(Oracle) → same outputs, no P*
     stage=grid        → NSGA-II hyperparameter grid (§3.3)     → results/tables/grid*.csv, grid_selection.json
@@ -196,6 +197,22 @@ def run_grid_stage(cfg: DictConfig, out_dir: Path) -> dict:
     return summary
 
 
+def run_groundtruth(cfg: DictConfig) -> None:
+    """The whole table, or one shard of it (a job of a sharded sweep); the last shard merges."""
+    shards, shard = cfg.groundtruth.shards, cfg.groundtruth.shard
+    benchmark = build(cfg.benchmark)
+    path = compute_groundtruth(benchmark, cfg.cache_dir, resolve_device(cfg.device), progress=cfg.progress,
+                               shards=shards, shard=shard)
+    if path is None:
+        print(f"ground truth {benchmark.name}: shard {shard} of {shards} written; the last shard to finish "
+              f"merges the table (or a run of stage=groundtruth without shards merges and fills any gap)")
+        return None
+    meta = read_meta(path)
+    print(f"ground truth {meta.get('benchmark')}: {path}\n  clean ψ = {meta.get('psi_clean')}, "
+          f"family applications {meta.get('family_applications')} (naive {meta.get('naive_applications')})")
+    return None
+
+
 def human_summary(s: dict, out_dir: Path, trace_name: str) -> str:
     orders = ", ".join(f"Θ{k}: {c}" for k, c in enumerate(s["pstar_orders"]) if k > 0)
     full = (f"full recall after {s['unique_to_full_recall']:,} unique configurations ({s['budget_to_full_recall']:,} proposals)"
@@ -218,11 +235,7 @@ def main(cfg: DictConfig, out_dir: Path) -> dict | None:
     if cfg.stage == "groundtruth":
         if cfg.groundtruth.table:
             raise UserError("stage=groundtruth computes a benchmark's table; drop groundtruth.table=… to use it")
-        path, _ = build_groundtruth(cfg)
-        meta = read_meta(path)
-        print(f"ground truth {meta.get('benchmark')}: {path}\n  clean ψ = {meta.get('psi_clean')}, "
-              f"family applications {meta.get('family_applications')} (naive {meta.get('naive_applications')})")
-        return None
+        return run_groundtruth(cfg)
     if cfg.stage == "live":
         return run_live(cfg, out_dir)
     if cfg.stage == "grid":

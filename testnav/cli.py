@@ -14,9 +14,12 @@ import shutil
 import sys
 from pathlib import Path
 
+from omegaconf import OmegaConf
+
 from .errors import UserError
 
 GROUPS = ("benchmark", "fidelity", "search", "experiment")
+BUILTIN_LAUNCHERS = ("basic", "submitit_local", "submitit_slurm")  # Hydra's own, beside conf/hydra/launcher/
 
 
 def fail(message: str, code: int = 2):
@@ -48,7 +51,6 @@ def sweep_values(value: str) -> list[str]:
 
 def precheck(argv: list[str], conf_dir: Path) -> None:
     from hydra import compose, initialize_config_dir
-    from omegaconf import OmegaConf
 
     overrides = [a for a in argv if "=" in a and not a.startswith("-")]
     choices = {}
@@ -63,11 +65,44 @@ def precheck(argv: list[str], conf_dir: Path) -> None:
             vals = sweep_values(value)
             if vals:
                 choices[key] = vals
+        if key == "hydra/launcher":
+            valid = sorted({p.stem for p in (conf_dir / key).glob("*.yaml")} | set(BUILTIN_LAUNCHERS))
+            if value not in valid:
+                fail(f"unknown hydra/launcher '{value}' (valid: {', '.join(valid)})")
     for combo in itertools.product(*choices.values()):
         picked = dict(zip(choices, combo))
         with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3"):
-            cfg = compose(config_name="config", overrides=[f"{k}={v}" for k, v in picked.items()])
-        check_keys(overrides, OmegaConf.to_container(cfg, resolve=False), picked)
+            cfg = compose(config_name="config", overrides=[f"{k}={v}" for k, v in picked.items()],
+                          return_hydra_config=True)
+        tree = OmegaConf.to_container(cfg, resolve=False)
+        tree.pop("hydra")
+        check_keys(overrides, tree, picked)
+        check_shards(overrides, cfg, multirun=bool({"-m", "--multirun"} & set(argv)))
+
+
+def check_shards(overrides: list[str], cfg, multirun: bool) -> None:
+    """groundtruth.shard values against groundtruth.shards before any job is submitted: on a
+    cluster a bad index would otherwise fail inside the job, as a long remote traceback."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    keys = ("groundtruth.shards", "groundtruth.shard")
+    swept = [f"{k}={v}" for k, v in (cfg.hydra.sweeper.get("params") or {}).items() if k in keys] if multirun else []
+    values = {k: [OmegaConf.select(cfg, k)] for k in keys}
+    try:
+        for o in OverridesParser.create().parse_overrides(swept + [o for o in overrides if o.split("=", 1)[0] in keys]):
+            values[o.key_or_group] = list(o.sweep_iterator()) if o.is_sweep_override() else [o.value()]
+    except Exception:
+        return  # Hydra reports its own syntax errors
+    for shards in values["groundtruth.shards"]:
+        if isinstance(shards, bool) or not isinstance(shards, int) or shards < 1:
+            fail(f"groundtruth.shards={shards}: must be a whole number ≥ 1")
+        for shard in values["groundtruth.shard"]:
+            if isinstance(shard, bool) or not isinstance(shard, int) or not 0 <= shard < shards:
+                fail(f"groundtruth.shard={shard} with groundtruth.shards={shards} (valid: 0..{shards - 1})")
+        left = sorted(set(range(shards)) - set(values["groundtruth.shard"]))
+        if multirun and shards > 1 and left:
+            print(f"note: shards {left} of groundtruth.shards={shards} are not in this sweep; the table is merged "
+                  f"once they have run too (sweep groundtruth.shard='range({shards})')", file=sys.stderr)
 
 
 def check_keys(overrides: list[str], tree: dict, picked: dict) -> None:

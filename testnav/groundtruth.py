@@ -4,7 +4,9 @@ Configurations are walked in lattice order, so T1 → T1T2 → T1T2T3 → … is
 per prefix and reused by every configuration that shares it (1,295 family applications
 for 6⁴, instead of 5,184 naive). The walk is cut into chunks (one per prefix of the first
 two families) that are written atomically as they finish, so a killed run resumes at the
-first missing chunk; a file lock makes concurrent callers wait and reuse the result.
+first missing chunk; a file lock makes concurrent callers wait and reuse the result. The same
+chunks are the unit of sharding across jobs (testnav/shards.py): a shard computes a contiguous
+run of them and the run that finds all of them on disk merges the table.
 
 Randomness is tied to the prefix, not to the walk: family i at a node draws from a
 generator seeded by (perturb_seed, θ1..θi), so a prefix gives the same images however
@@ -16,7 +18,6 @@ from __future__ import annotations
 import json
 import logging
 import shutil
-import time
 from itertools import product
 from pathlib import Path
 
@@ -26,6 +27,7 @@ import torch
 from tqdm import tqdm
 
 from .cache import atomic_path, file_lock, stable_hash, verified, write_json_atomic
+from .shards import RunLog, read_runs, shard_chunks
 
 log = logging.getLogger(__name__)
 
@@ -82,54 +84,98 @@ def table_path(cache_dir, benchmark, key: str) -> Path:
     return Path(cache_dir) / "groundtruth" / f"{benchmark.name}-{key}.parquet"
 
 
-def compute_groundtruth(benchmark, cache_dir, device: str = "cpu", progress: bool = True) -> Path:
-    """Return the path of the benchmark's ground-truth table, computing what is missing."""
+def chunk_prefixes(lattice) -> list[tuple[int, ...]]:
+    """The unit of resumption and of sharding: one prefix of the first two families, in walk order."""
+    return list(product(range(lattice.levels), repeat=min(2, lattice.n - 1)))
+
+
+def compute_groundtruth(benchmark, cache_dir, device: str = "cpu", progress: bool = True,
+                        shards: int = 1, shard: int = 0) -> Path | None:
+    """Return the path of the benchmark's ground-truth table, computing what is missing.
+
+    With shards=k > 1, only shard `shard`'s chunks are computed (testnav/shards.py says which,
+    and why the cut keeps prefix sharing); the run that finds every chunk on disk merges them
+    and returns the table, a shard that finishes before the others returns None.
+    """
+    chunks = chunk_prefixes(benchmark.lattice)
+    mine = shard_chunks(chunks, shards, shard)  # checked before the model is loaded
     loaded = benchmark.load_nonempty(cache_dir)
     key = benchmark.key(loaded)
     final = table_path(cache_dir, benchmark, key)
-    if done(final):
+    if complete(final):
         return final
-    with file_lock(final.with_suffix(".lock")):
-        if done(final):  # another process finished it while we waited
+    parts = final.with_suffix(".parts")
+    table_lock = final.with_suffix(".lock")
+    # one lock per shard: shards run side by side, a duplicate of the same shard waits and reuses
+    own_lock = table_lock if shards == 1 else parts / f"shard-{shard}-of-{shards}.lock"
+    with file_lock(own_lock):
+        if complete(final):  # another process finished it while we waited
             return final
-        t0 = time.time()
-        loaded.inputs, loaded.labels = loaded.inputs.to(device), loaded.labels.to(device)
-        loaded.model.to(device)
-        benchmark.prepare_metrics(loaded)
-        clean = benchmark.score(loaded, loaded.inputs)
-        lattice = benchmark.lattice
-        parts = final.with_suffix(".parts")
-        parts.mkdir(parents=True, exist_ok=True)
-        chunk_depth = min(2, lattice.n - 1)
-        chunks = list(product(range(lattice.levels), repeat=chunk_depth))
-        rest = list(product(range(lattice.levels), repeat=lattice.n - chunk_depth))
-        finished = sum(verified(parts / chunk_name(c)) for c in chunks)
-        walker = PrefixWalker(benchmark.families, loaded.inputs, benchmark.perturb_seed)
-        with tqdm(total=lattice.size, initial=finished * len(rest), desc=f"ground truth {benchmark.name}",
-                  unit="cfg", disable=not progress) as pbar:
-            for chunk in chunks:
-                path = parts / chunk_name(chunk)
-                if verified(path):
-                    continue
-                df = rows_for(benchmark, loaded, walker, [chunk + r for r in rest], clean["psi"], pbar)
-                with atomic_path(path, checksum=True) as tmp:
-                    df.to_parquet(tmp, index=False)
-        table = pd.concat([pd.read_parquet(parts / chunk_name(c)) for c in chunks], ignore_index=True)
-        meta = {"benchmark": benchmark.name, "key": key, "psi_clean": clean["psi"], "n_inputs": len(loaded.labels),
-                "families": [f.describe() for f in benchmark.families], "levels": lattice.levels,
-                "metrics_clean": {k: v for k, v in clean.items() if k not in ("psi", "correct")},
-                "family_applications": walker.applications, "naive_applications": lattice.size * lattice.n,
-                "seconds": round(time.time() - t0, 2), "device": device}
-        write_json_atomic(final.with_suffix(".json"), meta, checksum=True)  # first: a table never lacks its meta
-        with atomic_path(final, checksum=True) as tmp:
-            table.to_parquet(tmp, index=False)
-        shutil.rmtree(parts, ignore_errors=True)
-        log.info("ground truth %s: %d configurations in %.1f s, %d family applications (naive %d)",
-                 benchmark.name, lattice.size, meta["seconds"], walker.applications, meta["naive_applications"])
+        clean = evaluate_chunks(benchmark, loaded, final, mine, (shard, shards), device, progress)
+        if shards == 1:
+            return merge(benchmark, loaded, key, final, chunks, clean, device)
+    missing = [c for c in chunks if not verified(parts / chunk_name(c))]
+    if missing and not final.exists():
+        log.info("ground truth %s shard %d/%d done; %d chunks of other shards still missing",
+                 benchmark.name, shard, shards, len(missing))
+        return None
+    with file_lock(table_lock):
+        if complete(final):
+            return final
+        return merge(benchmark, loaded, key, final, chunks, clean, device)
+
+
+def evaluate_chunks(benchmark, loaded, final: Path, chunks, shard: tuple[int, int], device: str, progress: bool) -> dict:
+    """Write every missing chunk of `chunks` atomically; return the clean scores (ψ(D), metrics)."""
+    parts = final.with_suffix(".parts")
+    parts.mkdir(parents=True, exist_ok=True)
+    done = sum(verified(parts / chunk_name(c)) for c in chunks)
+    record = RunLog(parts, *shard, device, reused=done)
+    loaded.inputs, loaded.labels = loaded.inputs.to(device), loaded.labels.to(device)
+    loaded.model.to(device)
+    benchmark.prepare_metrics(loaded)
+    clean = benchmark.score(loaded, loaded.inputs)
+    lattice = benchmark.lattice
+    rest = list(product(range(lattice.levels), repeat=lattice.n - len(chunks[0])))
+    walker = PrefixWalker(benchmark.families, loaded.inputs, benchmark.perturb_seed)
+    label = f"ground truth {benchmark.name}" + (f" shard {shard[0]}/{shard[1]}" if shard[1] > 1 else "")
+    with tqdm(total=len(chunks) * len(rest), initial=done * len(rest), desc=label, unit="cfg",
+              disable=not progress) as pbar:
+        for chunk in chunks:
+            path = parts / chunk_name(chunk)
+            if verified(path):  # finished before (a corrupted one is reported and redone)
+                continue
+            if final.exists():  # an unsharded run merged everything meanwhile
+                break
+            df = rows_for(benchmark, loaded, walker, [chunk + r for r in rest], clean["psi"], pbar)
+            with atomic_path(path, checksum=True) as tmp:
+                df.to_parquet(tmp, index=False)
+            record.chunk_done(walker.applications)
+    return clean
+
+
+def merge(benchmark, loaded, key: str, final: Path, chunks, clean: dict, device: str) -> Path:
+    """Concatenate the chunks in walk order into the table (caller holds the table's lock)."""
+    parts = final.with_suffix(".parts")
+    lattice = benchmark.lattice
+    table = pd.concat([pd.read_parquet(parts / chunk_name(c)) for c in chunks], ignore_index=True)
+    runs = read_runs(parts)
+    applications = sum(r["family_applications"] for r in runs)
+    meta = {"benchmark": benchmark.name, "key": key, "psi_clean": clean["psi"],
+            "n_inputs": len(loaded.labels), "families": [f.describe() for f in benchmark.families],
+            "levels": lattice.levels, "metrics_clean": {k: v for k, v in clean.items() if k not in ("psi", "correct")},
+            "family_applications": applications, "naive_applications": lattice.size * lattice.n,
+            "seconds": round(sum(r["seconds"] for r in runs), 2), "device": device, "runs": runs}
+    write_json_atomic(final.with_suffix(".json"), meta, checksum=True)  # first: a table never lacks its meta
+    with atomic_path(final, checksum=True) as tmp:
+        table.to_parquet(tmp, index=False)
+    shutil.rmtree(parts, ignore_errors=True)
+    log.info("ground truth %s: %d configurations in %.1f s over %d run(s), %d family applications (naive %d)",
+             benchmark.name, lattice.size, meta["seconds"], len(runs), applications, meta["naive_applications"])
     return final
 
 
-def done(final: Path) -> bool:
+def complete(final: Path) -> bool:
     """The table and its metadata are both on disk and intact (a corrupted one is recomputed)."""
     return verified(final.with_suffix(".json")) and verified(final)
 

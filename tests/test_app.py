@@ -120,6 +120,10 @@ def bad_tables(tmp):
     (["stage=query", "query='blurr >= 3'"], "query error at 0: unknown family 'blurr'"),
     (["stage=query"], "stage=query needs query="),
     (["stage=groundtruth", "benchmark.test_per_class=0"], "benchmark mnist5k: the test set D is empty"),
+    (["-m", "hydra/launcher=slurm"], "unknown hydra/launcher 'slurm' (valid: basic, local, slurm_cpu, slurm_gpu, submitit_local, submitit_slurm)"),
+    (["-m", "experiment=groundtruth_shards", "groundtruth.shards=2", "groundtruth.shard=range(3)"],
+     "groundtruth.shard=2 with groundtruth.shards=2 (valid: 0..1)"),
+    (["stage=groundtruth", "groundtruth.shards=40", "benchmark.levels=6"], "groundtruth.shards=40: must be a whole number from 1 to 36"),
 ])
 def test_bad_input_one_line_nonzero_nothing_left(case, expect, workdir, cache_dir, tmp_path):
     args = [f"groundtruth.table={bad_tables(tmp_path)[a[6:]]}" if a.startswith("table:") else a for a in case]

@@ -1,0 +1,102 @@
+"""A ground truth computed as k shards merges into the same table, byte for byte, as one
+unsharded run; a shard killed with SIGKILL resumes from its chunks; bad shard values fail early."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from testnav.errors import UserError
+from testnav.groundtruth import chunk_prefixes, compute_groundtruth, read_meta
+from testnav.lattice import Lattice
+from testnav.shards import check_shards, shard_chunks
+from tests.conftest import ROOT, small_benchmark
+
+ARGS = ["stage=groundtruth", "benchmark.levels=3", "benchmark.test_per_class=20", "progress=false"]
+
+
+@pytest.fixture(scope="module")
+def reference(cache_dir):
+    """The unsharded table of the reduced lattice (3⁴, 200 digits), and the trained model to reuse."""
+    return compute_groundtruth(small_benchmark(), cache_dir, progress=False)
+
+
+def fresh_cache(tmp_path, cache_dir, name):
+    cache = tmp_path / name
+    (cache / "models").mkdir(parents=True)
+    for f in (cache_dir / "models").glob("*.pt"):  # the same LeNet-5: only the ground truth is under test
+        (cache / "models" / f.name).write_bytes(f.read_bytes())
+    return cache
+
+
+@pytest.mark.parametrize("levels,shards", [(6, 2), (6, 3), (6, 4), (6, 5), (6, 36), (3, 2), (3, 9)])
+def test_shards_are_contiguous_balanced_and_cover_every_chunk(levels, shards):
+    chunks = chunk_prefixes(Lattice(4, levels))
+    parts = [shard_chunks(chunks, shards, s) for s in range(shards)]
+    assert [c for p in parts for c in p] == chunks  # contiguous runs, in walk order, nothing twice
+    sizes = [len(p) for p in parts]
+    assert max(sizes) - min(sizes) <= 1 and min(sizes) >= 1
+    if levels % shards == 0:  # k divides ℓ: every cut falls between θ1 blocks (no family-1 work repeated)
+        assert all(len({c[0] for c in p}) == levels // shards for p in parts)
+    cuts_inside = sum(parts[s][-1][0] == parts[s + 1][0][0] for s in range(shards - 1))
+    assert cuts_inside <= shards - 1
+
+
+def test_bad_shard_values_are_one_line_errors():
+    for shards, shard in [(0, 0), (37, 0), (2, 2), (2, -1), ("2", 0), (2, 1.5), (True, 0)]:
+        with pytest.raises(UserError, match="groundtruth.shard"):
+            check_shards(shards, shard, 36)
+    assert check_shards(36, 35, 36) == (36, 35)
+
+
+def test_shards_merge_into_the_unsharded_table_and_a_plain_run_fills_the_gap(reference, cache_dir, tmp_path):
+    """Three of four shards, then an unsharded run: it reuses their chunks, computes the missing
+    shard and merges. (The last shard merging by itself: test_a_killed_shard_resumes_from_its_chunks.)"""
+    cache = fresh_cache(tmp_path, cache_dir, "k4")
+    assert [compute_groundtruth(small_benchmark(), cache, progress=False, shards=4, shard=s) for s in range(3)] == [None] * 3
+    path = compute_groundtruth(small_benchmark(), cache, progress=False)
+    assert path.name == reference.name and path.read_bytes() == reference.read_bytes()
+    assert not path.with_suffix(".parts").exists()
+    meta = read_meta(path)
+    runs = [(r["shard"], r["shards"], r["chunks_reused"], r["chunks_computed"]) for r in meta["runs"]]
+    assert runs == [(0, 1, 6, 3), (0, 4, 0, 2), (1, 4, 0, 2), (2, 4, 0, 2)]  # 9 chunks as 2, 2, 2, 3
+    assert 80 <= meta["family_applications"] <= 80 + 3  # a cut inside a θ1 block repeats one T1
+    # any later run, sharded or not, is served the merged table
+    assert compute_groundtruth(small_benchmark(), cache, progress=False, shards=4, shard=3) == path
+
+
+def run_py(cache, run_dir, *extra):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    return subprocess.Popen([sys.executable, str(ROOT / "run.py"), *ARGS, *extra, f"cache_dir={cache}",
+                             f"hydra.run.dir={run_dir}"], cwd=run_dir.parent, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def test_a_killed_shard_resumes_from_its_chunks(reference, cache_dir, tmp_path):
+    """What a preempted or requeued SLURM job does: rerun from the start, find its chunks on disk."""
+    cache = fresh_cache(tmp_path, cache_dir, "killed")
+    parts_dir = cache / "groundtruth" / reference.with_suffix(".parts").name
+    shard0 = ["groundtruth.shards=2", "groundtruth.shard=0"]  # chunks (0,0) (0,1) (0,2) (1,0)
+    proc = run_py(cache, tmp_path / "r1", *shard0)
+    deadline = time.time() + 300
+    while len(list(parts_dir.glob("chunk-*.parquet"))) < 2 and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = {p.name: p.stat().st_mtime_ns for p in parts_dir.glob("chunk-*.parquet")}
+    assert 2 <= len(before) < 4, "killed mid-shard"
+    out = run_py(cache, tmp_path / "r2", *shard0).communicate(timeout=600)[0]
+    assert "shard 0 of 2 written" in out, out
+    assert len(list(parts_dir.glob("chunk-*.parquet"))) == 4  # the shard's four chunks, no more
+    assert all(os.stat(parts_dir / n).st_mtime_ns == t for n, t in before.items())  # not redone
+    proc = run_py(cache, tmp_path / "r3", "groundtruth.shards=2", "groundtruth.shard=1")
+    out = proc.communicate(timeout=600)[0]
+    assert proc.returncode == 0 and "family applications" in out, out
+    merged = cache / "groundtruth" / reference.name
+    assert merged.read_bytes() == reference.read_bytes()
+    runs = [r for r in read_meta(merged)["runs"] if r["shard"] == 0]
+    assert len(runs) == 2 and runs[1]["chunks_reused"] == len(before)
+    assert runs[1]["chunks_reused"] + runs[1]["chunks_computed"] == 4
