@@ -7,11 +7,8 @@ variables their first cell reads; a cold cache costs a LeNet-5 training and an 8
 
 import pathlib
 
-import pytest
-
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
-pytest.importorskip("ipykernel")
+import nbclient  # the test extra installs nbclient, nbformat and ipykernel
+import nbformat
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
