@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -152,7 +153,7 @@ def test_live_search_evaluates_the_model_and_agrees_with_groundtruth(workdir, ca
     # the live oracle computes exactly what the ground-truth pass stores
     small = ["benchmark.levels=3", "benchmark.test_per_class=20", f"cache_dir={cache_dir}", "progress=false"]
     r = run(["stage=groundtruth", *small], workdir)
-    gt = r.stdout.split("ground truth mnist5k: ")[1].split()[0]
+    gt = re.search(r"^ground truth mnist5k: (\S+\.parquet)", r.stdout, re.M).group(1)  # not the log line of a compute
     table = pd.read_parquet(gt).set_index(["t1", "t2", "t3", "t4"])
     assert len(table) == 81
     for _, row in ranked.iterrows():
