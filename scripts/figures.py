@@ -22,7 +22,8 @@ sys.path.insert(0, str(ROOT))
 
 from testnav.figures.loader import METHODS, load_results  # noqa: E402
 
-EVOLUTIONARY = [m for m in METHODS if m not in ("greedy", "random")]  # NSGA-II's machinery: engine=fast applies
+PLAIN = ["greedy", "random", "tomonav"]  # searches without NSGA-II's machinery (no search.engine key)
+EVOLUTIONARY = [m for m in METHODS if m not in PLAIN]  # engine=fast applies
 
 
 def sweep_commands(results: Path, seeds: int) -> list[list[str]]:
@@ -33,7 +34,7 @@ def sweep_commands(results: Path, seeds: int) -> list[list[str]]:
     return [
         [sys.executable, str(ROOT / "run.py"), "-m", f"search={','.join(EVOLUTIONARY)}", "search.engine=fast", *common,
          f"hydra.sweep.dir={(results / 'multirun' / stamp).resolve()}_figures_evolutionary"],
-        [sys.executable, str(ROOT / "run.py"), "-m", "search=greedy,random", *common,
+        [sys.executable, str(ROOT / "run.py"), "-m", f"search={','.join(PLAIN)}", *common,
          f"hydra.sweep.dir={(results / 'multirun' / stamp).resolve()}_figures_baselines"],
     ]
 

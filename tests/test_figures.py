@@ -165,7 +165,7 @@ def test_loader_tolerates_a_partial_sweep(tmp_path):
     res = load_results(root)
     text = "\n".join(res.missing)
     assert "tiny_ssim_ga_s0 has no summary.json" in text
-    assert "tiny/ssim: no runs of greedy, ga, delta_only" in text
+    assert "tiny/ssim: no runs of greedy, ga, tomonav, delta_only" in text
     assert "tiny/ssim/random: seed(s) 1 missing" in text
     assert "tiny/kid/random seed 2: no trace" in text
     assert "1 repeated run(s)" in text

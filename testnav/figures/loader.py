@@ -32,14 +32,15 @@ from ..table import Objectives, level_columns
 CONF = Path(__file__).resolve().parents[2] / "conf"
 
 # The paper's searches, in the order the figures use them (Table 2, Figs. 2–4).
-BASELINES = ["nsga2", "greedy", "ga", "random"]  # §4.2, Table 2 and Fig. 2
+BASELINES = ["nsga2", "greedy", "ga", "random", "tomonav"]  # §4.2, Table 2 and Fig. 2, plus issue 11's TomoNav
 ABLATIONS = ["nsga2", "delta_only", "rho_only"]  # §4.3, Fig. 3
 INPUT_LEVEL = ["nsga2", "nac", "snac", "kmnc", "tknc", "deepgini", "lsa", "dsa"]  # §4.4, Fig. 4
 METHODS = list(dict.fromkeys(BASELINES + ABLATIONS + INPUT_LEVEL))
 
 METHOD_LABELS = {"nsga2": "TestNav", "greedy": "Greedy Search", "ga": "Genetic Algorithm", "random": "Random Search",
                  "delta_only": "δ only", "rho_only": "ρ only", "nac": "NAC", "snac": "SNAC", "kmnc": "KMNC",
-                 "tknc": "TKNC", "deepgini": "DeepGini", "lsa": "LSA", "dsa": "DSA"}
+                 "tknc": "TKNC", "deepgini": "DeepGini", "lsa": "LSA", "dsa": "DSA",
+                 "tomonav": "TomoNav (beyond the papers)"}
 FIDELITY_LABELS = {"ssim": "SSIM", "kid": "KID", "chrf": "chrF", "bertf1": "BERT-F1", "rho": "ρ"}
 # Paper order of fidelity metrics; the first of a benchmark is its "primary" one (Figs. 5, 7).
 FIDELITY_ORDER = ["ssim", "chrf", "rho", "kid", "bertf1"]
