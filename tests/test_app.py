@@ -95,7 +95,8 @@ def bad_tables(tmp):
     return paths
 
 
-@pytest.mark.parametrize("case, expect", [
+# (overrides, what the one-line error must say); "table:X" replays on bad_tables()[X]
+BAD_INPUTS = [
     (["benchmark=mnist6k"], "unknown benchmark 'mnist6k' (valid: cifar10, gtsrb, humaneval, mbpp, mnist, mnist5k, qqp, roboflow, tiny_imagenet)"),
     (["fidelity=lpips"], "unknown fidelity 'lpips' (valid: bertf1, chrf, kid, ssim)"),
     (["-m", "search=nsga2,nsga3"], "unknown search 'nsga3' (valid: deepgini, delta_only, dsa, ga, greedy, kmnc, lsa, nac, nsga2"),
@@ -125,7 +126,10 @@ def bad_tables(tmp):
     (["-m", "experiment=groundtruth_shards", "groundtruth.shards=2", "groundtruth.shard=range(3)"],
      "groundtruth.shard=2 with groundtruth.shards=2 (valid: 0..1)"),
     (["stage=groundtruth", "groundtruth.shards=40", "benchmark.levels=6"], "groundtruth.shards=40: must be a whole number from 1 to 36"),
-])
+]
+
+
+@pytest.mark.parametrize("case, expect", BAD_INPUTS)
 def test_bad_input_one_line_nonzero_nothing_left(case, expect, workdir, cache_dir, tmp_path):
     args = [f"groundtruth.table={bad_tables(tmp_path)[a[6:]]}" if a.startswith("table:") else a for a in case]
     results = tmp_path / "results"

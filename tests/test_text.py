@@ -408,10 +408,10 @@ def test_mbpp_official_records_convert_to_passing_humaneval_problems():
 
 # ----------------------------------------------------------------------------- the app end to end
 
-def run_app(args, cwd):
+def run_app(args, cwd, extra_env=None):
     # one torch thread: the stand-ins are tiny, and on a shared 2-core machine thread hand-offs dominate
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(ROOT),
-           "OMP_NUM_THREADS": "1"}
+           "OMP_NUM_THREADS": "1", **(extra_env or {})}
     return subprocess.run([sys.executable, str(ROOT / "run.py"), *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=600)
 
@@ -450,6 +450,27 @@ def test_app_groundtruth_qqp(standins, tmp_path):
     # a user mistake is one line and a non-zero exit
     r = run_app(["stage=groundtruth", "benchmark=qqp", "progress=false", f"cache_dir={tmp_path / 'c'}"], tmp_path)
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "benchmark.data.path is not set" in r.stderr
+
+
+@pytest.mark.parametrize("what, change, expect", [
+    ("missing model files", {"benchmark.model.path": "{tmp}/no_such_model"}, "benchmark.model"),
+    ("missing WordNet", {"benchmark.families.0.lexicon": "wordnet"}, "nltk.downloader wordnet"),
+    ("empty dataset", {"benchmark.data.path": "{tmp}/empty.csv"}, "the test set D is empty"),
+])
+def test_app_text_bad_inputs_are_one_line(standins, tmp_path, what, change, expect):
+    s = standins
+    (tmp_path / "empty.csv").write_text("question1,question2,label\n")  # a header, no pairs
+    (tmp_path / "nltk").mkdir()
+    args = {"stage": "groundtruth", "benchmark": "qqp", "benchmark.levels": "2", "progress": "false",
+            "cache_dir": tmp_path / "c", "hydra.run.dir": tmp_path / "run", "benchmark.data.path": s["q_data"],
+            "benchmark.model.path": s["q_classifier"], "benchmark.metrics.bertf1.model": s["q_encoder"],
+            "benchmark.families.0.lexicon": s["q_lexicon"]}
+    args.update({k: v.format(tmp=tmp_path) for k, v in change.items()})
+    env = {"NLTK_DATA": str(tmp_path / "nltk")}  # no WordNet anywhere NLTK looks
+    r = run_app([f"{k}={v}" for k, v in args.items()], tmp_path, env)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode == 2 and len(lines) == 1 and expect in lines[0], (what, r.stderr[-2000:])
+    assert not (tmp_path / "run").exists() and not list((tmp_path / "c").glob("groundtruth/*.parquet"))
 
 
 @pytest.mark.parametrize("dataset", ["humaneval", "mbpp"])
