@@ -217,3 +217,17 @@ def test_figures_script_end_to_end(tmp_path, capsys):
     first = (figs / "fig2_tiny.png").read_bytes()
     assert mod.main(["--results", str(root), "--no-sweep"]) == 0  # rerun: same bytes
     assert (figs / "fig2_tiny.png").read_bytes() == first
+
+
+def test_recall_against_inferences_steps_at_what_each_new_configuration_cost():
+    from testnav.figures.loader import INFERENCE_POINTS, inference_grid, run_curves
+
+    # three new configurations costing 100, 300, 600 inferences (the second is in P*), then a repeat
+    trace = pd.DataFrame({"proposal": [1, 2, 3, 4], "new": [True, True, True, False], "unique": [1, 2, 3, 3],
+                          "in_pstar": [False, True, True, True], "inferences": [100, 400, 1000, 1000]})
+    c = run_curves(trace, pstar_size=2, space_size=4, budget=4, inferences_space=1000)
+    grid = inference_grid(1000)
+    assert len(c["inferences"]) == len(grid) == INFERENCE_POINTS and grid[-1] == 1000
+    assert c["inferences"][grid < 400].max() == 0.0  # nothing of P* paid for before 400 inferences
+    assert (c["inferences"][(grid >= 400) & (grid < 1000)] == 0.5).all() and c["inferences"][-1] == 1.0
+    assert "inferences" not in run_curves(trace.drop(columns="inferences"), 2, 4, 4, 1000)

@@ -84,6 +84,8 @@ def _recall_sentence(res: Results, b: str, fids, searches, reference="nsga2") ->
 def _fig_recall(res: Results, b: str, out: Path, number: int, searches, what: str) -> Entry | None:
     c = res.curves
     c = c[(c["benchmark"] == b) & c["search"].isin(searches)]
+    if number != 2:  # the cost-aware (inferences) row belongs to Fig. 2 only
+        c = c[c["axis"] != "inferences"]
     if c.empty:
         return None
     fids = sorted(c["fidelity"].unique(), key=lambda f: (fidelity_rank(f), f))

@@ -240,14 +240,21 @@ def report_coverage(runs: pd.DataFrame, missing: list) -> None:
 
 
 def read_trace(path: str) -> pd.DataFrame:
-    cols = ["proposal", "new", "unique", "in_pstar"]
+    cols = ["proposal", "new", "unique", "in_pstar", "inferences"]  # inferences: newer traces only
     if path.endswith(".parquet"):
-        return pd.read_parquet(path, columns=cols)
-    return pd.read_csv(path, usecols=cols)
+        df = pd.read_parquet(path)
+        return df[[c for c in cols if c in df.columns]]
+    return pd.read_csv(path, usecols=lambda c: c in cols)
 
 
-def run_curves(trace: pd.DataFrame, pstar_size: int, space_size: int, budget: int) -> dict[str, np.ndarray]:
-    """Recall@P* of one run on both axes, padded with the last value (testnav.recall's reading)."""
+INFERENCE_POINTS = 500  # the inference axis is sampled on a fixed grid: runs spend inferences in different steps
+
+
+def run_curves(trace: pd.DataFrame, pstar_size: int, space_size: int, budget: int,
+               inferences_space: float | None = None) -> dict[str, np.ndarray]:
+    """Recall@P* of one run on both axes, padded with the last value (testnav.recall's reading);
+    with an `inferences` column and the cost of all of Θ, also against inferences spent, on
+    INFERENCE_POINTS equal steps of [0, inferences_space] (issue 11's cost-aware view)."""
     new = trace["new"].astype(bool).to_numpy()
     hits = trace["in_pstar"].fillna(False).astype(bool).to_numpy()
     size = max(int(pstar_size), 1)
@@ -257,7 +264,16 @@ def run_curves(trace: pd.DataFrame, pstar_size: int, space_size: int, budget: in
         curve = np.full(max(length, len(r)), r[-1] if len(r) else 0.0)
         curve[: len(r)] = r
         out[axis] = curve[:length] if length else curve
+    if "inferences" in trace and inferences_space:
+        spent = trace["inferences"].to_numpy(dtype=float)[new]
+        steps = np.searchsorted(spent, inference_grid(inferences_space), side="right")  # proposals paid for by then
+        found = np.r_[0.0, np.cumsum(hits[new]) / size]
+        out["inferences"] = found[steps]
     return out
+
+
+def inference_grid(inferences_space: float) -> np.ndarray:
+    return np.linspace(0, float(inferences_space), INFERENCE_POINTS + 1)[1:]
 
 
 def build_curves(runs: pd.DataFrame, missing: list) -> pd.DataFrame:
@@ -265,7 +281,7 @@ def build_curves(runs: pd.DataFrame, missing: list) -> pd.DataFrame:
     if runs.empty:
         return pd.DataFrame(columns=["benchmark", "fidelity", "search", "axis", "x", "mean", "sd", "seeds"])
     for (b, f, s), g in runs.groupby(["benchmark", "fidelity", "search"], sort=True):
-        stacks = {"unique": [], "budget": []}
+        stacks = {"unique": [], "budget": [], "inferences": []}
         for _, r in g.iterrows():
             if not isinstance(r["trace"], str) or not r["trace"]:
                 missing.append(f"{b}/{f}/{s} seed {r['seed']}: no trace in {r['run_dir']} (curve skipped)")
@@ -276,15 +292,18 @@ def build_curves(runs: pd.DataFrame, missing: list) -> pd.DataFrame:
                 missing.append(f"{b}/{f}/{s} seed {r['seed']}: trace unreadable ({type(e).__name__}; skipped)")
                 continue
             space = int(r["space_size"]) if pd.notna(r.get("space_size")) else int(trace["unique"].max())
-            for axis, c in run_curves(trace, int(r["pstar_size"]), space, int(r["budget"])).items():
+            cost = r.get("inferences_space")
+            cost = float(cost) if cost is not None and pd.notna(cost) else None
+            for axis, c in run_curves(trace, int(r["pstar_size"]), space, int(r["budget"]), cost).items():
                 stacks[axis].append(c)
         for axis, cs in stacks.items():
             if not cs:
                 continue
             length = min(len(c) for c in cs)
             m = np.stack([c[:length] for c in cs])
+            x = inference_grid(cost) if axis == "inferences" else np.arange(1, length + 1)
             frames.append(pd.DataFrame({"benchmark": b, "fidelity": f, "search": s, "axis": axis,
-                                        "x": np.arange(1, length + 1), "mean": m.mean(0),
+                                        "x": x[:length], "mean": m.mean(0),
                                         "sd": m.std(0, ddof=1) if len(m) > 1 else np.zeros(length),
                                         "seeds": len(m)}))
     if not frames:

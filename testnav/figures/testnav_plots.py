@@ -70,7 +70,8 @@ def best_point(curve: pd.DataFrame) -> tuple[int, float]:
     return int(curve["x"].iloc[i]), float(m[i])
 
 
-AXIS_LABELS = {"unique": "unique configurations u", "budget": "budget (proposals)"}
+AXIS_LABELS = {"unique": "unique configurations u", "budget": "budget (proposals)",
+               "inferences": "model inferences (early stopping)"}
 
 
 @styled
@@ -82,7 +83,7 @@ def plot_recall(curves: pd.DataFrame, path, searches, title: str = "", reference
     square where each method first reaches its best recall.
     """
     fids = list(dict.fromkeys(curves["fidelity"]))
-    axes_kinds = [a for a in ("unique", "budget") if (curves["axis"] == a).any()]
+    axes_kinds = [a for a in ("unique", "budget", "inferences") if (curves["axis"] == a).any()]
     fig, axes = plt.subplots(len(axes_kinds), len(fids), figsize=(3.6 * len(fids), 2.6 * len(axes_kinds)),
                              squeeze=False)
     shown = []
