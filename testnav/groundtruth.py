@@ -26,7 +26,7 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
-from .cache import atomic_path, file_lock, stable_hash, verified, write_json_atomic
+from .cache import atomic_path, checksum_path, file_lock, stable_hash, verified, write_json_atomic
 from .shards import RunLog, read_runs, shard_chunks
 
 log = logging.getLogger(__name__)
@@ -176,8 +176,13 @@ def merge(benchmark, loaded, key: str, final: Path, chunks, clean: dict, device:
 
 
 def complete(final: Path) -> bool:
-    """The table and its metadata are both on disk and intact (a corrupted one is recomputed)."""
-    return verified(final.with_suffix(".json")) and verified(final)
+    """The table and its metadata are both on disk and intact. If either is missing or corrupted
+    the table is removed too, so the run recomputes both instead of trusting half a product."""
+    if verified(final.with_suffix(".json")) and verified(final):
+        return True
+    final.unlink(missing_ok=True)
+    checksum_path(final).unlink(missing_ok=True)
+    return False
 
 
 def chunk_name(chunk: tuple[int, ...]) -> str:

@@ -74,6 +74,7 @@ def test_cache_hit_and_resume_after_interruption(table, cache_dir):
 @pytest.mark.parametrize("victim", [".parquet", ".json"])
 def test_corrupted_cache_file_is_detected_reported_and_recomputed(victim, tmp_path, cache_dir, caplog):
     cache_copy = tmp_path / "cache"
+    small_benchmark().load(cache_dir)  # trains the session's LeNet-5 if this test runs first
     shutil.copytree(cache_dir / "models", cache_copy / "models")  # the same LeNet-5; only the table is under test
     path = compute_groundtruth(small_benchmark(), cache_copy, progress=False)
     good = path.read_bytes()

@@ -12,9 +12,11 @@ import logging
 import time
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from ..cache import atomic_path, file_lock, source_hash, stable_hash, verified
+from ..errors import UserError
 from ..models.lenet import LeNet5, predict, train_classifier
 from .vision import Loaded, VisionBenchmark, stratified_split
 
@@ -26,6 +28,9 @@ class Mnist5k(VisionBenchmark):
                  split_seed=0, model=None, perturb_seed=0, batch_size=1024):
         super().__init__(name, families, levels, metrics or {}, signals, perturb_seed, batch_size)
         self.test_per_class = int(test_per_class)
+        if self.test_per_class < 1:
+            raise UserError(f"benchmark.test_per_class={test_per_class}: must be ≥ 1 (digits per class in D; "
+                            "the rest of each class trains LeNet-5)")
         self.split_seed = int(split_seed)
         self.recipe = dict(model or {"epochs": 12, "lr": 1e-3, "batch_size": 64, "seed": 0})
 
@@ -38,6 +43,10 @@ class Mnist5k(VisionBenchmark):
         x, y = mnist_data()
         x = torch.tensor(x.reshape(-1, 1, 28, 28) / 255.0, dtype=torch.float32)
         y = torch.tensor(y, dtype=torch.int64)
+        fewest = int(np.bincount(y.numpy()).min())
+        if self.test_per_class >= fewest:
+            raise UserError(f"benchmark.test_per_class={self.test_per_class}: must be < {fewest} (the smallest "
+                            f"class has {fewest} digits, and some must be left to train LeNet-5)")
         train, test = stratified_split(y.numpy(), self.test_per_class, self.split_seed)
         return x[train], y[train], x[test], y[test]
 
@@ -67,7 +76,6 @@ class Mnist5k(VisionBenchmark):
         try:
             model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
         except Exception as e:
-            from ..errors import UserError
             raise UserError(f"model checkpoint {path} is unreadable ({type(e).__name__}); delete it to retrain") from e
         model.eval()
         return Loaded(inputs=x_test, labels=y_test, model=model, model_key=key, train_inputs=x_train,
