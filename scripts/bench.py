@@ -7,6 +7,11 @@ Writes results/bench.md and results/bench.json. Sections (issue 10):
   4. replay: time per run of each search and engine; the 5,120-run grid projected from a measured sample
   5. tomography cost: inferences of full, partial and early-stopped partial tomography
   7. peak resident memory of the ground-truth stage and of a grid replay
+  8. CaiT-S36 (random weights) throughput and the projected cost of TestNav's Tiny-ImageNet ground
+     truth (1,296 configurations × |D| images): on a CUDA GPU, batch 256, bf16 autocast,
+     channels-last, with the four families' GPU throughput against the CPU reference; without
+     one, "no CUDA device: GPU rows skipped" and the same projection from a small float32 CPU
+     measurement, labelled as CPU
 Repeated timings are interleaved (A, B, A, B, …) and reported as median and spread, so a
 noisy shared machine skews both sides alike.
 
@@ -59,9 +64,125 @@ def run_app(args, cache) -> tuple[float, int, str]:
 
 def section_families(quick: bool) -> dict:
     args = ["--batch", "200", "--ref-images", "50"] if quick else []
-    r = subprocess.run([PY, str(ROOT / "scripts" / "bench_families.py"), *args], cwd=ROOT, env=ENV,
-                       capture_output=True, text=True)
-    return {"markdown": r.stdout.strip(), "ok": r.returncode == 0}
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = Path(tmp) / "rows.json"
+        r = subprocess.run([PY, str(ROOT / "scripts" / "bench_families.py"), *args, "--json", str(rows)], cwd=ROOT,
+                           env=ENV, capture_output=True, text=True)
+        return {"markdown": r.stdout.strip(), "ok": r.returncode == 0,
+                "rows": json.loads(rows.read_text()) if rows.exists() else []}
+
+
+TINY = {"configurations": 1296, "levels": 6, "images": 10_000, "input_size": 384,
+        "families": ("speckle_noise", "glass_blur", "brightness", "pixelate")}  # conf/benchmark/tiny_imagenet.yaml
+
+
+def project_groundtruth(n_images: int, model_images_per_s: float, family_images_per_s, levels: int = 6) -> dict:
+    """Seconds for one ground truth over levels^k configurations × n_images: the inferences
+    (configurations × n_images ÷ model throughput) plus the perturbations with prefix sharing,
+    where the i-th family (0-based, in lattice order) is applied (levels − 1)·levels^i times to
+    the whole data set (1,295 applications for 4 families × 6 levels)."""
+    k = len(family_images_per_s)
+    configs = levels ** k
+    apps = [(levels - 1) * levels ** i for i in range(k)]
+    inference = configs * n_images / model_images_per_s
+    perturb = n_images * sum(a / f for a, f in zip(apps, family_images_per_s))
+    return {"configurations": configs, "images": n_images, "inferences": configs * n_images,
+            "family_applications": apps, "inference_seconds": inference, "perturbation_seconds": perturb,
+            "total_seconds": inference + perturb}
+
+
+def _family_throughput(device, size: int, batch: int, repeat: int, names=None) -> dict:
+    """Our families from conf/families/imagenet_c_<size>.yaml at level 3 on `device`: images/s (best of repeat)."""
+    import torch
+    from hydra.utils import instantiate
+    from omegaconf import OmegaConf
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_families import REFERENCE_NAME, TABLES, images
+
+    sync = torch.cuda.synchronize if torch.device(device).type == "cuda" else (lambda: None)
+    fams = instantiate(OmegaConf.load(ROOT / "conf" / "families" / f"{TABLES[size]}.yaml").families, _convert_="all")
+    x = images(batch, size).to(device)
+    out = {}
+    for f in fams:
+        name = REFERENCE_NAME[type(f).__name__]
+        if names and name not in names:
+            continue
+        f(x[:8], 3, torch.Generator().manual_seed(0))
+        best = []
+        for _ in range(repeat):
+            sync()
+            t0 = time.perf_counter()
+            f(x, 3, torch.Generator().manual_seed(0))
+            sync()
+            best.append(time.perf_counter() - t0)
+        out[name] = batch / min(best)
+    return out
+
+
+def _cait_throughput(device, batch: int, repeat: int, bf16: bool) -> dict:
+    import torch
+
+    from testnav.models.classifier import ModelSpec
+
+    model = ModelSpec("cait_s36_384", 200, input_size=TINY["input_size"], random_weights=True).build().to(device)
+    cuda = torch.device(device).type == "cuda"
+    if cuda:
+        model = model.to(memory_format=torch.channels_last)
+    x = torch.rand(batch, 3, TINY["input_size"], TINY["input_size"], device=device)
+    if cuda:
+        x = x.contiguous(memory_format=torch.channels_last)
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    times = []
+    with torch.inference_mode(), torch.autocast(torch.device(device).type, dtype=torch.bfloat16, enabled=bf16):
+        model(x)  # warm-up (cuDNN/cuBLAS autotuning, first-touch)
+        for _ in range(repeat):
+            sync()
+            t0 = time.perf_counter()
+            model(x)
+            sync()
+            times.append(time.perf_counter() - t0)
+    med = statistics.median(times)
+    return {"batch": batch, "repeat": repeat, "dtype": "bf16 autocast" if bf16 else "float32",
+            "seconds_per_batch": {"median": med, "min": min(times), "max": max(times)}, "images_per_s": batch / med}
+
+
+def section_gpu(quick: bool, family_rows=(), cuda_available: bool | None = None) -> dict:
+    """Section 8 on a CUDA device: families on the GPU against the CPU reference, CaiT-S36 at
+    batch 256 bf16, the projected Tiny-ImageNet ground truth. Without one: skipped."""
+    if cuda_available is None:
+        import torch
+
+        cuda_available = torch.cuda.is_available()
+    if not cuda_available:
+        print("no CUDA device: GPU rows skipped", file=sys.stderr)
+        return {"skipped": "no CUDA device: GPU rows skipped"}
+    import torch
+
+    ref = {(r["family"], r["size"]): r["reference"] for r in family_rows}
+    fams = {size: _family_throughput("cuda", size, 1000 if quick else 10_000, 3) for size in (32, 64)}
+    rows = [{"family": n, "size": s, "ours_gpu": v, "reference_cpu": ref.get((n, s)),
+             "ratio": v / ref[n, s] if (n, s) in ref else None} for s, d in fams.items() for n, v in d.items()]
+    cait = _cait_throughput("cuda", 256, 5 if quick else 20, bf16=True)
+    proj = project_groundtruth(TINY["images"], cait["images_per_s"], [fams[64][n] for n in TINY["families"]], TINY["levels"])
+    return {"device": torch.cuda.get_device_name(0), "families": rows, "cait_s36": cait, "projection": proj}
+
+
+def section_cpu_model(quick: bool) -> dict:
+    """Without a GPU: CaiT-S36 float32 on the CPU at a small batch (a few images, all threads) and
+    the four families at 64 px (one thread, as in the table), projected to the same ground truth."""
+    import torch
+
+    threads = torch.get_num_threads()
+    cait = _cait_throughput("cpu", 1 if quick else 2, 1 if quick else 2, bf16=False)
+    torch.set_num_threads(1)
+    try:
+        fams = _family_throughput("cpu", 64, 1000, 2, TINY["families"])
+    finally:
+        torch.set_num_threads(threads)
+    cait["threads"] = threads
+    proj = project_groundtruth(TINY["images"], cait["images_per_s"], [fams[n] for n in TINY["families"]], TINY["levels"])
+    return {"device": "cpu", "cait_s36": cait, "families_64px_one_thread": fams, "projection": proj}
 
 
 def section_prefix(n_inputs: int) -> dict:
@@ -178,6 +299,9 @@ def main(argv=None):
         report["replay"] = section_replay(table)
         report["tomography"] = section_tomography(table)
     report["families"] = section_families(args.quick)
+    report["gpu"] = section_gpu(args.quick, report["families"]["rows"])
+    if "skipped" in report["gpu"]:
+        report["cpu_model"] = section_cpu_model(args.quick)
     out = ROOT / "results"
     out.mkdir(exist_ok=True)
     (out / "bench.json").write_text(json.dumps(report, indent=2, default=float) + "\n")
@@ -205,7 +329,48 @@ def render(r: dict) -> str:
     lines += [f"| peak RSS: `python run.py` cold (ground truth) | {m['run_py_cold_including_groundtruth']} MiB |",
               f"| peak RSS: grid replay | {m['grid_replay']} MiB |", "", "## Perturbation throughput", "",
               r["families"]["markdown"], ""]
+    lines += render_model(r)
     return "\n".join(lines)
+
+
+def _duration(s: float) -> str:
+    return f"{s / 86400:.1f} days" if s >= 2 * 86400 else f"{s / 3600:.1f} h" if s >= 3600 else f"{s / 60:.1f} min"
+
+
+def render_model(r: dict) -> list[str]:
+    """Section 8 as Markdown: GPU rows, or the skip line and the CPU projection."""
+    g = r.get("gpu", {})
+    lines = ["## Tiny-ImageNet ground truth: CaiT-S36 throughput and projection", ""]
+    if "skipped" in g:
+        lines += [f"{g['skipped']}.", ""]
+        c = r.get("cpu_model")
+        if not c:
+            return lines
+        m, p = c["cait_s36"], c["projection"]
+        fam = ", ".join(f"{n} {v:,.0f}" for n, v in c["families_64px_one_thread"].items())
+        lines += ["CPU measurement instead (not the GPU figure issue 10 asks for; labelled CPU throughout):", "",
+                  "| measure | value |", "|---|---|",
+                  f"| CaiT-S36 (384 px, random weights) on the **CPU**, {m['dtype']}, batch {m['batch']}, "
+                  f"{m['threads']} thread(s) | {m['images_per_s']:.2f} images/s (median of {m['repeat']}; "
+                  f"{m['seconds_per_batch']['min']:.1f}–{m['seconds_per_batch']['max']:.1f} s per batch) |",
+                  f"| families at 64 px, **CPU**, one thread (images/s) | {fam} |"]
+    else:
+        m, p = g["cait_s36"], g["projection"]
+        lines += [f"Device: {g['device']}.", "", "| family | size | ours on GPU (img/s) | reference, CPU (img/s) | ratio |",
+                  "|---|---|---:|---:|---:|"]
+        for row in g["families"]:
+            ref = f"{row['reference_cpu']:,.0f}" if row["reference_cpu"] else "–"
+            ratio = f"{row['ratio']:.1f}×" if row["ratio"] else "–"
+            lines.append(f"| {row['family']} | {row['size']} | {row['ours_gpu']:,.0f} | {ref} | {ratio} |")
+        lines += ["", "| measure | value |", "|---|---|",
+                  f"| CaiT-S36 (384 px, random weights), {m['dtype']}, channels-last, batch {m['batch']} | "
+                  f"{m['images_per_s']:,.0f} images/s (median of {m['repeat']}) |"]
+    where = "CPU" if "skipped" in g else "one GPU"
+    lines += [f"| projected ground truth on {where}: {p['configurations']:,} configurations × {p['images']:,} images "
+              f"| {_duration(p['total_seconds'])}: inference {_duration(p['inference_seconds'])} "
+              f"({p['inferences']:,} inferences), perturbation {_duration(p['perturbation_seconds'])} "
+              f"({sum(p['family_applications']):,} family applications to the data set) |", ""]
+    return lines
 
 
 if __name__ == "__main__":

@@ -7,7 +7,13 @@ batch, and the reference per image (its own function with the same table swapped
 `--ref-images` images of the same batch. Throughput is images/s (best of `--repeat` runs);
 ratio = ours / reference. torch runs on one thread by default (`--threads`), so the ratio is
 per core. Prints a Markdown table and the geometric mean of the ratios over
-speckle, glass, brightness and pixelate.
+speckle, glass, brightness and pixelate (progress lines go to stderr).
+
+Our side is timed twice: in this process (PyTorch's default CPU allocation) and in a child
+process with THP_MEM_ALLOC_ENABLE=1 (PyTorch backs allocations ≥ 2 MiB with transparent huge
+pages). A fresh 1,000-image output at 64 px is 49 MB; with 4 KiB pages each call page-faults it
+in, which alone costs about as long as the whole per-image reference on one pixelate batch.
+The child only times our families (`--ours-only`); `--no-thp` skips it.
 
     python scripts/bench_families.py                 # batch 1,000, < ~2 min on 2 cores
     python scripts/bench_families.py --batch 200 --ref-images 50
@@ -16,8 +22,12 @@ speckle, glass, brightness and pixelate.
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import os
 import pathlib
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -57,6 +67,10 @@ def best_time(fn, repeat: int) -> float:
     return min(times)
 
 
+def geomean(v) -> float:
+    return math.exp(sum(map(math.log, v)) / len(v))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--batch", type=int, default=1000, help="images per batch for our families")
@@ -66,12 +80,15 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1,
                     help="torch CPU threads (default 1: per-core comparison with the single-threaded reference)")
+    ap.add_argument("--no-thp", action="store_true", help="skip the THP_MEM_ALLOC_ENABLE=1 timing of our side")
+    ap.add_argument("--json", type=pathlib.Path, help="also write the rows as JSON here")
+    ap.add_argument("--ours-only", action="store_true", help=argparse.SUPPRESS)  # the THP child: JSON of ours
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
 
     from PIL import Image
 
-    rows, ratios = [], {}
+    rows, ratios, ours_only = [], {}, {}
     for size in args.sizes:
         families = instantiate(OmegaConf.load(ROOT / "conf" / "families" / f"{TABLES[size]}.yaml").families,
                                _convert_="all")
@@ -80,32 +97,63 @@ def main(argv=None):
         pil = [Image.fromarray(img) for img in u8]
         for family in families:
             name = REFERENCE_NAME[type(family).__name__]
+            family(x[:8], args.level, torch.Generator().manual_seed(0))  # warm caches
+            t_ours = best_time(lambda: family(x, args.level, torch.Generator().manual_seed(0)), args.repeat)
+            ours = args.batch / t_ours
+            if args.ours_only:
+                ours_only[f"{name} {size}"] = ours
+                continue
             ref = reference_function(name, family.params)
             kwargs = {"seed": 0} if name == "glass_blur" else {}
-            family(x[:8], args.level, torch.Generator().manual_seed(0))  # warm caches
             np.uint8(ref(pil[0], args.level, **kwargs))  # warm (numba compiles glass_blur once)
-            t_ours = best_time(lambda: family(x, args.level, torch.Generator().manual_seed(0)), args.repeat)
             t_ref = best_time(lambda: [np.uint8(ref(p, args.level, **kwargs)) for p in pil], args.repeat)
-            ours, theirs = args.batch / t_ours, len(pil) / t_ref
+            theirs = len(pil) / t_ref
             ratios[name, size] = ours / theirs
-            rows.append((name, size, family.params[args.level - 1], ours, theirs, ours / theirs))
-            print(f"  {name} {size}px: ours {ours:,.0f} img/s, reference {theirs:,.0f} img/s", flush=True)
+            rows.append((name, size, family.params[args.level - 1], ours, theirs))
+            print(f"  {name} {size}px: ours {ours:,.0f} img/s, reference {theirs:,.0f} img/s", file=sys.stderr, flush=True)
+    if args.ours_only:
+        print(json.dumps(ours_only))
+        return
 
-    print()
+    thp = {}
+    if not args.no_thp:
+        child = [a for a in (argv if argv is not None else sys.argv[1:])] + ["--ours-only"]
+        if "--json" in child:  # the child prints its JSON
+            i = child.index("--json")
+            del child[i:i + 2]
+        r = subprocess.run([sys.executable, __file__, *child], capture_output=True, text=True,
+                           env={**os.environ, "THP_MEM_ALLOC_ENABLE": "1"})
+        if r.returncode == 0:
+            thp = json.loads(r.stdout.strip().splitlines()[-1])
+        else:
+            print(f"THP child failed:\n{r.stderr[-2000:]}", file=sys.stderr)
+
     print(f"Batch {args.batch} (reference: {args.ref_images} images, one at a time), level {args.level}, "
-          f"torch {torch.__version__} CPU, {torch.get_num_threads()} thread(s); reference single-threaded.")
+          f"torch {torch.__version__} CPU, {torch.get_num_threads()} thread(s); reference single-threaded. "
+          "THP: our side again in a process with THP_MEM_ALLOC_ENABLE=1 (huge-page allocations, "
+          "no per-call page faults on batch-sized outputs).")
     print()
-    print("| family | size | parameter | ours (img/s) | reference (img/s) | ratio |")
-    print("|---|---|---|---:|---:|---:|")
-    for name, size, param, ours, theirs, ratio in rows:
-        print(f"| {name} | {size} | {param} | {ours:,.0f} | {theirs:,.0f} | {ratio:.2f}× |")
+    print("| family | size | parameter | ours (img/s) | ours, THP (img/s) | reference (img/s) | ratio | ratio, THP |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
+    ratios_thp = {}
+    if args.json:
+        args.json.write_text(json.dumps([{"family": n, "size": sz, "param": str(pm), "ours": o, "reference": t,
+                                          "ours_thp": thp.get(f"{n} {sz}")} for n, sz, pm, o, t in rows]))
+    for name, size, param, ours, theirs in rows:
+        o_thp = thp.get(f"{name} {size}")
+        if o_thp:
+            ratios_thp[name, size] = o_thp / theirs
+        cells = (f"{o_thp:,.0f}", f"{o_thp / theirs:.2f}×") if o_thp else ("–", "–")
+        print(f"| {name} | {size} | {param} | {ours:,.0f} | {cells[0]} | {theirs:,.0f} | {ours / theirs:.2f}× | {cells[1]} |")
     print()
-    for size in args.sizes:
-        g = [ratios[n, size] for n in GEOMEAN if (n, size) in ratios]
-        print(f"geometric mean ratio over {', '.join(GEOMEAN)} at {size} px: "
-              f"{math.exp(sum(map(math.log, g)) / len(g)):.2f}×")
-    g = [ratios[n, s] for n in GEOMEAN for s in args.sizes if (n, s) in ratios]
-    print(f"geometric mean ratio over {', '.join(GEOMEAN)}, all sizes: {math.exp(sum(map(math.log, g)) / len(g)):.2f}×")
+    for label, rs in (("", ratios), (", THP", ratios_thp)):
+        if not rs:
+            continue
+        for size in args.sizes:
+            g = [rs[n, size] for n in GEOMEAN if (n, size) in rs]
+            print(f"geometric mean ratio{label} over {', '.join(GEOMEAN)} at {size} px: {geomean(g):.2f}×  ")
+        g = [rs[n, s] for n in GEOMEAN for s in args.sizes if (n, s) in rs]
+        print(f"geometric mean ratio{label} over {', '.join(GEOMEAN)}, all sizes: {geomean(g):.2f}×  ")
 
 
 if __name__ == "__main__":

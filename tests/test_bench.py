@@ -1,0 +1,67 @@
+"""scripts/bench.py's section 8 without a GPU: the projection arithmetic and the clean skip.
+No timing assertions (the bench reports ratios; nothing here is timed)."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_script", ROOT / "scripts" / "bench.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_projection_of_the_tiny_imagenet_ground_truth(bench):
+    """1,296 configurations × 10,000 images at 1,000 images/s is 12,960 s of inference; the four
+    families are applied 5, 30, 180 and 1,080 times (1,295, prefix sharing) to the data set."""
+    p = bench.project_groundtruth(10_000, 1000.0, [1e4, 2e4, 4e4, 5e4], levels=6)
+    assert p["configurations"] == 1296 and p["inferences"] == 12_960_000
+    assert p["family_applications"] == [5, 30, 180, 1080] and sum(p["family_applications"]) == 1295
+    assert math.isclose(p["inference_seconds"], 12_960.0)
+    expected = 10_000 * (5 / 1e4 + 30 / 2e4 + 180 / 4e4 + 1080 / 5e4)
+    assert math.isclose(p["perturbation_seconds"], expected)
+    assert math.isclose(p["total_seconds"], 12_960.0 + expected)
+
+
+def test_projection_scales_with_levels_and_families(bench):
+    p = bench.project_groundtruth(7, 7.0, [1.0, 1.0], levels=3)  # 9 configurations, 2 + 6 applications
+    assert p["configurations"] == 9 and p["family_applications"] == [2, 6]
+    assert math.isclose(p["inference_seconds"], 9.0) and math.isclose(p["perturbation_seconds"], 56.0)
+
+
+def test_gpu_section_is_skipped_without_a_device(bench, capsys):
+    out = bench.section_gpu(quick=True, family_rows=[], cuda_available=False)
+    assert out == {"skipped": "no CUDA device: GPU rows skipped"}
+    assert "no CUDA device: GPU rows skipped" in capsys.readouterr().err
+
+
+def test_report_renders_the_skip_and_the_cpu_projection(bench):
+    proj = bench.project_groundtruth(10_000, 0.2, [1e4] * 4)
+    r = {"gpu": {"skipped": "no CUDA device: GPU rows skipped"},
+         "cpu_model": {"cait_s36": {"dtype": "float32", "batch": 2, "threads": 2, "repeat": 2, "images_per_s": 0.2,
+                                    "seconds_per_batch": {"median": 10.0, "min": 9.0, "max": 11.0}},
+                       "families_64px_one_thread": {n: 1e4 for n in bench.TINY["families"]}, "projection": proj}}
+    md = "\n".join(bench.render_model(r))
+    assert "no CUDA device: GPU rows skipped." in md
+    assert "on the **CPU**" in md and "projected ground truth on CPU" in md and "1,296 configurations" in md
+    assert "days" in md  # 12,960,000 inferences at 0.2 images/s
+
+
+def test_report_renders_gpu_rows(bench):
+    proj = bench.project_groundtruth(10_000, 2000.0, [1e5] * 4)
+    r = {"gpu": {"device": "H200", "families": [{"family": "pixelate", "size": 64, "ours_gpu": 1e6,
+                                                  "reference_cpu": 2.5e4, "ratio": 40.0}],
+                 "cait_s36": {"dtype": "bf16 autocast", "batch": 256, "repeat": 20, "images_per_s": 2000.0},
+                 "projection": proj}}
+    md = "\n".join(bench.render_model(r))
+    assert "| pixelate | 64 | 1,000,000 | 25,000 | 40.0× |" in md
+    assert "batch 256" in md and "projected ground truth on one GPU" in md and "1.8 h" in md
