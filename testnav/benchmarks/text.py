@@ -124,6 +124,9 @@ def model_fingerprint(path: str) -> str:
 
 
 def load_pretrained(loader, spec: str, what: str, **kwargs):
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # local files load in a second; the bar only buries a one-line error
     path = resolve_pretrained(spec, what)
     try:
         return loader.from_pretrained(path, local_files_only=True, **kwargs), path
