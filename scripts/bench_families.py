@@ -32,10 +32,10 @@ import time
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
+from testnav.data.scenes import scenes
 from testnav.families.reference import reference_function
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -47,14 +47,8 @@ GEOMEAN = ("speckle_noise", "glass_blur", "brightness", "pixelate")
 
 
 def images(n: int, size: int, seed: int = 0) -> torch.Tensor:
-    """Smooth random colour fields with sharp-edged discs, on the uint8 grid."""
-    g = torch.Generator().manual_seed(seed)
-    x = F.interpolate(torch.rand(n, 3, 5, 5, generator=g), size=size, mode="bicubic", align_corners=False)
-    yy, xx = torch.meshgrid(torch.arange(size) / size, torch.arange(size) / size, indexing="ij")
-    for _ in range(3):
-        cy, cx, r = torch.rand(3, n, 1, 1, generator=g)
-        disc = (((yy - cy) ** 2 + (xx - cx) ** 2) < (0.1 + 0.25 * r) ** 2).float()[:, None]
-        x = x * (1 - disc) + torch.rand(n, 3, 1, 1, generator=g) * disc
+    """The test suite's synthetic scenes (testnav/data/scenes.py), on the uint8 grid."""
+    x = scenes(n, size, torch.Generator().manual_seed(seed))
     return (x.clamp(0, 1) * 255).round() / 255
 
 

@@ -21,6 +21,7 @@ from hydra.utils import instantiate
 from omegaconf import OmegaConf
 from PIL import Image, ImageEnhance
 
+from testnav.data.scenes import scenes
 from testnav.families import uniform
 from testnav.families.darken import Darken
 from testnav.families.deeptest_brightness import DeepTestBrightness
@@ -67,12 +68,7 @@ def make_images(n, size, digits, seed=0):
     """Half smooth scenes (bicubic low-frequency colour field + three sharp-edged discs), half
     MNIST digits upsampled and tinted on a coloured background; rounded to the uint8 grid."""
     g = gen(seed)
-    base = F.interpolate(torch.rand(n, 3, 5, 5, generator=g), size=size, mode="bicubic", align_corners=False)
-    yy, xx = torch.meshgrid(torch.arange(size) / size, torch.arange(size) / size, indexing="ij")
-    for _ in range(3):
-        cy, cx, r = torch.rand(3, n, 1, 1, generator=g)
-        disc = (((yy - cy) ** 2 + (xx - cx) ** 2) < (0.1 + 0.25 * r) ** 2).float()[:, None]
-        base = base * (1 - disc) + torch.rand(n, 3, 1, 1, generator=g) * disc
+    base = scenes(n, size, g)
     k = n // 2
     d = F.interpolate(digits[:k], size=size, mode="bilinear", align_corners=False).clamp(0, 1)
     bg, fg = torch.rand(k, 3, 1, 1, generator=g) * 0.6, torch.rand(k, 3, 1, 1, generator=g)
