@@ -17,10 +17,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import torch
-from hydra.utils import instantiate
 from omegaconf import DictConfig
 
+from .assemble import build, build_groundtruth, resolve_device
 from .cache import atomic_path, write_json_atomic
 from .errors import UserError
 from .groundtruth import compute_groundtruth, read_meta
@@ -32,35 +31,6 @@ from .trace import make_trace, ranked_list, summarize
 
 log = logging.getLogger(__name__)
 STAGES = ("search", "groundtruth", "live", "grid", "tomography", "query", "study")
-
-
-def resolve_device(name: str) -> str:
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if name not in ("cpu", "cuda") and not name.startswith("cuda:"):
-        raise UserError(f"device={name} (valid: auto, cpu, cuda, cuda:N)")
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise UserError(f"device={name} but no CUDA device is available (use device=cpu or device=auto)")
-    return name
-
-
-def build(node: DictConfig, **kwargs):
-    """instantiate() from YAML, surfacing our UserError instead of Hydra's wrapped, multi-line one."""
-    try:
-        return instantiate(node, _convert_="all", **kwargs)
-    except Exception as e:
-        cause = e
-        while cause is not None and not isinstance(cause, UserError):
-            cause = cause.__cause__ or cause.__context__
-        if cause is not None:
-            raise cause from None
-        raise
-
-
-def build_groundtruth(cfg: DictConfig) -> tuple[Path, object]:
-    benchmark = build(cfg.benchmark)
-    path = compute_groundtruth(benchmark, cfg.cache_dir, resolve_device(cfg.device), progress=cfg.progress)
-    return path, benchmark
 
 
 def load_objectives(cfg: DictConfig, fidelity: DictConfig, signals=()) -> tuple[Objectives, dict]:

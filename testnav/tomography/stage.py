@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..cache import atomic_path, write_json_atomic
 from ..errors import UserError
+from ..assemble import build as instantiate, build_groundtruth, resolve_device
 from ..groundtruth import outcomes
 from .core import Settings, build, from_groundtruth
 from .executor import LiveExecutor, low_order
@@ -34,8 +35,6 @@ def write_csv(df: pd.DataFrame, path: Path) -> None:
 
 def make_tomography(cfg):
     """Returns (Tomography, benchmark name)."""
-    from ..app import build_groundtruth, build as instantiate, resolve_device
-
     settings = settings_of(cfg)
     source, quality_col = cfg.tomography.source, cfg.tomography.quality
     if source not in ("replay", "live"):
@@ -101,8 +100,6 @@ def answer(tomo, text: str) -> dict:
 
 
 def run_query(cfg, out_dir: Path) -> dict:
-    from ..app import build as instantiate
-
     if not cfg.query:
         raise UserError("stage=query needs query='…', e.g. query='brightness >= 3 & zoom <= 1'")
     Query(str(cfg.query), [f.name for f in instantiate(cfg.benchmark).families])  # syntax first, before any work
@@ -117,7 +114,6 @@ def run_query(cfg, out_dir: Path) -> dict:
 
 
 def run_study(cfg, out_dir: Path) -> dict:
-    from ..app import build_groundtruth
     from .studies import run_studies
 
     path, benchmark = build_groundtruth(cfg)
