@@ -15,6 +15,8 @@ from omegaconf import DictConfig
 from .errors import UserError
 from .groundtruth import compute_groundtruth
 
+CONF = Path(__file__).resolve().parents[1] / "conf"
+
 
 def resolve_device(name: str) -> str:
     if name == "auto":
@@ -43,3 +45,12 @@ def build_groundtruth(cfg: DictConfig) -> tuple[Path, object]:
     benchmark = build(cfg.benchmark)
     path = compute_groundtruth(benchmark, cfg.cache_dir, resolve_device(cfg.device), progress=cfg.progress)
     return path, benchmark
+
+
+def compose_benchmark(overrides=()):
+    """A benchmark from conf/ with Hydra overrides, outside any Hydra app (tests, scripts, golden checks)."""
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=list(overrides))
+    return build(cfg.benchmark)

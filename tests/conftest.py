@@ -29,14 +29,10 @@ def cache_dir(tmp_path_factory):
 
 def small_benchmark(levels=3, test_per_class=20, **kw):
     """mnist5k on a reduced lattice and a 200-digit D: the real code paths, fast."""
-    from hydra import compose, initialize_config_dir
-    from hydra.utils import instantiate
+    from testnav.assemble import compose_benchmark
 
     overrides = [f"benchmark.levels={levels}", f"benchmark.test_per_class={test_per_class}"]
-    overrides += [f"{k}={v}" for k, v in kw.items()]
-    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=overrides)
-    return instantiate(cfg.benchmark, _convert_="all")
+    return compose_benchmark(overrides + [f"{k}={v}" for k, v in kw.items()])
 
 
 @pytest.fixture(scope="session")

