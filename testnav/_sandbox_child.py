@@ -132,7 +132,7 @@ def drop_root(user: list, workdir: str) -> str:
     stdlib = os.path.dirname(os.__file__)
     if not os.access(stdlib, os.R_OK | os.X_OK):
         return (f"sandbox: uid {uid} cannot read the standard library at {stdlib} (no mount namespace to expose it): "
-                f"use a Python installed where that user can read it, or set execution.user")
+                f"use a Python installed where that user can read it (e.g. /usr/local), or allow CAP_SYS_ADMIN")
     return ""
 
 
@@ -332,7 +332,7 @@ def main() -> None:
     os.unlink(program_path)
     os.set_inheritable(result_fd, False)
     guards, user = [], cfg.get("user")
-    readable = readable_paths() if os.path.exists("/proc/self/maps") else []
+    readable = readable_paths()
     try:
         ctypes, libc = _libc()
         if no_new_privs(libc):
