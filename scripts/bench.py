@@ -298,9 +298,9 @@ def main(argv=None):
                                           "grid.eta_m=[5]", "grid.seeds=5", f"grid.out={tmp}/tables"], tmp)
         report["memory_mib"] = {"run_py_cold_including_groundtruth": cold_rss, "grid_replay": grid_rss}
         report["prefix_sharing"] = section_prefix(200 if args.quick else 1000)
+        report["sandbox"] = section_sandbox(args.quick)
         report["replay"] = section_replay(table)
         report["tomography"] = section_tomography(table)
-    report["sandbox"] = section_sandbox(args.quick)
     report["families"] = section_families(args.quick)
     report["gpu"] = section_gpu(args.quick, report["families"]["rows"])
     if "skipped" in report["gpu"]:
