@@ -22,9 +22,21 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(scope="session")
-def cache_dir(tmp_path_factory):
-    """One cache per test session, so LeNet-5 is trained once."""
-    return tmp_path_factory.mktemp("cache")
+def cache_dir(tmp_path_factory, worker_id):
+    """One cache per test session, shared by pytest-xdist's workers (their base temp dirs have a
+    common parent): each ground truth is computed once, and the cache's own file locks make a
+    worker that needs a table another is computing wait for it and reuse it."""
+    if worker_id == "master":
+        return tmp_path_factory.mktemp("cache")
+    shared = tmp_path_factory.getbasetemp().parent / "cache"
+    shared.mkdir(exist_ok=True)
+    return shared
+
+
+@pytest.fixture(scope="session")
+def worker_id(request):
+    """'master' without pytest-xdist (its own fixture of the same name takes over with it)."""
+    return getattr(request.config, "workerinput", {}).get("workerid", "master")
 
 
 def small_benchmark(levels=3, test_per_class=20, **kw):

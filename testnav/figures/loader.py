@@ -155,7 +155,7 @@ def _table_columns(path: Path) -> list[str]:
 
 def _skip(path: Path, root: Path) -> bool:
     parts = path.relative_to(root).parts
-    return bool(parts) and parts[0] in ("cache", "figures", "tables")
+    return bool(parts) and parts[0] in ("cache", "figures", "tables", "default_run", "reproduce")
 
 
 def scan_runs(root: Path, missing: list) -> pd.DataFrame:
