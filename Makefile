@@ -11,7 +11,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # pip prints one warning per missing local index folder; they are noise, not errors.
 QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: install run test test-slow test-slurm figures bench clean
+.PHONY: install run test test-all test-slow test-slurm figures reproduce bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -25,11 +25,13 @@ install: $(STAMP)
 run: install            ## the main job on the embedded default benchmark (mnist5k)
 	$(PY) run.py
 
-test: install           ## the test suite (offline, < 10 min on 2 cores)
-	$(PY) -m pytest
+test: install           ## the contributor tier, before every commit (offline, both cores; README states its time)
+	$(PY) -m pytest -n 2
 
-test-slow: install      ## also the slow tests (full 6^4 lattice)
-	RUN_SLOW=1 $(PY) -m pytest
+test-all: install       ## everything: also SIGKILL/resume, concurrency, notebooks, statistics, full lattices (CI)
+	RUN_SLOW=1 $(PY) -m pytest -n 2
+
+test-slow: test-all     # the old name
 
 figures: install        ## every figure and table from results/ → results/figures, results/tables, results/report.md
 	$(PY) scripts/figures.py  # a fresh clone (no runs) first gets the minimal mnist5k sweep
@@ -50,6 +52,9 @@ test-slurm: install     ## the SLURM launcher test on a throwaway single-node cl
 	TESTNAV_SLURM=1 $(PY) -m pytest tests/test_slurm.py -s; \
 	ms=$$(( ($$(date +%s%N) - t0) / 1000000 )); \
 	echo "test-slurm: cluster start to results in $$((ms / 1000)).$$(printf %03d $$((ms % 1000))) s"
+
+reproduce: install      ## regenerate every committed mnist5k number from scratch and compare, line by line (~15 min)
+	$(PY) scripts/reproduce.py
 
 bench: install          ## performance as ratios → results/bench.md, results/bench.json (~8 min)
 	$(PY) scripts/bench.py

@@ -12,10 +12,18 @@ import torch
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
+def pytest_configure(config):
+    """Under pytest-xdist each worker gets one torch thread (and so do the run.py processes tests
+    start): two workers × two OpenMP threads on two cores spin at barriers and run many times slower."""
+    if hasattr(config, "workerinput"):
+        os.environ["OMP_NUM_THREADS"] = "1"
+        torch.set_num_threads(1)
+
+
 def pytest_collection_modifyitems(config, items):
     if os.environ.get("RUN_SLOW") == "1":
         return
-    skip = pytest.mark.skip(reason="slow: set RUN_SLOW=1 (make test-slow)")
+    skip = pytest.mark.skip(reason="slow: make test-all (RUN_SLOW=1) runs it")
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)

@@ -41,6 +41,7 @@ def mnist5k_tables(cache_dir):
     return {"ssim": Objectives.from_table(df, "ssim", 1.0), "kid": Objectives.from_table(df, "kid", -1.0)}
 
 
+@pytest.mark.slow  # a 1,296-row ground truth and 80 whole runs: make test-all
 @pytest.mark.parametrize("fidelity", ["ssim", "kid"])
 def test_engines_agree_in_distribution_on_mnist5k(mnist5k_tables, fidelity):
     """20 seeds each. Tolerance: the mean AUC and the mean number of unique configurations

@@ -10,9 +10,12 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from testnav.groundtruth import compute_groundtruth
 from tests.conftest import ROOT, small_benchmark
 
+pytestmark = pytest.mark.slow  # processes killed and restarted, minutes on 2 cores: make test-all
 ARGS = ["stage=groundtruth", "benchmark.levels=3", "benchmark.test_per_class=20", "progress=false"]
 
 

@@ -7,6 +7,8 @@ variables their first cell reads; a cold cache costs a LeNet-5 training and an 8
 
 import pathlib
 
+import pytest
+
 import nbclient  # the test extra installs nbclient, nbformat and ipykernel
 import nbformat
 
@@ -47,6 +49,7 @@ def test_notebooks_are_committed_without_outputs():
                 assert not cell.outputs and cell.execution_count is None, f"{path.name} has outputs: clear them"
 
 
+@pytest.mark.slow  # a Jupyter kernel per notebook: make test-all
 def test_explore_groundtruth_notebook(cache_dir, monkeypatch):
     nb = execute("explore_groundtruth.ipynb", cache_dir, monkeypatch)
     text = outputs(nb)
@@ -54,6 +57,7 @@ def test_explore_groundtruth_notebook(cache_dir, monkeypatch):
     assert images(nb) >= 2  # the (δ, ρ) scatter and the image grid
 
 
+@pytest.mark.slow
 def test_testifai_queries_notebook(cache_dir, monkeypatch):
     nb = execute("testifai_queries.ipynb", cache_dir, monkeypatch)
     text = outputs(nb)

@@ -67,6 +67,7 @@ def run_py(cache, run_dir, *extra):
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
+@pytest.mark.slow  # a run.py process killed mid-shard and restarted: make test-all
 def test_a_killed_shard_resumes_from_its_chunks(reference, cache_dir, tmp_path):
     """What a preempted or requeued SLURM job does: rerun from the start, find its chunks on disk."""
     cache = tmp_path / "killed"
