@@ -16,9 +16,11 @@ selects which is reproduced exactly.
 
 Fast path (c ≥ ½, every 32/64 px table entry): each small pixel is the mean of one or two
 input pixels along an axis, so the 2-D mean is ((a + b) + (c + d)) · ¼ with a single pixel
-counted twice: two row gathers, two column gathers, one scale, and the upsampling as index
-gathers. Scaling by a power of two is exact, so this is bit-identical to the weighted taps
-(a·½ + b·½ per axis) of the general path, which handles wider footprints.
+counted twice. Scaling by a power of two is exact, so this is bit-identical to the weighted taps
+(a·½ + b·½ per axis) of the general path, which handles wider footprints. The row pairs are
+whole-row copies (`index_select` on rows: cheap); the column pairs are gathered directly at the
+W output columns (composed with the upsampling index, fewer gathers along the last axis, the
+slow one), and the upsampling of rows is a last row copy.
 """
 
 from __future__ import annotations
@@ -64,9 +66,11 @@ class Pixelate(Family):
         rows, cols = box_pairs(h, sh), box_pairs(w, sw)
         if rows is not None and cols is not None:
             r0, r1 = (i.to(x.device) for i in rows)
-            c0, c1 = (i.to(x.device) for i in cols)
-            small = x[:, :, r0] + x[:, :, r1]
+            up = self._up_index(sw, w)
+            c0, c1 = (i[up].to(x.device) for i in cols)
+            small = x.index_select(2, r0).add_(x.index_select(2, r1))
             small = take(small, 3, c0).add_(take(small, 3, c1)).mul_(0.25).clamp_(0.0, 1.0)
+            return small.index_select(2, self._up_index(sh, h).to(x.device))
         else:  # Pillow's box rows have ⌈1/c⌉ + 1 non-zeros at most: a few gathered taps per axis
             small = apply_taps(apply_taps(x, 2, pil_box_matrix(h, sh)), 3, pil_box_matrix(w, sw)).clamp_(0.0, 1.0)
         # upsampling picks one source pixel per output pixel, so clamping before it is the same
