@@ -479,3 +479,14 @@ def test_speckle_noise_blocked_draws_equal_one_whole_draw(images, monkeypatch):
     noise = torch.randn(x.shape, generator=gen(2))
     assert len(base.cpu_blocks(x)) == 3
     assert torch.equal(blocked, torch.addcmul(x, x, noise, value=0.3).clamp(0, 1))
+
+
+def test_batch_buffer_is_a_plain_writable_tensor_of_the_asked_shape():
+    from testnav.families import HUGE_PAGE_BYTES, batch_buffer
+
+    big = batch_buffer((4, HUGE_PAGE_BYTES // 8), torch.float32)  # 2 × HUGE_PAGE_BYTES: the mapped branch
+    small = batch_buffer((4, 3), torch.float64)
+    assert big.shape == (4, HUGE_PAGE_BYTES // 8) and big.dtype == torch.float32 and big.is_contiguous()
+    assert small.shape == (4, 3) and small.dtype == torch.float64
+    big[1:3] = 2.5
+    assert float(big[1:3].sum()) == 2.5 * big[1:3].numel() and torch.equal(big.clone()[2], big[2])

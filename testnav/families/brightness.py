@@ -21,6 +21,6 @@ class Brightness(Family):
         v = x.amax(dim=1, keepdim=True)
         v_new = (v + float(c)).clamp_(0.0, 1.0)
         lit = v > 0
-        ratio = torch.where(lit, v_new / v.clamp_min(1e-12), 0.0)
-        offset = torch.where(lit, 0.0, v_new)
+        ratio = (v_new / v.clamp_min(1e-12)).mul_(lit)  # finite, so × 0 is exactly 0 and × 1 exact
+        offset = v_new.masked_fill(lit, 0.0)
         return torch.addcmul(offset, x, ratio).clamp_(0.0, 1.0)

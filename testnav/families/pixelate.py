@@ -46,6 +46,20 @@ def box_pairs(n_in: int, n_out: int) -> tuple[torch.Tensor, torch.Tensor] | None
     return index[0], torch.where(weight[1] != 0, index[1], index[0])
 
 
+@lru_cache(maxsize=256)
+def up_index(upsample: str, n_small: int, n: int) -> torch.Tensor:
+    if upsample == "box":  # one-hot rows: the source pixel under each output centre
+        return pil_box_matrix(n_small, n).argmax(1)
+    return pil_nearest_index(n_small, n)
+
+
+@lru_cache(maxsize=256)
+def composed_pairs(upsample: str, n: int, n_small: int) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """box_pairs(n, n_small) read at each of the n upsampled positions."""
+    pairs = box_pairs(n, n_small)
+    return None if pairs is None else tuple(i[up_index(upsample, n_small, n)] for i in pairs)
+
+
 class Pixelate(Family):
     name = "pixelate"
 
@@ -56,18 +70,15 @@ class Pixelate(Family):
         self.upsample = upsample
 
     def _up_index(self, n_small: int, n: int) -> torch.Tensor:
-        if self.upsample == "box":  # one-hot rows: the source pixel under each output centre
-            return pil_box_matrix(n_small, n).argmax(1)
-        return pil_nearest_index(n_small, n)
+        return up_index(self.upsample, n_small, n)
 
     def apply(self, x, c, generator):
         h, w = x.shape[-2:]
         sh, sw = int(h * float(c)), int(w * float(c))  # Python int() truncation, as the reference
-        rows, cols = box_pairs(h, sh), box_pairs(w, sw)
+        rows, cols = box_pairs(h, sh), composed_pairs(self.upsample, w, sw)
         if rows is not None and cols is not None:
             r0, r1 = (i.to(x.device) for i in rows)
-            up = self._up_index(sw, w)
-            c0, c1 = (i[up].to(x.device) for i in cols)
+            c0, c1 = (i.to(x.device) for i in cols)
             small = x.index_select(2, r0).add_(x.index_select(2, r1))
             small = take(small, 3, c0).add_(take(small, 3, c1)).mul_(0.25).clamp_(0.0, 1.0)
             return small.index_select(2, self._up_index(sh, h).to(x.device))
