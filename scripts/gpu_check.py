@@ -53,7 +53,7 @@ FULL = {"cait": {"arch": "cait_s36_384", "input": 384, "kwargs": {}, "default_ba
                     "batch": 256, "tokens": 128, "repeat": 5},
         "codegen": {"n_embd": 2560, "n_layer": 32, "n_head": 32, "rotary_dim": 64, "vocab_size": 51200,
                     "batch": 8, "tokens": 1024, "repeat": 3},
-        "families": {"batch": 10_000, "cpu_batch": 1000, "ref_images": 200, "repeat": 3},
+        "families": {"batch": 10_000, "cpu_batch": 1000, "ref_images": 100, "repeat": 2},
         "groundtruth": {"overrides": []}}
 TINY = {"cait": {"arch": "cait_s36_384", "input": 32,
                  "kwargs": {"img_size": 32, "embed_dim": 32, "depth": 1, "num_heads": 2, "depth_token_only": 1},
