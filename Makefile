@@ -11,7 +11,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # pip prints one warning per missing local index folder; they are noise, not errors.
 QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: install run test test-all test-slow test-slurm figures reproduce bench clean
+.PHONY: install run test test-all test-slow test-slurm figures reproduce bench clean gpu-check
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -61,3 +61,6 @@ bench: install          ## performance as ratios → results/bench.md, results/b
 
 clean:
 	rm -rf results/runs results/multirun results/cache .pytest_cache
+
+gpu-check: install      ## every CUDA path on one GPU (≤ 8 min) → results/gpu.md, results/gpu.json; skips without CUDA
+	$(PY) scripts/gpu_check.py

@@ -457,3 +457,36 @@ def test_darken_and_exposure_reject_factors_on_the_wrong_side_of_one():
         Darken([0.5, 1.5])
     with pytest.raises(UserError, match="exposure"):
         Exposure([0.5])
+
+
+@pytest.mark.parametrize("sizes", [(3072, 3072, 48), (16, 12288, 784), (32, 19)])
+def test_normal_draws_split_at_multiples_of_16_equal_one_draw(sizes):
+    """Why SpeckleNoise may draw block by block on the CPU: torch's normal fills uniforms in
+    order and transforms them in groups of 16 (redrawing the last 16 of a size that is not a
+    multiple of 16), so splits at multiples of 16 give the same stream as one draw."""
+    whole = torch.randn(sum(sizes), generator=gen(5))
+    g = gen(5)
+    parts = torch.cat([torch.randn(n, generator=g) for n in sizes])
+    assert torch.equal(parts, whole)
+
+
+def test_speckle_noise_blocked_draws_equal_one_whole_draw(images, monkeypatch):
+    import testnav.families as base
+
+    x = images(32, 12)
+    monkeypatch.setattr(base, "CPU_BLOCK_ELEMENTS", x[0].numel() * 5)  # blocks of 5, 5, 2 images
+    blocked = SpeckleNoise([0.3])(x, 1, gen(2))
+    noise = torch.randn(x.shape, generator=gen(2))
+    assert len(base.cpu_blocks(x)) == 3
+    assert torch.equal(blocked, torch.addcmul(x, x, noise, value=0.3).clamp(0, 1))
+
+
+def test_batch_buffer_is_a_plain_writable_tensor_of_the_asked_shape():
+    from testnav.families import HUGE_PAGE_BYTES, batch_buffer
+
+    big = batch_buffer((4, HUGE_PAGE_BYTES // 8), torch.float32)  # 2 × HUGE_PAGE_BYTES: the mapped branch
+    small = batch_buffer((4, 3), torch.float64)
+    assert big.shape == (4, HUGE_PAGE_BYTES // 8) and big.dtype == torch.float32 and big.is_contiguous()
+    assert small.shape == (4, 3) and small.dtype == torch.float64
+    big[1:3] = 2.5
+    assert float(big[1:3].sum()) == 2.5 * big[1:3].numel() and torch.equal(big.clone()[2], big[2])

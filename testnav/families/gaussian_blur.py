@@ -3,14 +3,19 @@
 Follows `skimage.filters.gaussian(x, sigma=c, channel_axis=-1)` as imagecorruptions and
 Hendrycks call it: every channel filtered separately by scipy's separable Gaussian, kernel
 radius int(truncate·σ + 0.5) with truncate = 4.0, mode 'nearest' (edge replication), then
-clip. Each axis is one (n, n) matrix with the border rule folded in (`resample.gaussian_matrix`),
-so the whole batch is two matrix products; agrees with skimage to float32 rounding.
+clip. The batch is edge-padded by the radius on both axes once, then each axis is a weighted
+sum of 2·radius + 1 shifted views (the padding columns of the row pass are the row-filtered edge
+columns, so one pad serves both passes). A dense (n, n) matrix product per axis gives the same
+values but does n multiply-adds per pixel instead of 2·radius + 1: at 64 px and σ = 0.6, five
+times slower on one core. Agrees with skimage to float32 rounding.
 """
 
 from __future__ import annotations
 
+import numpy as np
+import torch.nn.functional as F
+
 from . import Family
-from .resample import gaussian_matrix, separable
 
 
 class GaussianBlur(Family):
@@ -27,6 +32,26 @@ class GaussianBlur(Family):
         return {**super().describe(), "truncate": self.truncate}
 
 
+def gaussian_taps(sigma: float, truncate: float = 4.0) -> list[float]:
+    """scipy.ndimage.gaussian_filter1d's weights: exp(−k²/2σ²) for |k| ≤ int(truncate·σ + ½), sum 1."""
+    radius = int(truncate * float(sigma) + 0.5)
+    k = np.arange(-radius, radius + 1, dtype=np.float64)
+    w = np.exp(-0.5 / float(sigma) ** 2 * k**2)
+    return (w / w.sum()).tolist()
+
+
 def gaussian_blur(x, sigma: float, truncate: float = 4.0):
+    """Mode 'nearest' (edge replication) on H and W of x (B, C, H, W)."""
+    taps = gaussian_taps(sigma, truncate)
+    r = len(taps) // 2
     h, w = x.shape[-2:]
-    return separable(x, gaussian_matrix(h, sigma, truncate), gaussian_matrix(w, sigma, truncate))
+    if r == 0:
+        return x * taps[0]
+    xp = F.pad(x, (r, r, r, r), mode="replicate")
+    rows = xp[:, :, 0:h] * taps[0]
+    for k, t in enumerate(taps[1:], 1):
+        rows.add_(xp[:, :, k:k + h], alpha=t)
+    out = rows[..., 0:w] * taps[0]
+    for k, t in enumerate(taps[1:], 1):
+        out.add_(rows[..., k:k + w], alpha=t)
+    return out

@@ -62,15 +62,15 @@ def shuffle(x: torch.Tensor, offsets: torch.Tensor, delta: int) -> torch.Tensor:
     row = h - delta - j // nc  # pixel visited j-th: rows descending, columns descending
     col = w - delta - j % nc
     p = (row * w + col).long()
-    total = torch.arange(h * w, device=dev).expand(b, h * w).contiguous()  # composed pixel map
+    total = None  # composed pixel map (identity before the first iteration)
     for it in range(offsets.shape[1]):  # a handful of iterations
         off = offsets[:, it].reshape(b, -1, 2)
         r = row + off[..., 1]
         q_col = col + off[..., 0]
-        inside = (r > delta) & (r <= h - delta) & (q_col > delta) & (q_col <= w - delta)
-        q_rank = (h - delta - r) * nc + (w - delta - q_col)
         src = (r * w + q_col).long()  # (B, P) flat source pixel of each scanned pixel
         if delta > 1:  # δ = 1: offsets in {−1, 0} never point at an already visited pixel
+            inside = (r > delta) & (r <= h - delta) & (q_col > delta) & (q_col <= w - delta)
+            q_rank = (h - delta - r) * nc + (w - delta - q_col)
             link = torch.where(inside & (q_rank < j), q_rank, j).long()  # (B, P) in scan-index space
             while True:  # pointer doubling to the end of each chain (a few steps)
                 nxt = link.gather(1, link)
@@ -78,9 +78,8 @@ def shuffle(x: torch.Tensor, offsets: torch.Tensor, delta: int) -> torch.Tensor:
                     break
                 link = nxt
             src = src.gather(1, link)
-        step = torch.arange(h * w, device=dev).expand(b, h * w).clone()
-        step[:, p] = src
-        total = total.gather(1, step)
+        step = torch.arange(h * w, device=dev).expand(b, h * w).clone().index_copy_(1, p, src)
+        total = step if total is None else total.gather(1, step)
     flat = x.reshape(b, c, h * w)
     return flat.gather(2, total[:, None, :].expand(b, c, h * w)).reshape(b, c, h, w)
 

@@ -16,9 +16,11 @@ selects which is reproduced exactly.
 
 Fast path (c ≥ ½, every 32/64 px table entry): each small pixel is the mean of one or two
 input pixels along an axis, so the 2-D mean is ((a + b) + (c + d)) · ¼ with a single pixel
-counted twice: two row gathers, two column gathers, one scale, and the upsampling as index
-gathers. Scaling by a power of two is exact, so this is bit-identical to the weighted taps
-(a·½ + b·½ per axis) of the general path, which handles wider footprints.
+counted twice. Scaling by a power of two is exact, so this is bit-identical to the weighted taps
+(a·½ + b·½ per axis) of the general path, which handles wider footprints. The row pairs are
+whole-row copies (`index_select` on rows: cheap); the column pairs are gathered directly at the
+W output columns (composed with the upsampling index, fewer gathers along the last axis, the
+slow one), and the upsampling of rows is a last row copy.
 """
 
 from __future__ import annotations
@@ -44,6 +46,20 @@ def box_pairs(n_in: int, n_out: int) -> tuple[torch.Tensor, torch.Tensor] | None
     return index[0], torch.where(weight[1] != 0, index[1], index[0])
 
 
+@lru_cache(maxsize=256)
+def up_index(upsample: str, n_small: int, n: int) -> torch.Tensor:
+    if upsample == "box":  # one-hot rows: the source pixel under each output centre
+        return pil_box_matrix(n_small, n).argmax(1)
+    return pil_nearest_index(n_small, n)
+
+
+@lru_cache(maxsize=256)
+def composed_pairs(upsample: str, n: int, n_small: int) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """box_pairs(n, n_small) read at each of the n upsampled positions."""
+    pairs = box_pairs(n, n_small)
+    return None if pairs is None else tuple(i[up_index(upsample, n_small, n)] for i in pairs)
+
+
 class Pixelate(Family):
     name = "pixelate"
 
@@ -54,19 +70,18 @@ class Pixelate(Family):
         self.upsample = upsample
 
     def _up_index(self, n_small: int, n: int) -> torch.Tensor:
-        if self.upsample == "box":  # one-hot rows: the source pixel under each output centre
-            return pil_box_matrix(n_small, n).argmax(1)
-        return pil_nearest_index(n_small, n)
+        return up_index(self.upsample, n_small, n)
 
     def apply(self, x, c, generator):
         h, w = x.shape[-2:]
         sh, sw = int(h * float(c)), int(w * float(c))  # Python int() truncation, as the reference
-        rows, cols = box_pairs(h, sh), box_pairs(w, sw)
+        rows, cols = box_pairs(h, sh), composed_pairs(self.upsample, w, sw)
         if rows is not None and cols is not None:
             r0, r1 = (i.to(x.device) for i in rows)
             c0, c1 = (i.to(x.device) for i in cols)
-            small = x[:, :, r0] + x[:, :, r1]
+            small = x.index_select(2, r0).add_(x.index_select(2, r1))
             small = take(small, 3, c0).add_(take(small, 3, c1)).mul_(0.25).clamp_(0.0, 1.0)
+            return small.index_select(2, self._up_index(sh, h).to(x.device))
         else:  # Pillow's box rows have ⌈1/c⌉ + 1 non-zeros at most: a few gathered taps per axis
             small = apply_taps(apply_taps(x, 2, pil_box_matrix(h, sh)), 3, pil_box_matrix(w, sw)).clamp_(0.0, 1.0)
         # upsampling picks one source pixel per output pixel, so clamping before it is the same

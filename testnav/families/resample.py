@@ -59,21 +59,6 @@ def apply_taps(x: torch.Tensor, dim: int, m: torch.Tensor) -> torch.Tensor:
 
 
 @lru_cache(maxsize=256)
-def gaussian_matrix(n: int, sigma: float, truncate: float = 4.0) -> torch.Tensor:
-    """scipy.ndimage.gaussian_filter1d along one axis, mode 'nearest' (skimage.filters.gaussian's
-    default): weights exp(−k²/2σ²) for |k| ≤ int(truncate·σ + 0.5), normalised to 1, samples
-    outside the image replaced by the edge pixel (clamped index)."""
-    radius = int(truncate * float(sigma) + 0.5)
-    k = np.arange(-radius, radius + 1, dtype=np.float64)
-    w = np.exp(-0.5 / float(sigma) ** 2 * k**2)
-    w /= w.sum()
-    m = np.zeros((n, n))
-    src = np.clip(np.arange(n)[:, None] + k[None, :].astype(int), 0, n - 1)
-    np.add.at(m, (np.repeat(np.arange(n), len(k)), src.ravel()), np.tile(w, n))
-    return torch.from_numpy(m)
-
-
-@lru_cache(maxsize=256)
 def pil_box_matrix(n_in: int, n_out: int) -> torch.Tensor:
     """Pillow's `Image.BOX` resampling along one axis (Resample.c `precompute_coeffs`).
 
