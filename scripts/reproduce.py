@@ -47,9 +47,8 @@ def step(label: str, cmd: list[str]) -> None:
     print(f"reproduce: {label} done in {time.perf_counter() - t0:.0f} s", flush=True)
 
 
-def regenerate(scratch: Path, seeds: int) -> list[tuple[str, str, str, str]]:
+def regenerate(scratch: Path, seeds: int, cache: Path) -> list[tuple[str, str, str, str]]:
     """Build everything under `scratch`; return the golden comparison rows."""
-    cache = scratch / "cache"
     rows = []
     for scale in golden.SCALES:
         t0 = time.perf_counter()
@@ -155,12 +154,16 @@ def main(argv=None) -> int:
     ap.add_argument("--scratch", default=str(COMMITTED / "reproduce"), help="where to regenerate (emptied first)")
     ap.add_argument("--seeds", type=int, default=3, help="seeds of the minimal sweep (as make figures)")
     ap.add_argument("--update", action="store_true", help="copy the regenerated results over the committed ones")
+    ap.add_argument("--cache", help="reuse this cache's ground truths (default: a fresh one in the scratch folder)")
     args = ap.parse_args(argv)
     scratch = Path(args.scratch).resolve()
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
     t0 = time.perf_counter()
-    rows = regenerate(scratch, args.seeds) + compare(scratch)
+    cache = scratch / "cache"
+    if args.cache:  # scripts/figures.py reads <results>/cache: point it at the reused one
+        cache.symlink_to(Path(args.cache).resolve(), target_is_directory=True)
+    rows = regenerate(scratch, args.seeds, cache) + compare(scratch)
     width = max(len(r[0]) for r in rows)
     print(f"\n{'what':<{width}}  {'committed':>22}  {'regenerated':>22}  verdict")
     for what, old, new, verdict in rows:
