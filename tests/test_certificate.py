@@ -130,3 +130,17 @@ def test_trace_summary_and_stop_at_through_run_py(tmp_path):
     # a random permutation has seen all 125 configurations after 125 proposals: certain, so it stops by then
     assert s["stopped_at"] == s["proposals"] == len(trace) <= 125 and s["p_complete"] >= 0.95 and s["stop_at"] == 0.95
     assert trace.p_complete.between(0, 1).all() and trace.p_complete.iloc[-1] == s["p_complete"]
+
+
+def test_certificate_figure_and_its_sentence(tmp_path):
+    from testnav.figures.build import _fig_certificate
+    from testnav.figures.loader import load_results
+    from tests.test_figures import is_png, tiny_results
+
+    root = tmp_path / "results"
+    tiny_results(root, searches=("nsga2",), seeds=(0,))
+    for trace in root.rglob("trace.csv"):
+        t = pd.read_csv(trace)
+        t.assign(p_complete=t["unique"] / t["unique"].max()).to_csv(trace, index=False)
+    e = _fig_certificate(load_results(root), "tiny", tmp_path)
+    assert is_png(e.path) and "p_complete reaches 0.95 after" in e.sentence and "TestNav on SSIM" in e.sentence
