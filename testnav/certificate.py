@@ -31,7 +31,7 @@ OBJECTIVES = ("delta", "rho")
 # The θ's errors are not independent (one surrogate makes them all), so the plain product
 # Π(1 − p_θ) is far too pessimistic: p_complete = Π(1 − p_θ)^(1/dependence), the exponent
 # chosen on generated tables (scripts/stopping_study.py, docs/tomonav.md) and checked held out.
-DEPENDENCE = 1.0
+DEPENDENCE = 20.0
 
 
 class StopSearch(Exception):
