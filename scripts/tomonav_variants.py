@@ -3,6 +3,8 @@ the search class (no Hydra): the measurements behind the defaults in docs/tomona
 
     python scripts/tomonav_variants.py results/cache/groundtruth/mnist5k-<key>.parquet --seeds 3 \\
         --variant '{}' --variant '{"init_order": 2, "init_random": 0}' [--calibration]
+    python scripts/tomonav_variants.py --generated 100 --profiles pairs noisy spread --seeds 1 --variant …
+        (generated tables, testnav/synthetic.py: where the defaults are chosen, mnist5k held out)
 """
 
 import argparse
@@ -21,9 +23,8 @@ from testnav.table import Objectives
 TABLES = (("ssim", 1.0), ("kid", -1.0))
 
 
-def variants(df, seeds, specs):
-    for col, sign in TABLES:
-        obj = Objectives.from_table(df, col, sign)
+def variants(df, seeds, specs, objectives=None):
+    for col, obj in objectives or ((col, Objectives.from_table(df, col, sign)) for col, sign in TABLES):
         for kw in specs:
             aucs, us, t0 = [], [], time.perf_counter()
             for s in range(seeds):
@@ -31,7 +32,7 @@ def variants(df, seeds, specs):
                 c = recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size)
                 aucs.append(auc_recall(c))
                 us.append(unique_to_full_recall(c) or np.nan)
-            print(f"{col:5s} {json.dumps(kw):60s} AUC {np.mean(aucs):.3f} ± {np.std(aucs):.3f}  "
+            print(f"{col:14s} {json.dumps(kw):60s} AUC {np.mean(aucs):.3f} ± {np.std(aucs):.3f}  "
                   f"u to full {np.nanmean(us):.0f} ± {np.nanstd(us):.0f}  ({time.perf_counter() - t0:.0f} s)", flush=True)
 
 
@@ -69,13 +70,22 @@ def calibration(df, seeds):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("table", help="a ground-truth parquet with delta, ssim and kid columns")
+    ap.add_argument("table", nargs="?", help="a ground-truth parquet with delta, ssim and kid columns")
+    ap.add_argument("--generated", type=int, nargs="*", default=[], help="generated-table seeds instead of the parquet")
+    ap.add_argument("--profiles", nargs="+", default=None, help="generated profiles (default: all)")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--variant", action="append", default=[], help="JSON keyword arguments of TomoNavSearch")
     ap.add_argument("--calibration", action="store_true", help="also measure the surrogates' calibration")
     args = ap.parse_args(argv)
+    specs = [json.loads(v) for v in args.variant] or [{}]
+    if args.generated:
+        from testnav.synthetic import PROFILES, profile_table
+
+        objs = [(f"{p}/{s}", Objectives.from_table(profile_table(p, s))) for s in args.generated for p in args.profiles or PROFILES]
+        variants(None, args.seeds, specs, objs)
+        return 0
     df = pd.read_parquet(args.table)
-    variants(df, args.seeds, [json.loads(v) for v in args.variant] or [{}])
+    variants(df, args.seeds, specs)
     if args.calibration:
         calibration(df, args.seeds)
     return 0

@@ -17,10 +17,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from .assemble import build, build_groundtruth, resolve_device
 from .cache import atomic_path, write_json_atomic
+from .certificate import Certificate, CertifiedOracle, run_certified, summary_fields
 from .errors import UserError
 from .groundtruth import compute_groundtruth, read_meta
 from .inferences import FULL_D, inference_summary, table_costs
@@ -31,6 +32,13 @@ from .trace import make_trace, ranked_list, summarize
 
 log = logging.getLogger(__name__)
 STAGES = ("search", "groundtruth", "live", "grid", "tomography", "query", "study")
+
+
+def build_search(cfg: DictConfig):
+    """The search and its search.stop_at (the stopping certificate's threshold, not the search's)."""
+    node = OmegaConf.to_container(cfg.search, resolve=True)
+    stop_at = node.pop("stop_at", None)
+    return build(OmegaConf.create(node)), stop_at
 
 
 def load_objectives(cfg: DictConfig, fidelity: DictConfig, signals=()) -> tuple[Objectives, dict]:
@@ -77,7 +85,7 @@ def write_outputs(cfg, out_dir: Path, trace: pd.DataFrame, ranked: pd.DataFrame,
 
 
 def run_search(cfg: DictConfig, out_dir: Path) -> dict:
-    search = build(cfg.search)
+    search, stop_at = build_search(cfg)
     obj, identity = load_objectives(cfg, cfg.fidelity, signals=search.requires)
     budget = check_budget(cfg.budget, obj.lattice.size)
     memo = memo_dir(cfg, search.name, run_key(cfg, identity["table"], budget))
@@ -85,15 +93,18 @@ def run_search(cfg: DictConfig, out_dir: Path) -> dict:
         summary = json.loads((out_dir / "summary.json").read_text())
         print(human_summary(summary, out_dir, f"trace.{cfg.trace_format}") + f"\n  (reused the finished run {memo})")
         return summary
-    oracle = TableOracle(obj)
+    table = TableOracle(obj)
+    oracle = CertifiedOracle(table, Certificate(obj.lattice, stop_at=stop_at, seed=int(cfg.seed)))
     t0 = time.perf_counter()
-    proposals = search.run(oracle, budget, int(cfg.seed))
+    proposals, p_complete = run_certified(search, oracle, budget, int(cfg.seed), table.evaluate)
     seconds = time.perf_counter() - t0
     costs, unit = table_costs(identity["table"], obj.lattice, stopping_rule(cfg), int(cfg.tomography.seed))
-    trace = make_trace(proposals, obj.lattice, oracle.evaluate(proposals), obj.pstar, costs)
+    trace = make_trace(proposals, obj.lattice, table.evaluate(proposals), obj.pstar, costs)
+    trace["p_complete"] = p_complete
     summary = summarize(trace, obj.lattice, obj.pstar, proposals, **identity, search=search.name,
                         seed=int(cfg.seed), budget=budget)
     summary.update(inference_summary(trace, obj.lattice, obj.pstar, costs, unit))
+    summary.update(summary_fields(oracle.certificate, p_complete))
     summary["search_seconds"] = round(seconds, 4)
     # into the memo first, then linked into the run directory: a run directory with a summary
     # always has a memo behind it, so a killed sweep's finished runs are never redone
@@ -106,7 +117,7 @@ def run_search(cfg: DictConfig, out_dir: Path) -> dict:
 def run_live(cfg: DictConfig, out_dir: Path) -> dict:
     from .live import LiveOracle
 
-    search = build(cfg.search)
+    search, stop_at = build_search(cfg)
     benchmark = build(cfg.benchmark)
     budget = check_budget(cfg.budget, benchmark.lattice.size)
     if getattr(search, "engine", "pymoo") == "fast":
@@ -114,16 +125,19 @@ def run_live(cfg: DictConfig, out_dir: Path) -> dict:
     if hasattr(search, "check"):  # population vs |Θ| and budget, before the model is loaded
         search.check(benchmark.lattice, budget)
     t0 = time.perf_counter()
-    oracle = LiveOracle(benchmark, cfg.cache_dir, resolve_device(cfg.device), cfg.fidelity.column, cfg.fidelity.sign)
-    proposals = search.run(oracle, budget, int(cfg.seed))
-    costs = np.full(benchmark.lattice.size, len(oracle.loaded.labels), dtype=np.int64)  # live: all of D per θ
-    trace = make_trace(proposals, benchmark.lattice, oracle.evaluate(proposals), None, costs)
+    live = LiveOracle(benchmark, cfg.cache_dir, resolve_device(cfg.device), cfg.fidelity.column, cfg.fidelity.sign)
+    oracle = CertifiedOracle(live, Certificate(benchmark.lattice, stop_at=stop_at, seed=int(cfg.seed)))
+    proposals, p_complete = run_certified(search, oracle, budget, int(cfg.seed), live.evaluate)
+    costs = np.full(benchmark.lattice.size, len(live.loaded.labels), dtype=np.int64)  # live: all of D per θ
+    trace = make_trace(proposals, benchmark.lattice, live.evaluate(proposals), None, costs)
+    trace["p_complete"] = p_complete
     ranked = ranked_list(trace, benchmark.lattice.n)
     summary = summarize(trace, benchmark.lattice, None, proposals, benchmark=benchmark.name,
                         fidelity=cfg.fidelity.name, search=search.name, seed=int(cfg.seed), budget=budget)
     summary.update(inference_summary(trace, benchmark.lattice, None, costs, FULL_D))
-    summary.update(live=True, evaluations=oracle.evaluations, psi_clean=oracle.psi_clean,
-                   evaluation_seconds=round(oracle.seconds, 2), wall_seconds=round(time.perf_counter() - t0, 2))
+    summary.update(summary_fields(oracle.certificate, p_complete))
+    summary.update(live=True, evaluations=live.evaluations, psi_clean=live.psi_clean,
+                   evaluation_seconds=round(live.seconds, 2), wall_seconds=round(time.perf_counter() - t0, 2))
     path = write_outputs(cfg, out_dir, trace, ranked, summary)
     top = ranked.head(5)
     lines = [f"live {search.name} on {benchmark.name} · {cfg.fidelity.name} · seed {cfg.seed}: "

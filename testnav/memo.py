@@ -20,7 +20,7 @@ from .cache import atomic_path, file_digest, source_hash, stable_hash
 
 log = logging.getLogger(__name__)
 CODE = ("searches", "trace.py", "recall.py", "pareto.py", "table.py", "oracle.py", "lattice.py", "inferences.py",
-        "tomography/executor.py", "memo.py")
+        "tomography/executor.py", "memo.py", "certificate.py")
 SUMMARY = "summary.json"  # written last, so a memo with a summary is complete
 
 

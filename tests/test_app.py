@@ -37,9 +37,9 @@ def test_single_run_writes_contract_outputs(workdir, cache_dir):
     assert SUMMARY_KEYS <= set(s)
     assert (s["benchmark"], s["fidelity"], s["search"], s["seed"], s["budget"]) == ("mnist5k", "kid", "nsga2", 0, 300)
     trace = pd.read_csv(out / "trace.csv")
-    # the contract's columns, then the cost-aware addition (docs/tomonav.md)
+    # the contract's columns, then the cost-aware addition and the stopping certificate (docs/tomonav.md)
     assert list(trace.columns) == ["proposal", "t1", "t2", "t3", "t4", "new", "unique", "delta", "rho", "in_pstar",
-                                   "inferences"]
+                                   "inferences", "p_complete"]
     assert trace.inferences.is_monotonic_increasing and trace.inferences.iloc[-1] == s["inferences"]
     assert s["inference_unit"] == "inputs (early stopping)" and 0 < s["auc_recall_inferences"] < 1
     assert trace.proposal.tolist() == list(range(1, 301)) and s["proposals"] == 300

@@ -14,7 +14,8 @@ import pandas as pd
 
 from .loader import ABLATIONS, BASELINES, INPUT_LEVEL, Results, fidelity_label, fidelity_rank, method_label
 from .tables import auc_table, marks, write_table2, write_table3
-from .testnav_plots import full_recall_x, order_summary, plot_examples, plot_pareto, plot_recall, plot_voxels
+from .testnav_plots import (full_recall_x, order_summary, plot_certificate, plot_examples, plot_pareto, plot_recall,
+                            plot_voxels)
 
 
 @dataclass
@@ -138,6 +139,42 @@ def _fig_voxels(res: Results, b: str, f: str, out: Path, number: int) -> Entry |
                  f"{levels}^{gt.n} lattice, {where}.")
 
 
+def certificate_curves(runs: pd.DataFrame, b: str, searches=("tomonav", "nsga2")) -> pd.DataFrame:
+    """Per (fidelity, search), the lowest seed's trace with a p_complete column: recall and
+    p_complete at each new configuration."""
+    rows = []
+    for (f, s), g in runs[(runs["benchmark"] == b) & runs["search"].isin(searches)].groupby(["fidelity", "search"]):
+        r = g.sort_values("seed").iloc[0]
+        if not isinstance(r.get("trace"), str) or not r.get("pstar_size"):
+            continue
+        t = pd.read_parquet(r["trace"]) if r["trace"].endswith(".parquet") else pd.read_csv(r["trace"])
+        if "p_complete" not in t:
+            continue
+        t = t[t["new"].astype(bool)]
+        hits = t["in_pstar"].fillna(False).astype(bool).cumsum() / int(r["pstar_size"])
+        rows.append(pd.DataFrame({"fidelity": f, "search": s, "unique": t["unique"].to_numpy(),
+                                  "recall": hits.to_numpy(), "p_complete": t["p_complete"].to_numpy()}))
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def _fig_certificate(res: Results, b: str, out: Path) -> Entry | None:
+    c = certificate_curves(res.runs, b) if not res.runs.empty else pd.DataFrame()
+    if c.empty:
+        res.missing.append(f"Fig. 9 · {b}: no TomoNav or NSGA-II trace with p_complete (runs older than the certificate)")
+        return None
+    path = plot_certificate(c, out / f"fig9_{b}.png", title=f"{b}: recall and the stopping certificate")
+    bits = []
+    for (f, s), g in c.groupby(["fidelity", "search"], sort=False):
+        at = g[g["p_complete"] >= 0.95]
+        full = g[g["recall"] >= 1 - 1e-12]
+        stop = f"p_complete reaches 0.95 after {int(at['unique'].iloc[0]):,} unique configurations" if len(at) else \
+            "p_complete never reaches 0.95"
+        found = f"full recall after {int(full['unique'].iloc[0]):,}" if len(full) else "full recall never reached"
+        bits.append(f"{method_label(s)} on {fidelity_label(f)}: {stop}, {found}")
+    return Entry("TestNav figures", f"Fig. 9 · {b}: recall and p_complete against unique configurations", path,
+                 "Stopping certificate (lowest seed): " + "; ".join(bits) + ".")
+
+
 def draw_testnav(res: Results, figures_dir, tables_dir, cache_dir=None, examples: bool = True) -> list[Entry]:
     figures_dir, tables_dir = Path(figures_dir), Path(tables_dir)
     figures_dir.mkdir(parents=True, exist_ok=True)
@@ -156,6 +193,8 @@ def draw_testnav(res: Results, figures_dir, tables_dir, cache_dir=None, examples
             entries += [e for rank, f in enumerate(fids)
                         if (e := _fig_examples(res, b, f, figures_dir, 5 if rank == 0 else 6, cache_dir))]
         entries += [e for rank, f in enumerate(fids) if (e := _fig_voxels(res, b, f, figures_dir, 7 if rank == 0 else 8))]
+        if e := _fig_certificate(res, b, figures_dir):
+            entries.append(e)
     t2 = write_table2(res.runs, tables_dir)
     if t2:
         mean, _ = auc_table(res.runs, BASELINES)

@@ -223,3 +223,23 @@ def plot_voxels(points: pd.DataFrame, path, title: str = "", levels: int | None 
         fig.suptitle(title, fontsize=9)
     fig.subplots_adjust(left=0.02, right=0.96, top=0.88, bottom=0.08, wspace=0.12, hspace=0.05)
     return save(fig, path)
+
+
+@styled
+def plot_certificate(curves: pd.DataFrame, path, title: str = "") -> object:
+    """Recall@P* (solid) and the stopping certificate p_complete (dashed) against unique
+    configurations, one panel per fidelity; columns fidelity, search, unique, recall, p_complete."""
+    fids = list(dict.fromkeys(curves["fidelity"]))
+    fig, axes = plt.subplots(1, len(fids), figsize=(5.2 * len(fids), 3.6), squeeze=False)
+    for ax, f in zip(axes[0], fids):
+        for s, g in curves[curves["fidelity"] == f].groupby("search", sort=False):
+            color = METHOD_COLORS.get(s, TEAL)
+            ax.plot(g["unique"], g["recall"], color=color, label=f"{method_label(s)} recall")
+            ax.plot(g["unique"], g["p_complete"], color=color, ls="--", label=f"{method_label(s)} p_complete")
+        ax.axhline(0.95, color=GREY, lw=0.8, ls=":")
+        ax.set(xlabel="unique configurations", ylabel="Recall@P* / p_complete", ylim=(-0.02, 1.02),
+               title=fidelity_label(f))
+    axes[0][0].legend(fontsize=7, loc="lower right")
+    if title:
+        fig.suptitle(title)
+    return save(fig, path)

@@ -1,0 +1,151 @@
+"""How often is a run that stopped at p_complete ≥ 0.95 really complete, and what did it save?
+
+Runs searches on generated tables (testnav/synthetic.py; every profile at the given seeds) and,
+if given, the two mnist5k tables, recording the stopping certificate (testnav/certificate.py) at
+every checkpoint without stopping: Σ log(1 − p_θ), and whether P* was complete right then.
+The certificate depends only on the proposals so far, so "stop at the first checkpoint with
+p_complete ≥ t" is read off the record for any threshold t and any `dependence` exponent.
+The exponent is chosen on the --train seeds only (the largest whose runs are complete when
+stopped ≥ 95 % of the time) and reported on the --test seeds and on mnist5k, held out.
+
+    python scripts/stopping_study.py --train 100 --test 200 --searches random nsga2 tomonav \\
+        [--table results/cache/groundtruth/mnist5k-<key>.parquet]
+
+Writes results/tables/stopping_checkpoints.csv and results/tables/stopping_study.md.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from testnav.certificate import Certificate, CertifiedOracle, run_certified
+from testnav.oracle import TableOracle
+from testnav.searches.nsga2 import NSGA2Search
+from testnav.searches.random_search import RandomSearch
+from testnav.searches.tomonav import TomoNavSearch
+from testnav.synthetic import PROFILES, profile_table
+from testnav.table import Objectives
+
+SEARCHES = {"random": RandomSearch, "nsga2": lambda: NSGA2Search(engine="fast"), "tomonav": TomoNavSearch}
+GRID = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+TARGET = 0.95
+
+
+def tables(train, test, profiles, parquets):
+    for split, seeds in (("train", train), ("test", test)):
+        for s in seeds:
+            for name in profiles:
+                yield split, f"{name}/{s}", Objectives.from_table(profile_table(name, s))
+    for path in parquets:
+        df = pd.read_parquet(path)
+        for col, sign in (("ssim", 1.0), ("kid", -1.0)):
+            yield "mnist5k", f"mnist5k_{col}", Objectives.from_table(df, col, sign)
+
+
+def record(split, table, obj, name, seed) -> list[dict]:
+    """One run, no stopping: a row per checkpoint."""
+    budget = 5 * obj.lattice.size
+    oracle = TableOracle(obj)
+    cert = Certificate(obj.lattice, seed=seed)
+    # TomoNav never repeats before Θ is exhausted, where p_complete = 1: |Θ| proposals suffice
+    run_budget = obj.lattice.size if name == "tomonav" else budget
+    proposals, _ = run_certified(SEARCHES[name](), CertifiedOracle(oracle, cert), run_budget, seed, oracle.evaluate)
+    in_pstar = np.zeros(obj.lattice.size, bool)
+    in_pstar[obj.pstar] = True
+    found = np.cumsum(in_pstar[proposals] & first(proposals))
+    uniq = np.cumsum(first(proposals))
+    return [{"split": split, "table": table, "search": name, "seed": seed, "space_size": obj.lattice.size,
+             "budget": budget, "pstar_size": int(in_pstar.sum()), "proposals": b, "unique": int(uniq[b - 1]),
+             "log_product": lp, "recall": found[b - 1] / in_pstar.sum(), "complete": bool(found[b - 1] == in_pstar.sum())}
+            for (b, _), lp in zip(cert.points, cert.log_products)]
+
+
+def first(p):
+    mask = np.zeros(len(p), bool)
+    mask[np.unique(p, return_index=True)[1]] = True
+    return mask
+
+
+def stops(df: pd.DataFrame, dependence: float, threshold: float = TARGET) -> pd.DataFrame:
+    """Per run: where a run with stop_at=threshold would have stopped, and whether P* was complete."""
+    fired = df[df["log_product"] / dependence >= np.log(threshold)]
+    runs = df.groupby(["split", "table", "search", "seed"]).tail(1).set_index(["split", "table", "search", "seed"])
+    at = fired.groupby(["split", "table", "search", "seed"]).head(1).set_index(["split", "table", "search", "seed"])
+    out = runs.copy()
+    out.loc[at.index, ["proposals", "unique", "recall", "complete"]] = at[["proposals", "unique", "recall", "complete"]]
+    out["fired"] = out.index.isin(at.index)
+    out.loc[~out["fired"], "proposals"] = out.loc[~out["fired"], "budget"]  # never fired: the whole budget
+    out["saved"] = out["budget"] - out["proposals"]
+    return out.reset_index()
+
+
+def early(st: pd.DataFrame) -> pd.DataFrame:
+    """Runs the certificate stopped before Θ was exhausted (where it is 1 by construction)."""
+    return st[st["fired"] & (st["unique"] < st["space_size"])]
+
+
+def choose(df: pd.DataFrame) -> float:
+    """The largest exponent whose early stops on the train split were complete ≥ 95 % of the time."""
+    ok = [k for k in GRID if (e := early(stops(df[df.split == "train"], k))).empty or e["complete"].mean() >= TARGET]
+    return max(ok) if ok else GRID[0]
+
+
+def markdown(df: pd.DataFrame, chosen: float) -> str:
+    lines = [f"dependence exponent chosen on the train split: {chosen:g} (grid {', '.join(map(str, GRID))}); "
+             f"stop_at = {TARGET}", "",
+             "| split | search | runs | stopped by the certificate | complete when stopped | recall when stopped "
+             "| unique at stop (of |Θ|) | unique to full recall | proposals saved (of 5|Θ|) |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    full = df[df.complete].groupby(["split", "table", "search", "seed"])["unique"].min().rename("u_full")
+    s = stops(df, chosen).join(full, on=["split", "table", "search", "seed"])
+    for (split, search), g in s.groupby(["split", "search"], sort=False):
+        lines.append(f"| {split} | {search} | {len(g)} | {g.fired.mean():.0%} | {g.complete.mean():.0%} "
+                     f"| {g.recall.mean():.3f} | {g.unique.mean():.0f} ({(g.unique / g.space_size).mean():.0%}) "
+                     f"| {g.u_full.mean():.0f} | {g.saved.mean():.0f} ({(g.saved / g.budget).mean():.0%}) |")
+    lines += ["", "Per exponent and split: early stops (before Θ was exhausted) / runs, share of early stops with P* "
+              "complete, mean share of the budget saved over all runs", "",
+              "| dependence | " + " | ".join(sorted(df.split.unique())) + " |", "|---|" + "---|" * df.split.nunique()]
+    for k in GRID:
+        st = stops(df, k)
+        cells = [f"{len(early(g))}/{len(g)}, {early(g).complete.mean() if len(early(g)) else float('nan'):.0%}, "
+                 f"{(g.saved / g.budget).mean():.0%}" for _, g in st.groupby("split")]
+        lines.append(f"| {k} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--train", type=int, nargs="*", default=[100], help="generated-table seeds that choose the exponent")
+    ap.add_argument("--test", type=int, nargs="*", default=[200], help="generated-table seeds held out")
+    ap.add_argument("--profiles", nargs="+", default=list(PROFILES), choices=list(PROFILES))
+    ap.add_argument("--run-seeds", type=int, nargs="+", default=[0])
+    ap.add_argument("--searches", nargs="+", default=list(SEARCHES), choices=list(SEARCHES))
+    ap.add_argument("--table", action="append", default=[], help="a mnist5k ground-truth parquet (held out)")
+    ap.add_argument("--checkpoints", action="append", default=[], help="reuse recorded checkpoints (CSV) instead of running")
+    ap.add_argument("--out", default="results/tables/stopping")
+    args = ap.parse_args(argv)
+    rows = []
+    if not args.checkpoints:
+        for split, table, obj in tables(args.train, args.test, args.profiles, args.table):
+            for name in args.searches:
+                for rs in args.run_seeds:
+                    t0 = time.perf_counter()
+                    rows += record(split, table, obj, name, rs)
+                    print(f"{split:7s} {table:20s} {name:8s} seed {rs} ({time.perf_counter() - t0:.1f} s)", flush=True)
+    df = pd.concat([pd.DataFrame(rows)] + [pd.read_csv(c) for c in args.checkpoints], ignore_index=True)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if rows:
+        df.to_csv(f"{out}_checkpoints.csv", index=False)
+    md = markdown(df, choose(df))
+    Path(f"{out}_study.md").write_text(md)
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,191 @@
+"""When may I stop testing? A stopping certificate for every search (docs/tomonav.md).
+
+After each batch of `every` new configurations, p_complete estimates the probability that the
+front P* is already complete: that no unmeasured θ is non-dominated by the measured front.
+(P* is complete exactly when every unmeasured θ is dominated by a measured one: a chain of
+dominating configurations ends on P*, so an unmeasured θ escapes the measured front only if
+some member of P* is still unmeasured.) A conformally calibrated forest (Surrogate, kind
+`forest`, with its out-of-bag scores) is fitted to the measured points; each unmeasured θ's
+predictive draws μ + σ·e give its chance p_θ of escaping the front, and
+
+    p_complete = Π_θ (1 − p_θ)      (θ's errors treated as independent).
+
+It depends only on the proposals and their values, so the same numbers come out whether a
+search feeds it batch by batch (CertifiedOracle, replay and live) or it is computed from a
+finished run's proposals (the vectorised engine, which never calls the oracle per batch).
+`stop_at` ends the run at the first checkpoint where p_complete ≥ stop_at.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .errors import UserError
+from .lattice import Lattice
+from .pareto import nondominated_mask
+from .searches.tomonav import Surrogate
+
+OBJECTIVES = ("delta", "rho")
+# The θ's errors are not independent (one surrogate makes them all), so the plain product
+# Π(1 − p_θ) is far too pessimistic: p_complete = Π(1 − p_θ)^(1/dependence), the exponent
+# chosen on generated tables (scripts/stopping_study.py, docs/tomonav.md) and checked held out.
+DEPENDENCE = 20.0
+
+
+class StopSearch(Exception):
+    """Raised through a search's run() when the certificate reaches stop_at."""
+
+
+def escape_probability(draws: np.ndarray, front: np.ndarray) -> np.ndarray:
+    """Per θ, the share of its draws (S, m, 2) that no point of `front` (f, 2) dominates."""
+    order = np.argsort(front[:, 0])
+    fd, fr = front[order, 0], front[order, 1]
+    best = np.r_[np.maximum.accumulate(fr[::-1])[::-1], -np.inf]  # best ρ among δ_F ≥ fd[i]
+    d, r = draws[..., 0], draws[..., 1]
+    ge = best[np.searchsorted(fd, d, side="left")]   # best ρ with δ_F ≥ d
+    gt = best[np.searchsorted(fd, d, side="right")]  # best ρ with δ_F > d
+    dominated = (ge > r) | (gt >= r)
+    return 1.0 - dominated.mean(axis=0)
+
+
+class Certificate:
+    def __init__(self, lattice: Lattice, every: int | None = None, stop_at: float | None = None, seed: int = 0,
+                 n_estimators: int = 30, samples: int = 200, min_points: int = 10, dependence: float = DEPENDENCE):
+        if stop_at is not None and not 0 < stop_at <= 1:
+            raise UserError(f"search.stop_at={stop_at}: a probability in (0, 1], or null to never stop early")
+        self.lattice, self.stop_at, self.seed = lattice, stop_at, int(seed)
+        # default batch: 5 % of Θ (65 on 6⁴): at most 20 fits before Θ is exhausted, whatever the search
+        self.every = int(every) if every else max(10, -(-lattice.size // 20))
+        self.n_estimators, self.samples, self.min_points = int(n_estimators), int(samples), int(min_points)
+        self.dependence = float(dependence)
+        self.values = np.full((lattice.size, 2), np.nan)
+        self.seen = np.zeros(lattice.size, bool)
+        self.proposals: list[np.ndarray] = []
+        self.b = self.u = 0
+        self.next_u = self.every
+        self.points: list[tuple[int, float]] = []  # (proposals so far, p_complete) at each checkpoint
+        self.log_products: list[float] = []  # Σ log(1 − p_θ) at each checkpoint (p_complete before tempering)
+        self.stopped: int | None = None
+        self.seconds = 0.0  # spent estimating (the cost of the certificate)
+
+    def estimate(self) -> float:
+        """p_complete now: exp(Σ_θ log(1 − p_θ) / dependence)."""
+        log_product = self.log_product()
+        self.log_products.append(log_product)
+        return float(np.exp(log_product / self.dependence))
+
+    def log_product(self) -> float:
+        seen = np.flatnonzero(self.seen)
+        cand = np.flatnonzero(~self.seen)
+        cand = cand[cand != 0]  # θ = 0 is not on P*
+        if len(cand) == 0:
+            return 0.0
+        measured = seen[seen != 0]
+        if len(measured) < self.min_points:
+            return -np.inf
+        model = Surrogate(self.lattice, "forest", n_estimators=self.n_estimators, seed=self.seed)
+        model.fit(seen, self.values[seen])
+        mean, sd = model.predict(cand)
+        draws = model.draws(mean=mean, sd=sd)
+        if len(draws) > self.samples:  # evenly spaced scores: the same draws for the same fit
+            draws = draws[np.linspace(0, len(draws) - 1, self.samples).round().astype(int)]
+        pts = self.values[measured]
+        front = pts[nondominated_mask(pts[:, 0], pts[:, 1])]
+        p = escape_probability(draws, front)
+        return float(np.log1p(-np.minimum(p, 1 - 1e-12)).sum())
+
+    def split(self, indices: np.ndarray) -> list[np.ndarray]:
+        """`indices` cut after each proposal at which a checkpoint falls (so a live run never
+        evaluates past the point where it stops)."""
+        idx = np.asarray(indices, dtype=np.int64).ravel()
+        _, first = np.unique(idx, return_index=True)
+        new = np.zeros(len(idx), bool)
+        new[first] = True
+        new &= ~self.seen[idx]
+        u = self.u + np.cumsum(new)
+        marks = list(range(self.next_u, int(u[-1]) + 1 if len(u) else 0, self.every))
+        if len(u) and u[-1] == self.lattice.size:
+            marks.append(self.lattice.size)  # Θ exhausted: certain, whatever the schedule
+        cuts = sorted({int(np.searchsorted(u, t)) + 1 for t in marks})
+        return [c for c in np.split(idx, cuts) if len(c)]
+
+    def feed(self, chunk: np.ndarray, values: np.ndarray) -> bool:
+        """Record a chunk (from split) and its (δ, ρ); True if the run should stop here."""
+        chunk = np.asarray(chunk, dtype=np.int64)
+        self.values[chunk] = values
+        self.seen[chunk] = True
+        self.proposals.append(chunk)
+        self.b += len(chunk)
+        self.u = int(self.seen.sum())
+        if self.u >= self.next_u or (self.u == self.lattice.size and (not self.points or self.points[-1][1] < 1)):
+            t0 = time.perf_counter()
+            p = self.estimate()
+            self.seconds += time.perf_counter() - t0
+            self.points.append((self.b, p))
+            while self.next_u <= self.u:
+                self.next_u += self.every
+            if self.stop_at is not None and p >= self.stop_at:
+                self.stopped = self.b
+                return True
+        return False
+
+    def finish(self, proposals: np.ndarray, evaluate) -> tuple[np.ndarray, np.ndarray]:
+        """The run's proposals (cut at the stop, if any) and p_complete after each of them.
+        Proposals the certificate has not seen (a search that read the table up front) are fed
+        now, through the same checkpoints; `evaluate(indices)` gives their (δ, ρ)."""
+        p = np.asarray(proposals, dtype=np.int64)
+        fed = np.concatenate(self.proposals) if self.proposals else np.zeros(0, np.int64)
+        if len(fed) > len(p) or not np.array_equal(fed, p[: len(fed)]):  # evaluated out of order: start over
+            self.__init__(self.lattice, self.every, self.stop_at, self.seed, self.n_estimators, self.samples,
+                          self.min_points, self.dependence)
+            fed = fed[:0]
+        if self.stopped is None:
+            for chunk in self.split(p[len(fed):]):
+                if self.feed(chunk, evaluate(chunk)):
+                    break
+        p = p[: self.b]
+        column = np.zeros(len(p))
+        for b, value in self.points:
+            column[b - 1:] = value
+        return p, column
+
+
+class CertifiedOracle:
+    """Wraps an oracle: every evaluation passes through the certificate, batch by batch, and
+    raises StopSearch once p_complete ≥ stop_at. Searches cannot tell it from the oracle."""
+
+    def __init__(self, oracle, certificate: Certificate):
+        self.inner, self.certificate, self.lattice = oracle, certificate, oracle.lattice
+
+    def table(self, names=OBJECTIVES) -> np.ndarray:
+        return self.inner.table(names)
+
+    def evaluate(self, indices, names=OBJECTIVES) -> np.ndarray:
+        names = tuple(names)
+        out = []
+        for chunk in self.certificate.split(indices):
+            values = self.inner.evaluate(chunk, OBJECTIVES)
+            if self.certificate.feed(chunk, values):
+                raise StopSearch(self.certificate.b)
+            out.append(values if names == OBJECTIVES else self.inner.evaluate(chunk, names))
+        return np.concatenate(out) if out else np.zeros((0, len(names)))
+
+    def proposals(self) -> np.ndarray:
+        return np.concatenate(self.certificate.proposals) if self.certificate.proposals else np.zeros(0, np.int64)
+
+
+def run_certified(search, oracle, budget: int, seed: int, evaluate) -> tuple[np.ndarray, np.ndarray]:
+    """search.run through a CertifiedOracle: (proposals, p_complete after each), cut at stop_at."""
+    try:
+        proposals = search.run(oracle, budget, seed)
+    except StopSearch:
+        proposals = oracle.proposals()
+    return oracle.certificate.finish(proposals, evaluate)
+
+
+def summary_fields(certificate: Certificate, column: np.ndarray) -> dict:
+    return {"p_complete": float(column[-1]) if len(column) else 0.0, "stop_at": certificate.stop_at,
+            "stopped_at": certificate.stopped, "certificate_every": certificate.every,
+            "certificate_seconds": round(certificate.seconds, 4)}

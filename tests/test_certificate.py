@@ -1,0 +1,146 @@
+"""Generated ground-truth tables (testnav/synthetic.py), the calibrated surrogate intervals and
+the stopping certificate (testnav/certificate.py): p_complete in the trace and summary, and
+search.stop_at ending a run."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from testnav.certificate import Certificate, CertifiedOracle, StopSearch, run_certified
+from testnav.errors import UserError
+from testnav.oracle import TableOracle
+from testnav.searches.random_search import RandomSearch
+from testnav.searches.tomonav import Surrogate
+from testnav.synthetic import PROFILES, profile_table, synthetic_table
+from testnav.table import Objectives
+
+
+def test_generator_is_deterministic_and_seeded():
+    a, b = synthetic_table("pairs", seed=3), synthetic_table("pairs", seed=3)
+    pd.testing.assert_frame_equal(a, b)
+    assert not np.allclose(a["delta"], synthetic_table("pairs", seed=4)["delta"])
+    assert list(a.columns) == ["t1", "t2", "t3", "t4", "delta", "rho"] and len(a) == 6**4
+    assert len(synthetic_table(n=3, levels=8)) == 512
+    Objectives.from_table(a)  # a valid replay table
+
+
+def test_generator_structure():
+    def interaction(df):  # what a main-effects fit of −log(1 − δ) leaves unexplained
+        t = df[[c for c in df if c.startswith("t")]].to_numpy()
+        x = np.concatenate([np.ones((len(t), 1))] + [(t[:, [i]] == np.arange(1, 6)).astype(float) for i in range(t.shape[1])], 1)
+        y = -np.log1p(-df["delta"].to_numpy().clip(max=1 - 1e-9))
+        return np.abs(y - x @ np.linalg.lstsq(x, y, rcond=None)[0]).max()
+
+    assert interaction(synthetic_table("additive", seed=1)) < 1e-9
+    assert interaction(synthetic_table("pairs", seed=1)) > 0.05
+    assert synthetic_table("additive", ties=10, seed=1)[["delta", "rho"]].nunique().max() <= 11
+    size = {p: np.mean([len(Objectives.from_table(profile_table(p, s)).pstar) for s in range(3)])
+            for p in ("concentrated", "spread")}
+    assert size["concentrated"] < size["spread"] / 2
+    with pytest.raises(UserError, match="structure=cubic"):
+        synthetic_table("cubic")
+    with pytest.raises(UserError, match="profile=nope"):
+        profile_table("nope", 0)
+    assert len(PROFILES) >= 8
+
+
+def test_conformal_intervals_cover_at_their_nominal_level():
+    """Fit on a random half of two small generated tables, count how often the other half falls
+    inside the 68 % and 95 % intervals (coverage must sit within ±8 points of nominal)."""
+    cover = {0.68: [], 0.95: []}
+    for seed in (0, 1):
+        obj = Objectives.from_table(synthetic_table("pairs", n=3, levels=8, seed=seed))
+        y = np.column_stack([obj.delta, obj.rho])
+        fit = np.random.default_rng(seed).choice(obj.lattice.size, 256, replace=False)
+        test = np.setdiff1d(np.arange(obj.lattice.size), fit)
+        model = Surrogate(obj.lattice, "forest", seed=seed).fit(fit, y[fit])
+        for level in cover:
+            lo, hi = model.interval(level, test)
+            cover[level].append(((y[test] >= lo) & (y[test] <= hi)).mean())
+    for level, c in cover.items():
+        assert abs(np.mean(c) - level) < 0.08, (level, c)
+
+
+def log_product(obj, measured):
+    cert = Certificate(obj.lattice, seed=0)
+    cert.values[measured] = np.column_stack([obj.delta, obj.rho])[measured]
+    cert.seen[measured] = True
+    return cert.log_product()
+
+
+def test_p_complete_tells_a_complete_front_from_one_with_members_missing():
+    """Σ log(1 − p_θ): far lower with half of P* unmeasured than with only dominated θ unmeasured."""
+    obj = Objectives.from_table(synthetic_table("pairs", n=3, levels=8, seed=2))
+    everything = np.arange(obj.lattice.size)
+    pstar = obj.pstar
+    far = np.argsort(obj.delta + obj.rho)[:100]  # low on both counts
+    far = far[~np.isin(far, pstar)]
+    complete, half = log_product(obj, np.setdiff1d(everything, far)), log_product(obj, np.setdiff1d(everything, pstar[::2]))
+    assert half < 2 * complete < 0
+    assert log_product(obj, everything) == 0.0  # nothing left unmeasured: p_complete = 1
+
+
+def test_p_complete_bounded_rising_and_the_same_online_or_after_the_run():
+    obj = Objectives.from_table(synthetic_table("pairs", n=3, levels=8, seed=2))
+    table = TableOracle(obj)
+    online = CertifiedOracle(table, Certificate(obj.lattice, every=64, seed=1))
+    p1, col1 = run_certified(RandomSearch(), online, 1024, 1, table.evaluate)
+    # the same proposals, never shown to the oracle (as the vectorised engine does)
+    p2, col2 = Certificate(obj.lattice, every=64, seed=1).finish(p1, table.evaluate)
+    np.testing.assert_array_equal(p1, p2)
+    np.testing.assert_allclose(col1, col2)
+    assert ((col1 >= 0) & (col1 <= 1)).all() and col1[0] == 0
+    assert col1[obj.lattice.size - 1] == 1.0  # Θ exhausted after |Θ| proposals of a permutation
+    assert col1[: obj.lattice.size // 4].max() < 0.5  # a quarter of Θ seen at random: P* surely not all found
+
+
+def test_stop_at_stops_before_evaluating_more():
+    obj = Objectives.from_table(synthetic_table("pairs", n=3, levels=8, seed=2))
+
+    class Counting(TableOracle):
+        asked = 0
+
+        def evaluate(self, indices, names=("delta", "rho")):
+            Counting.asked += len(indices)
+            return super().evaluate(indices, names)
+
+    inner = Counting(obj)
+    oracle = CertifiedOracle(inner, Certificate(obj.lattice, every=64, stop_at=0.5, dependence=50, seed=0))
+    with pytest.raises(StopSearch):
+        oracle.evaluate(np.random.default_rng(0).permutation(obj.lattice.size))
+    cert = oracle.certificate
+    assert cert.stopped == Counting.asked <= obj.lattice.size and cert.points[-1][1] >= 0.5
+    with pytest.raises(UserError, match="stop_at=1.5"):
+        Certificate(obj.lattice, stop_at=1.5)
+
+
+def test_trace_summary_and_stop_at_through_run_py(tmp_path):
+    from tests.test_app import run
+
+    synthetic_table("pairs", n=3, levels=5, seed=0).to_csv(tmp_path / "gen.csv", index=False)
+    r = run([f"groundtruth.table={tmp_path / 'gen.csv'}", "search=random", "budget=400", "reuse_runs=false",
+             "search.stop_at=0.95", f"hydra.run.dir={tmp_path / 'run'}"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "run" / "summary.json").read_text())
+    trace = pd.read_csv(tmp_path / "run" / "trace.csv")
+    assert list(trace.columns) == ["proposal", "t1", "t2", "t3", "new", "unique", "delta", "rho", "in_pstar",
+                                   "inferences", "p_complete"]
+    # a random permutation has seen all 125 configurations after 125 proposals: certain, so it stops by then
+    assert s["stopped_at"] == s["proposals"] == len(trace) <= 125 and s["p_complete"] >= 0.95 and s["stop_at"] == 0.95
+    assert trace.p_complete.between(0, 1).all() and trace.p_complete.iloc[-1] == s["p_complete"]
+
+
+def test_certificate_figure_and_its_sentence(tmp_path):
+    from testnav.figures.build import _fig_certificate
+    from testnav.figures.loader import load_results
+    from tests.test_figures import is_png, tiny_results
+
+    root = tmp_path / "results"
+    tiny_results(root, searches=("nsga2",), seeds=(0,))
+    for trace in root.rglob("trace.csv"):
+        t = pd.read_csv(trace)
+        t.assign(p_complete=t["unique"] / t["unique"].max()).to_csv(trace, index=False)
+    e = _fig_certificate(load_results(root), "tiny", tmp_path)
+    assert is_png(e.path) and "p_complete reaches 0.95 after" in e.sentence and "TestNav on SSIM" in e.sentence
