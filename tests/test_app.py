@@ -1,26 +1,21 @@
-"""The Hydra app end to end, as a user runs it: subprocesses, real files, exit codes."""
+"""The Hydra app end to end, as a user runs it: real files, exit codes, stdout and stderr.
+
+One run starts `python run.py` as a subprocess, as a user does; the others run the same script in
+this process (tests/cli.py), which checks the same things without a fresh interpreter per call."""
 
 import json
-import os
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from tests.conftest import ROOT
+from tests.cli import run_inprocess as run
+from tests.cli import run_subprocess
 
 SMALL = ["benchmark.levels=3", "benchmark.test_per_class=20", "search.pop_size=20", "budget=300", "progress=false"]
 SUMMARY_KEYS = {"benchmark", "fidelity", "search", "seed", "budget", "proposals", "unique", "pstar_size", "auc_recall",
                 "final_recall", "unique_to_full_recall", "budget_to_full_recall"}
-
-
-def run(args, cwd):
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    return subprocess.run([sys.executable, str(ROOT / "run.py"), *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=600)
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +25,7 @@ def workdir(tmp_path_factory):
 
 def test_single_run_writes_contract_outputs(workdir, cache_dir):
     out = workdir / "run1"
-    r = run([*SMALL, f"cache_dir={cache_dir}", f"hydra.run.dir={out}", "fidelity=kid"], workdir)
+    r = run_subprocess([*SMALL, f"cache_dir={cache_dir}", f"hydra.run.dir={out}", "fidelity=kid"], workdir)
     assert r.returncode == 0, r.stderr
     assert "|P*| =" in r.stdout and "AUC-Recall@P* =" in r.stdout
     s = json.loads((out / "summary.json").read_text())
@@ -45,9 +40,12 @@ def test_single_run_writes_contract_outputs(workdir, cache_dir):
     assert trace.proposal.tolist() == list(range(1, 301)) and s["proposals"] == 300
     assert trace.unique.iloc[-1] == s["unique"] == trace.new.sum()
     assert trace[trace.new & trace.in_pstar].shape[0] == round(s["final_recall"] * s["pstar_size"])
-    # determinism: same config and seed, same trace and summary
+    # determinism: same config and seed, same trace and summary, computed again (not the reused run) in process
     out2 = workdir / "run1b"
-    assert run([*SMALL, f"cache_dir={cache_dir}", f"hydra.run.dir={out2}", "fidelity=kid"], workdir).returncode == 0
+    r2 = run([*SMALL, f"cache_dir={cache_dir}", f"hydra.run.dir={out2}", "fidelity=kid", "reuse_runs=false"], workdir)
+    assert r2.returncode == 0, r2.stderr
+    # in process, the same printed summary as the subprocess's
+    assert r2.stdout[r2.stdout.index("TestNav · "):] == r.stdout[r.stdout.index("TestNav · "):].replace(str(out), str(out2))
     pd.testing.assert_frame_equal(trace, pd.read_csv(out2 / "trace.csv"))
     s2 = json.loads((out2 / "summary.json").read_text())
     assert {k: v for k, v in s2.items() if k != "search_seconds"} == {k: v for k, v in s.items() if k != "search_seconds"}
@@ -135,8 +133,10 @@ def test_bad_input_one_line_nonzero_nothing_left(case, expect, workdir, cache_di
     args = [f"groundtruth.table={bad_tables(tmp_path)[a[6:]]}" if a.startswith("table:") else a for a in case]
     results = tmp_path / "results"
     size = [] if any(a.startswith("benchmark.test_per_class") for a in args) else ["benchmark.test_per_class=20"]
+    # progress=false: a case that computes the ground truth before failing (pop_size against |Θ|) would print
+    # its progress bar on stderr whenever the session's cache is cold (the test alone, or on an xdist worker)
     r = run([*args, f"cache_dir={cache_dir}", f"hydra.run.dir={results}/run", f"hydra.sweep.dir={results}/sweep",
-             *size], tmp_path)
+             *size, "progress=false"], tmp_path)
     assert r.returncode != 0
     lines = [ln for ln in r.stderr.strip().splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from tests.test_app import run
+from tests.cli import run_inprocess as run
 
 RNG = np.random.default_rng(0)
 

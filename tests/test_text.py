@@ -26,6 +26,7 @@ from testnav.families.text_contraction import CONTRACT, Contraction
 from testnav.families.text_punctuation import MARKS, Punctuation
 from testnav.families.text_synonym import Synonym
 from testnav.families.text_typo import ADJACENT, Typo
+from tests.cli import run_inprocess, run_subprocess
 from tests.conftest import ROOT
 from tests.text_standins import MBPP_RECORDS, QUESTIONS, SYNONYMS, code_files, qqp_files
 
@@ -488,12 +489,14 @@ def test_mbpp_official_records_convert_to_passing_humaneval_problems():
 
 # ----------------------------------------------------------------------------- the app end to end
 
-def run_app(args, cwd, extra_env=None):
+def run_app(args, cwd, extra_env=None, runner=run_inprocess):
     # one torch thread: the stand-ins are tiny, and on a shared 2-core machine thread hand-offs dominate
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(ROOT),
-           "OMP_NUM_THREADS": "1", **(extra_env or {})}
-    return subprocess.run([sys.executable, str(ROOT / "run.py"), *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=600)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return runner(args, cwd, {"OMP_NUM_THREADS": "1", **(extra_env or {})})
+    finally:
+        torch.set_num_threads(threads)
 
 
 def groundtruth(r):
@@ -537,7 +540,10 @@ def test_app_groundtruth_qqp(standins, tmp_path):
     ("missing WordNet", {"benchmark.families.0.lexicon": "wordnet"}, "nltk.downloader wordnet"),
     ("empty dataset", {"benchmark.data.path": "{tmp}/empty.csv"}, "the test set D is empty"),
 ])
-def test_app_text_bad_inputs_are_one_line(standins, tmp_path, what, change, expect):
+def test_app_text_bad_inputs_are_one_line(standins, tmp_path, monkeypatch, what, change, expect):
+    import nltk
+    from nltk.corpus.util import LazyCorpusLoader
+
     s = standins
     (tmp_path / "empty.csv").write_text("question1,question2,label\n")  # a header, no pairs
     (tmp_path / "nltk").mkdir()
@@ -547,7 +553,9 @@ def test_app_text_bad_inputs_are_one_line(standins, tmp_path, what, change, expe
             "benchmark.families.0.lexicon": s["q_lexicon"]}
     args.update({k: v.format(tmp=tmp_path) for k, v in change.items()})
     env = {"NLTK_DATA": str(tmp_path / "nltk")}  # no WordNet anywhere NLTK looks
-    r = run_app([f"{k}={v}" for k, v in args.items()], tmp_path, env)
+    monkeypatch.setattr(nltk.data, "path", [env["NLTK_DATA"]])  # nor in this process, which read NLTK_DATA already
+    loaded = not isinstance(nltk.corpus.wordnet, LazyCorpusLoader)  # then only a fresh interpreter lacks it
+    r = run_app([f"{k}={v}" for k, v in args.items()], tmp_path, env, run_subprocess if loaded else run_inprocess)
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.returncode == 2 and len(lines) == 1 and expect in lines[0], (what, r.stderr[-2000:])
     assert not (tmp_path / "run").exists() and not list((tmp_path / "c").glob("groundtruth/*.parquet"))

@@ -205,12 +205,12 @@ def test_trace_and_summary_carry_inferences():
     assert 0 < s["auc_recall_inferences"] < 1
 
 
-# ---- through run.py, as a user runs it ----
+# ---- through run.py, as a user runs it (in this process: tests/cli.py) ----
 
 def test_app_replay(tmp_path):
     import json
 
-    from tests.test_app import run
+    from tests.cli import run_inprocess as run
 
     t = Lattice(3, 4).tuples
     rng = np.random.default_rng(0)
@@ -227,7 +227,7 @@ def test_app_live(tmp_path, cache_dir):
     """The real live oracle on a 3⁴ lattice and 200 digits (shares the session's LeNet-5 with test_app)."""
     import json
 
-    from tests.test_app import run
+    from tests.cli import run_inprocess as run
 
     r = run(["stage=live", "search=tomonav", "benchmark.levels=3", "benchmark.test_per_class=20", "budget=30",
              "search.init_random=5", "progress=false", f"cache_dir={cache_dir}", f"hydra.run.dir={tmp_path / 'live'}"],
