@@ -51,6 +51,7 @@ def test_single_run_writes_contract_outputs(workdir, cache_dir):
     assert {k: v for k, v in s2.items() if k != "search_seconds"} == {k: v for k, v in s.items() if k != "search_seconds"}
 
 
+@pytest.mark.slow  # its own 4⁴ ground truth and four runs: make test-all
 def test_multirun_sweep_with_basic_launcher(workdir, cache_dir):
     sweep = workdir / "sweep"
     args = ["benchmark.levels=4", "benchmark.test_per_class=20", "budget=300", "progress=false"]

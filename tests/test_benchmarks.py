@@ -77,6 +77,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow  # a paper benchmark built from synthetic files, end to end: make test-all
 @pytest.mark.parametrize("name", CASES)
 def test_groundtruth_end_to_end_on_synthetic_files(name, tmp_path):
     write, overrides = CASES[name]

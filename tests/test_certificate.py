@@ -116,6 +116,7 @@ def test_stop_at_stops_before_evaluating_more():
         Certificate(obj.lattice, stop_at=1.5)
 
 
+@pytest.mark.slow  # run.py end to end with stop_at: make test-all
 def test_trace_summary_and_stop_at_through_run_py(tmp_path):
     from tests.test_app import run
 

@@ -119,6 +119,7 @@ DETECTOR = ["benchmark.model.type=torchvision", "benchmark.model.arch=fasterrcnn
             "+benchmark.model.kwargs.rpn_post_nms_top_n_test=20", "benchmark.metrics.kid.subsets=2"]
 
 
+@pytest.mark.slow  # a detector ground truth end to end: make test-all
 def test_groundtruth_end_to_end_on_synthetic_files(tmp_path):
     root = tmp_path / "data"
     write_roboflow(root)

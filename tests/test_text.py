@@ -434,6 +434,7 @@ def test_sandbox_user_is_never_root():
     assert min(sandbox_user("nobody")) > 0
 
 
+@pytest.mark.slow  # 164 sandboxed programs: make test-all
 def test_humaneval_canonical_solutions_pass_and_broken_ones_fail(humaneval):
     """The real check: the benchmark's own execution path (CodeBenchmark.execute → sandbox)."""
     from testnav.benchmarks.code import CodeBenchmark
@@ -561,7 +562,7 @@ def test_app_text_bad_inputs_are_one_line(standins, tmp_path, monkeypatch, what,
     assert not (tmp_path / "run").exists() and not list((tmp_path / "c").glob("groundtruth/*.parquet"))
 
 
-@pytest.mark.parametrize("dataset", ["humaneval", "mbpp"])
+@pytest.mark.parametrize("dataset", ["humaneval", pytest.param("mbpp", marks=pytest.mark.slow)])
 def test_app_groundtruth_code(standins, tmp_path, dataset):
     s = standins
     args = ["stage=groundtruth", f"benchmark={dataset}", "benchmark.levels=2", "progress=false", "benchmark.data.n=2",

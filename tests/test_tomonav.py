@@ -223,6 +223,7 @@ def test_app_replay(tmp_path):
     assert (s["search"], s["proposals"], s["unique"], s["final_recall"]) == ("tomonav", 100, 64, 1.0)
 
 
+@pytest.mark.slow  # live TomoNav on the model; stage=live is in test_app: make test-all
 def test_app_live(tmp_path, cache_dir):
     """The real live oracle on a 3⁴ lattice and 200 digits (shares the session's LeNet-5 with test_app)."""
     import json
