@@ -345,7 +345,7 @@ def load_truths(root: Path, runs: pd.DataFrame, missing: list) -> dict:
                 candidates.setdefault((bench, f), []).append(p)
     truths = {}
     for (b, f), paths in sorted(candidates.items()):
-        paths = list(dict.fromkeys(paths))
+        paths = list(dict.fromkeys(p.resolve() for p in paths))  # one table reached by two names counts once
         col, sign = ("rho", 1.0) if f == "rho" else specs.get(f, (f, 1.0))
         for p in paths:
             try:
