@@ -2,7 +2,7 @@
 fit on a design, count how often each unmeasured θ's true δ, ρ falls inside the 68 % and 95 %
 intervals. Generated tables (testnav/synthetic.py) at the given seeds, and mnist5k if given.
 
-    python scripts/coverage.py --seeds 200 [--table results/cache/groundtruth/mnist5k-<key>.parquet]
+    python scripts/interval_coverage.py --seeds 200 [--table results/cache/groundtruth/mnist5k-<key>.parquet]
 
 Writes results/tables/coverage.csv and coverage.md.
 """
