@@ -51,7 +51,7 @@ def test_tiny_cpu_run_of_the_model_and_family_sections(gpu_check, tmp_path, caps
 
 @pytest.mark.slow
 def test_tiny_cpu_run_of_every_section(gpu_check, tmp_path, capsys):
-    """All ten families, and the mnist5k ground truth twice (trains a LeNet-5 for one epoch)."""
+    """All ten families, and the mnist5k ground truth twice (the pinned LeNet-5, loaded twice)."""
     rc = gpu_check.main(["--device", "cpu", "--tiny", "--no-compile", "--out", str(tmp_path)])
     printed = capsys.readouterr().out
     assert rc == 0, printed
