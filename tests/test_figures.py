@@ -214,6 +214,7 @@ def test_figures_script_end_to_end(tmp_path, capsys):
     assert "![Fig. 1 · tiny" in report and "figures/fig2_tiny.png" in report
     assert "Table 2" in report and "What is missing" in report
     assert "conf/benchmark/tiny.yaml" in report  # Figs. 5–6 skipped with the reason, not a crash
+    assert not (root / "default_run").exists()  # make run's numbers go only beside a sweep of mnist5k
     first = (figs / "fig2_tiny.png").read_bytes()
     assert mod.main(["--results", str(root), "--no-sweep"]) == 0  # rerun: same bytes
     assert (figs / "fig2_tiny.png").read_bytes() == first
