@@ -36,7 +36,7 @@ from testnav.families.motion_blur import MotionBlur
 from testnav.families.pixelate import Pixelate
 from testnav.families.reference import reference_corrupt, reference_function, reference_table
 from testnav.families.shot_noise import ShotNoise
-from testnav.families.speckle_noise import SpeckleNoise
+from testnav.families.speckle_noise import SpeckleNoise, normal16, normal_table
 from testnav.families.zoom_blur import ZoomBlur
 from testnav.fidelity.ssim import ssim_per_image
 
@@ -459,15 +459,27 @@ def test_darken_and_exposure_reject_factors_on_the_wrong_side_of_one():
         Exposure([0.5])
 
 
-@pytest.mark.parametrize("sizes", [(3072, 3072, 48), (16, 12288, 784), (32, 19)])
-def test_normal_draws_split_at_multiples_of_16_equal_one_draw(sizes):
-    """Why SpeckleNoise may draw block by block on the CPU: torch's normal fills uniforms in
-    order and transforms them in groups of 16 (redrawing the last 16 of a size that is not a
-    multiple of 16), so splits at multiples of 16 give the same stream as one draw."""
-    whole = torch.randn(sum(sizes), generator=gen(5))
+@pytest.mark.parametrize("sizes", [(3072, 3072, 48), (16, 12288, 784), (32, 20)])
+def test_normal16_draws_split_at_multiples_of_4_equal_one_draw(sizes):
+    """Why SpeckleNoise may draw block by block on the CPU: 64-bit words, four draws each,
+    read in order, so splits at multiples of 4 give the same stream as one draw."""
+    whole = normal16(sum(sizes), gen(5))
     g = gen(5)
-    parts = torch.cat([torch.randn(n, generator=g) for n in sizes])
-    assert torch.equal(parts, whole)
+    assert torch.equal(torch.cat([normal16(n, g) for n in sizes]), whole)
+
+
+def test_normal16_is_a_standard_normal_to_well_below_a_uint8_step():
+    """The 16-bit inverse-CDF table: antisymmetric (mean 0 exactly), variance within 2e-5 of 1,
+    and 10⁶ draws pass a Kolmogorov–Smirnov test against N(0, 1) and match its tail mass."""
+    from scipy import stats
+
+    t = normal_table().double()
+    assert len(t) == 65536 and torch.equal(t, -t.flip(0)) and torch.all(t[1:] >= t[:-1])
+    assert abs(float(t.var(unbiased=False)) - 1) < 2e-5 and 4.3 < float(t.max()) < 4.5
+    z = normal16(1_000_000, gen(7)).double().numpy()
+    assert stats.kstest(z, "norm").pvalue > 1e-3
+    assert abs(z.mean()) < 0.005 and abs(z.std() - 1) < 0.003
+    assert abs((np.abs(z) > 1.96).mean() - 0.05) < 0.002
 
 
 def test_speckle_noise_blocked_draws_equal_one_whole_draw(images, monkeypatch):
@@ -476,9 +488,40 @@ def test_speckle_noise_blocked_draws_equal_one_whole_draw(images, monkeypatch):
     x = images(32, 12)
     monkeypatch.setattr(base, "CPU_BLOCK_ELEMENTS", x[0].numel() * 5)  # blocks of 5, 5, 2 images
     blocked = SpeckleNoise([0.3])(x, 1, gen(2))
-    noise = torch.randn(x.shape, generator=gen(2))
+    noise = normal16(x.numel(), gen(2)).view(x.shape)
     assert len(base.cpu_blocks(x)) == 3
     assert torch.equal(blocked, torch.addcmul(x, x, noise, value=0.3).clamp(0, 1))
+
+
+@pytest.mark.parametrize("delta", [1, 2, 3, 4])
+def test_glass_blur_offsets_are_uniform_on_their_range(delta):
+    """Random bytes' top bits where 2δ is a power of two, randint otherwise: every offset in
+    [−δ, δ−1], each value equally often (χ² test), same draws for the same seed."""
+    from scipy import stats
+
+    from testnav.families.glass_blur import shuffle_offsets
+
+    o = shuffle_offsets(gen(3), 40, 32, 32, delta, 2)
+    assert o.shape == (40, 2, 32 - 2 * delta, 32 - 2 * delta, 2)
+    assert torch.equal(o, shuffle_offsets(gen(3), 40, 32, 32, delta, 2))
+    counts = torch.bincount((o.long() + delta).flatten(), minlength=2 * delta).numpy()
+    assert len(counts) == 2 * delta and stats.chisquare(counts).pvalue > 1e-3
+
+
+def test_batch_buffers_are_reused_only_once_nothing_refers_to_them():
+    from testnav.families import HUGE_PAGE_BYTES, batch_buffer
+
+    shape = (2, HUGE_PAGE_BYTES // 4)
+    a = batch_buffer(shape, torch.float32)
+    b = batch_buffer(shape, torch.float32)
+    assert a.data_ptr() != b.data_ptr()  # a is alive
+    kept = a[1:]  # a view keeps a's memory in use
+    ptr = a.data_ptr()
+    del a
+    c = batch_buffer(shape, torch.float32)
+    assert c.data_ptr() not in (ptr, b.data_ptr())
+    del kept
+    assert batch_buffer(shape, torch.float32).data_ptr() == ptr  # now free: handed out again
 
 
 def test_batch_buffer_is_a_plain_writable_tensor_of_the_asked_shape():

@@ -17,6 +17,7 @@ size) and block their own arithmetic. On a GPU the whole batch is one block.
 from __future__ import annotations
 
 import mmap
+import threading
 
 import torch
 
@@ -26,6 +27,7 @@ from ..errors import UserError
 class Family:
     name: str = "family"
     random: bool = False
+    writes_out: bool = False  # apply(x, param, generator, out=None) writes into `out` when given (CPU blocks)
 
     def __init__(self, params, name: str | None = None):
         self.params = [tuple(p) if isinstance(p, (list, tuple)) else p for p in params]
@@ -46,6 +48,8 @@ class Family:
         param = self.params[level - 1]
         if self.random:
             return self.apply(x, param, generator)
+        if self.writes_out:
+            return blockwise(lambda xb, out: self.apply(xb, param, generator, out=out), x, into=True)
         return blockwise(lambda xb: self.apply(xb, param, generator), x)
 
     def apply(self, x: torch.Tensor, param, generator: torch.Generator) -> torch.Tensor:
@@ -68,13 +72,20 @@ def cpu_blocks(x: torch.Tensor) -> list[slice]:
     return [slice(i, i + per) for i in range(0, len(x), per)]
 
 
-def blockwise(fn, x: torch.Tensor, *per_image: torch.Tensor) -> torch.Tensor:
+def blockwise(fn, x: torch.Tensor, *per_image: torch.Tensor, into: bool = False) -> torch.Tensor:
     """fn(x[s], *(t[s] for t in per_image)) over `cpu_blocks(x)`, written block by block into
     one `batch_buffer`: each block's result is copied out while still in cache (a concatenation
-    would keep every block alive and read them all back from memory)."""
+    would keep every block alive and read them all back from memory). `into`: the output has x's
+    shape and dtype and fn takes `out=` (its slice of the buffer, None for a single block) and
+    writes its result there, which saves the copy and the block's own result tensor."""
     blocks = cpu_blocks(x)
     if len(blocks) == 1:
-        return fn(x, *per_image)
+        return fn(x, *per_image, out=None) if into else fn(x, *per_image)
+    if into:
+        out = batch_buffer(x.shape, x.dtype)
+        for s in blocks:
+            fn(x[s], *(t[s] for t in per_image), out=out[s])
+        return out
     out = None
     for s in blocks:
         y = fn(x[s], *(t[s] for t in per_image))
@@ -85,27 +96,60 @@ def blockwise(fn, x: torch.Tensor, *per_image: torch.Tensor) -> torch.Tensor:
 
 
 HUGE_PAGE_BYTES = 1 << 25
+POOL_IDLE_BYTES = 1 << 28
 _MADV_HUGEPAGE = getattr(mmap, "MADV_HUGEPAGE", None)
+_use_count = getattr(torch._C, "_storage_Use_Count", None)
+_pool: list[torch.Tensor] = []  # mapped buffers (raw bytes), handed out again once nothing refers to them
+_pool_lock = threading.Lock()
+
+
+def _idle(base: torch.Tensor) -> bool:
+    """Nothing but the pool (and this check's own storage handle) holds the buffer."""
+    return _use_count(base.untyped_storage()._cdata) <= 2
 
 
 def batch_buffer(shape, dtype: torch.dtype) -> torch.Tensor:
     """An uninitialised CPU tensor; from HUGE_PAGE_BYTES up, a private anonymous mapping marked
-    MADV_HUGEPAGE (what torch's own allocator does only under THP_MEM_ALLOC_ENABLE=1).
-    A fresh batch-sized output otherwise page-faults in 4 KiB at a time, which on the 2-core
-    machine costs about 3.5 ns per float32 value, more than most families' arithmetic
-    (huge pages: about 1 ns). The mapping is unmapped when the tensor is freed."""
+    MADV_HUGEPAGE (what torch's own allocator does only under THP_MEM_ALLOC_ENABLE=1), kept in a
+    small pool and handed out again once no tensor refers to it.
+    A fresh batch-sized output page-faults in 4 KiB at a time, which on the 2-core machine costs
+    about 3.5 ns per float32 value, more than most families' arithmetic; huge pages about 0.5–1 ns;
+    a reused mapping nothing (glibc returns allocations this large to the kernel on every free, so
+    without the pool every family call at 64 px paid the faults again). The ground-truth walk frees
+    each sibling's output before the next, so one or two idle buffers per size are reused over and
+    over; at most POOL_IDLE_BYTES of idle buffers are kept."""
     n = 1
     for d in shape:
         n *= int(d)
     nbytes = n * torch.empty((), dtype=dtype).element_size()
     if _MADV_HUGEPAGE is None or nbytes < HUGE_PAGE_BYTES:
         return torch.empty(shape, dtype=dtype)
+    if not _use_count:
+        return _mapped(nbytes).view(dtype).view(shape)
+    with _pool_lock:
+        idle = [b for b in _pool if _idle(b)]
+        base = next((b for b in reversed(idle) if b.numel() == nbytes), None)
+        if base is None:
+            base = _mapped(nbytes)
+        # the buffer handed out goes last (most recently used); idle ones beyond the cap, oldest first, are dropped
+        others = [b for b in _pool if b is not base]
+        spare, total = set(), 0
+        for b in reversed(others):
+            if any(b is i for i in idle):
+                total += b.numel()
+                if total > POOL_IDLE_BYTES:
+                    spare.add(id(b))
+        _pool[:] = [b for b in others if id(b) not in spare] + [base]
+        return base.view(dtype).view(shape)
+
+
+def _mapped(nbytes: int) -> torch.Tensor:
     m = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     try:
         m.madvise(_MADV_HUGEPAGE)
     except OSError:  # kernels without transparent huge pages: plain pages, still correct
         pass
-    return torch.frombuffer(m, dtype=dtype, count=n).view(shape)
+    return torch.frombuffer(m, dtype=torch.uint8, count=nbytes)
 
 
 def uniform(generator: torch.Generator, n: int, low: float, high: float, device) -> torch.Tensor:

@@ -16,11 +16,12 @@ class Brightness(Family):
     offset and ratio (0 and V'/V, or V' and 0), which rounds exactly as x · (V'/V) alone."""
 
     name = "brightness"
+    writes_out = True
 
-    def apply(self, x, c, generator):
+    def apply(self, x, c, generator, out=None):
         v = x.amax(dim=1, keepdim=True)
         v_new = (v + float(c)).clamp_(0.0, 1.0)
-        lit = v > 0
-        ratio = (v_new / v.clamp_min(1e-12)).mul_(lit)  # finite, so × 0 is exactly 0 and × 1 exact
-        offset = v_new.masked_fill(lit, 0.0)
-        return torch.addcmul(offset, x, ratio).clamp_(0.0, 1.0)
+        dark = v == 0
+        ratio = v_new.div(v).masked_fill_(dark, 0.0)  # V'/V where lit (the inf at V = 0 is masked)
+        offset = v_new.mul_(dark)  # V' where dark, else 0 (V' is finite)
+        return torch.addcmul(offset, x, ratio, out=out).clamp_(0.0, 1.0)

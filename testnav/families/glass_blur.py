@@ -39,9 +39,21 @@ from .gaussian_blur import gaussian_blur
 
 def shuffle_offsets(generator: torch.Generator, b: int, height: int, width: int, delta: int, iterations: int):
     """(B, iterations, H−2δ, W−2δ, 2) offsets (dx, dy) in [−δ, δ−1], laid out in scan order:
-    [.., a, c, :] belongs to pixel (h, w) = (H−δ−a, W−δ−c)."""
-    return torch.randint(-delta, delta, (b, iterations, height - 2 * delta, width - 2 * delta, 2), generator=generator,
-                         dtype=torch.int32)
+    [.., a, c, :] belongs to pixel (h, w) = (H−δ−a, W−δ−c).
+
+    Where 2δ is a power of two (every δ of the 32 and 64 px tables) each offset is the top
+    log₂(2δ) bits of one random byte, exactly uniform, int8: 8 offsets per 64-bit draw instead
+    of one `randint` call per offset (≈ 4 ns each here, a third of the family's time at 64 px)."""
+    shape = (b, iterations, height - 2 * delta, width - 2 * delta, 2)
+    k = (2 * delta).bit_length() - 1
+    if 2 * delta != 1 << k or k > 7:
+        return torch.randint(-delta, delta, shape, generator=generator, dtype=torch.int32)
+    n = 1
+    for d in shape:
+        n *= d
+    words = torch.empty(-(-n // 8), dtype=torch.int64).random_(-(1 << 63), (1 << 63) - 1, generator=generator)
+    top = words.view(torch.uint8)[:n].bitwise_right_shift(8 - k)
+    return top.view(torch.int8).sub_(delta).view(shape)
 
 
 def shuffle(x: torch.Tensor, offsets: torch.Tensor, delta: int) -> torch.Tensor:
@@ -101,3 +113,6 @@ class GlassBlur(Family):
             return gaussian_blur(shuffle(y, ob, delta), sigma).clamp(0.0, 1.0)
 
         return blockwise(glass, x, offsets)
+
+    def describe(self) -> dict:
+        return {**super().describe(), "offsets": "bytes"}  # the draws changed from randint (Dec 2026)

@@ -62,6 +62,7 @@ def composed_pairs(upsample: str, n: int, n_small: int) -> tuple[torch.Tensor, t
 
 class Pixelate(Family):
     name = "pixelate"
+    writes_out = True
 
     def __init__(self, params, name: str | None = None, upsample: str = "box"):
         super().__init__(params, name)
@@ -72,7 +73,7 @@ class Pixelate(Family):
     def _up_index(self, n_small: int, n: int) -> torch.Tensor:
         return up_index(self.upsample, n_small, n)
 
-    def apply(self, x, c, generator):
+    def apply(self, x, c, generator, out=None):
         h, w = x.shape[-2:]
         sh, sw = int(h * float(c)), int(w * float(c))  # Python int() truncation, as the reference
         rows, cols = box_pairs(h, sh), composed_pairs(self.upsample, w, sw)
@@ -81,12 +82,13 @@ class Pixelate(Family):
             c0, c1 = (i.to(x.device) for i in cols)
             small = x.index_select(2, r0).add_(x.index_select(2, r1))
             small = take(small, 3, c0).add_(take(small, 3, c1)).mul_(0.25).clamp_(0.0, 1.0)
-            return small.index_select(2, self._up_index(sh, h).to(x.device))
+            return torch.index_select(small, 2, self._up_index(sh, h).to(x.device), out=out)
         else:  # Pillow's box rows have ⌈1/c⌉ + 1 non-zeros at most: a few gathered taps per axis
             small = apply_taps(apply_taps(x, 2, pil_box_matrix(h, sh)), 3, pil_box_matrix(w, sw)).clamp_(0.0, 1.0)
         # upsampling picks one source pixel per output pixel, so clamping before it is the same
         small = take(small, 3, self._up_index(sw, w).to(x.device))
-        return take(small, 2, self._up_index(sh, h).to(x.device))
+        small = take(small, 2, self._up_index(sh, h).to(x.device))
+        return small if out is None else out.copy_(small)
 
     def describe(self) -> dict:
         return {**super().describe(), "upsample": self.upsample}

@@ -2,24 +2,49 @@
 
 Follows Hendrycks' `make_imagenet_c.py` / imagecorruptions `speckle_noise`: one normal draw
 per element (every channel of every pixel independently), then clip to [0, 1]. The noise comes
-from the caller's CPU generator (one (B, C, H, W) draw, image i gets slice i), so CPU and GPU
-give the same output; it matches numpy's stream only in distribution.
+from the caller's CPU generator, so CPU and GPU give the same output; it matches numpy's stream
+only in distribution.
 
-On the CPU the draw is made block by block (`blockwise`), each block's noise used while in
-cache. That is the same stream as one (B, C, H, W) draw: torch's CPU normal fills uniforms in
-order and transforms them in groups of 16, redrawing the last 16 when the size is not a multiple
-of 16, so draws split at multiples of 16 concatenate to the whole draw (tested). Images whose size is not a multiple of 16 are drawn whole.
+The normal draws are 16-bit inverse-CDF lookups (`normal16`), not `torch.randn`: torch's CPU
+sampler (Mersenne Twister + Box–Muller) costs about 4 ns per value on the 2-core machine, ~70 %
+of this family's time, while 16 random bits cost 1 ns and a table lookup under 1 ns. Each table
+entry is the mean of the standard normal over one of 65,536 equally likely bins, so the draw has
+mean 0 exactly (the table is antisymmetric), variance 1 − 2·10⁻⁴, and differs from a continuous
+normal only inside bins of width ≤ 4·10⁻⁵ SD near the centre and in the outermost 2 × 2⁻¹⁶ of
+probability (|z| > 4.3, drawn as ±4.5): far below one uint8 step of x·c·z for every table entry.
+The bits come from `random_()` on int64 words, read in order, so drawing block by block (in
+cache, `blockwise`) gives the same stream as one draw for the whole batch (tested).
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+import numpy as np
 import torch
+from scipy.special import ndtri
 
 from . import Family, blockwise
 
 
-def normal_noise(shape, generator: torch.Generator, like: torch.Tensor) -> torch.Tensor:
-    return torch.randn(shape, generator=generator, dtype=torch.float32).to(device=like.device, dtype=like.dtype)
+@lru_cache(maxsize=1)
+def normal_table() -> torch.Tensor:
+    """65,536 float32 conditional means E[z | z in bin k], bins of probability 2⁻¹⁶, rounded to
+    2⁻²⁰ so that a last-ulp difference between two machines' libm cannot change an entry."""
+    n = 1 << 16
+    edges = ndtri(np.arange(n // 2 + 1, dtype=np.float64) / n)  # −inf … 0: the lower half
+    pdf = np.exp(-0.5 * edges**2) / np.sqrt(2 * np.pi)
+    lower = (pdf[:-1] - pdf[1:]) * n  # (φ(a) − φ(b)) / P(bin): negative below 0
+    lower = np.round(lower * 2.0**20) / 2.0**20
+    return torch.from_numpy(np.concatenate([lower, -lower[::-1]]).astype(np.float32))
+
+
+def normal16(n: int, generator: torch.Generator) -> torch.Tensor:
+    """n standard normal draws (n a multiple of 4), 16 random bits each, on the CPU."""
+    # random_(from, to) over the whole int64 range: plain random_() leaves the top bit 0
+    bits = torch.empty(n // 4, dtype=torch.int64).random_(-(1 << 63), (1 << 63) - 1, generator=generator)
+    bits = bits.view(torch.int16)
+    return normal_table().index_select(0, bits.to(torch.int32).add_(1 << 15))
 
 
 class SpeckleNoise(Family):
@@ -28,8 +53,15 @@ class SpeckleNoise(Family):
 
     def apply(self, x, c, generator):
         c = float(c)
-        if x.device.type == "cpu" and x[0].numel() % 16 == 0:
-            return blockwise(lambda xb: torch.addcmul(xb, xb, normal_noise(xb.shape, generator, xb), value=c)
-                             .clamp_(0.0, 1.0), x)
-        noise = normal_noise(x.shape, generator, x)
-        return blockwise(lambda xb, nb: torch.addcmul(xb, xb, nb, value=c).clamp_(0.0, 1.0), x, noise)
+
+        def speckle(xb, nb=None, out=None):
+            nb = normal16(xb.numel(), generator).view(xb.shape) if nb is None else nb
+            return torch.addcmul(xb, xb, nb, value=c, out=out).clamp_(0.0, 1.0)
+
+        if x.device.type == "cpu" and x[0].numel() % 4 == 0:
+            return blockwise(speckle, x, into=True)  # drawn block by block, in cache
+        noise = normal16(-(-x.numel() // 4) * 4, generator)[: x.numel()].view(x.shape).to(x.device)
+        return blockwise(speckle, x, noise, into=True)
+
+    def describe(self) -> dict:
+        return {**super().describe(), "noise": "normal16"}  # the draws changed from torch.randn (Dec 2026)
