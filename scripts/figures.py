@@ -21,6 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from omegaconf import OmegaConf  # noqa: E402
+
 from testnav.figures.loader import METHODS, load_results  # noqa: E402
 
 PLAIN = ["greedy", "random", "tomonav"]  # searches without NSGA-II's machinery (no search.engine key)
@@ -58,7 +60,12 @@ def run_minimal_sweep(results: Path, seeds: int) -> float:
     return dt
 
 
-DEFAULT_BENCHMARK = "mnist5k"  # conf/config.yaml's default: what `make run` runs
+def default_benchmark() -> str:
+    """conf/config.yaml's default benchmark: what `make run` runs."""
+    defaults = OmegaConf.to_container(OmegaConf.load(ROOT / "conf" / "config.yaml").defaults)
+    return next(d["benchmark"] for d in defaults if isinstance(d, dict) and "benchmark" in d)
+
+
 DEFAULT_RUN_KEYS = ("benchmark", "fidelity", "search", "seed", "budget", "pstar_size", "pstar_orders", "auc_recall",
                     "final_recall", "unique_to_full_recall", "budget_to_full_recall")
 
@@ -121,7 +128,7 @@ def main(argv=None) -> int:
     figures, tables = results / "figures", results / "tables"
     entries = draw_testnav(res, figures, tables, examples=not args.no_examples)
     extra, notes = draw_testifai(results, figures)
-    if not res.runs.empty and (res.runs["benchmark"] == DEFAULT_BENCHMARK).any():  # beside a sweep of its benchmark
+    if not res.runs.empty and (res.runs["benchmark"] == default_benchmark()).any():  # beside a sweep of its benchmark
         sentence, note = default_run(results, tables)
         if sentence:
             entries.insert(0, Entry("The default run", "make run", tables / "default_run.json", sentence, "table"))

@@ -9,7 +9,7 @@ The exponent is chosen on the --train seeds only (the largest whose runs are com
 stopped ≥ 95 % of the time) and reported on the --test seeds and on mnist5k, held out.
 
     python scripts/stopping_study.py --train 100 --test 200 --searches random nsga2 tomonav \\
-        [--table results/cache/groundtruth/mnist5k-<key>.parquet]
+        [--table results/golden/mnist5k.csv]
 
 Writes results/tables/stopping_checkpoints.csv and results/tables/stopping_study.md.
 """
@@ -21,7 +21,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from omegaconf import OmegaConf
 
+from interval_coverage import metric_tables
 from testnav.certificate import Certificate, CertifiedOracle, run_certified
 from testnav.oracle import TableOracle
 from testnav.searches.nsga2 import NSGA2Search
@@ -30,7 +32,13 @@ from testnav.searches.tomonav import TomoNavSearch
 from testnav.synthetic import PROFILES, profile_table
 from testnav.table import Objectives
 
-SEARCHES = {"random": RandomSearch, "nsga2": lambda: NSGA2Search(engine="fast"), "tomonav": TomoNavSearch}
+def tomonav():
+    """TomoNav with the defaults of conf/search/tomonav.yaml (what `search=tomonav` runs)."""
+    cfg = OmegaConf.to_container(OmegaConf.load(Path(__file__).resolve().parents[1] / "conf/search/tomonav.yaml"))
+    return TomoNavSearch(**{k: v for k, v in cfg.items() if k not in ("_target_", "stop_at")})
+
+
+SEARCHES = {"random": RandomSearch, "nsga2": lambda: NSGA2Search(engine="fast"), "tomonav": tomonav}
 GRID = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 TARGET = 0.95
 
@@ -41,9 +49,8 @@ def tables(train, test, profiles, parquets):
             for name in profiles:
                 yield split, f"{name}/{s}", Objectives.from_table(profile_table(name, s))
     for path in parquets:
-        df = pd.read_parquet(path)
-        for col, sign in (("ssim", 1.0), ("kid", -1.0)):
-            yield "mnist5k", f"mnist5k_{col}", Objectives.from_table(df, col, sign)
+        for name, obj in metric_tables(path):
+            yield "mnist5k", name, obj
 
 
 def record(split, table, obj, name, seed) -> list[dict]:
@@ -97,14 +104,15 @@ def choose(df: pd.DataFrame) -> float:
 def markdown(df: pd.DataFrame, chosen: float) -> str:
     lines = [f"dependence exponent chosen on the train split: {chosen:g} (grid {', '.join(map(str, GRID))}); "
              f"stop_at = {TARGET}", "",
-             "| split | search | runs | stopped by the certificate | complete when stopped | recall when stopped "
-             "| unique at stop (of |Θ|) | unique to full recall | proposals saved (of 5|Θ|) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| split | search | runs | early stops (before Θ is exhausted) | complete at an early stop "
+             "| unique at an early stop (of |Θ|) | unique to full recall | proposals saved (of 5|Θ|), all runs |",
+             "|---|---|---|---|---|---|---|---|"]
     full = df[df.complete].groupby(["split", "table", "search", "seed"])["unique"].min().rename("u_full")
     s = stops(df, chosen).join(full, on=["split", "table", "search", "seed"])
     for (split, search), g in s.groupby(["split", "search"], sort=False):
-        lines.append(f"| {split} | {search} | {len(g)} | {g.fired.mean():.0%} | {g.complete.mean():.0%} "
-                     f"| {g.recall.mean():.3f} | {g.unique.mean():.0f} ({(g.unique / g.space_size).mean():.0%}) "
+        e = early(g)
+        at = f"{e.unique.mean():.0f} ({(e.unique / e.space_size).mean():.0%})" if len(e) else "—"
+        lines.append(f"| {split} | {search} | {len(g)} | {len(e)} | {int(e.complete.sum())}/{len(e)} | {at} "
                      f"| {g.u_full.mean():.0f} | {g.saved.mean():.0f} ({(g.saved / g.budget).mean():.0%}) |")
     lines += ["", "Per exponent and split: early stops (before Θ was exhausted) / runs, share of early stops with P* "
               "complete, mean share of the budget saved over all runs", "",
@@ -124,7 +132,7 @@ def main(argv=None):
     ap.add_argument("--profiles", nargs="+", default=list(PROFILES), choices=list(PROFILES))
     ap.add_argument("--run-seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--searches", nargs="+", default=list(SEARCHES), choices=list(SEARCHES))
-    ap.add_argument("--table", action="append", default=[], help="a mnist5k ground-truth parquet (held out)")
+    ap.add_argument("--table", action="append", default=[], help="a mnist5k ground-truth parquet or results/golden/mnist5k.csv (held out)")
     ap.add_argument("--checkpoints", action="append", default=[], help="reuse recorded checkpoints (CSV) instead of running")
     ap.add_argument("--out", default="results/tables/stopping")
     args = ap.parse_args(argv)

@@ -52,7 +52,7 @@ def escape_probability(draws: np.ndarray, front: np.ndarray) -> np.ndarray:
 
 class Certificate:
     def __init__(self, lattice: Lattice, every: int | None = None, stop_at: float | None = None, seed: int = 0,
-                 n_estimators: int = 30, samples: int = 200, min_points: int = 10, dependence: float = DEPENDENCE):
+                 n_estimators: int = 100, samples: int = 200, min_points: int = 10, dependence: float = DEPENDENCE):
         if stop_at is not None and not 0 < stop_at <= 1:
             raise UserError(f"search.stop_at={stop_at}: a probability in (0, 1], or null to never stop early")
         self.lattice, self.stop_at, self.seed = lattice, stop_at, int(seed)
@@ -88,9 +88,7 @@ class Certificate:
         model = Surrogate(self.lattice, "forest", n_estimators=self.n_estimators, seed=self.seed)
         model.fit(seen, self.values[seen])
         mean, sd = model.predict(cand)
-        draws = model.draws(mean=mean, sd=sd)
-        if len(draws) > self.samples:  # evenly spaced scores: the same draws for the same fit
-            draws = draws[np.linspace(0, len(draws) - 1, self.samples).round().astype(int)]
+        draws = model.draws(cand, mean=mean, sd=sd, samples=self.samples)  # evenly spaced scores: same fit, same draws
         pts = self.values[measured]
         front = pts[nondominated_mask(pts[:, 0], pts[:, 1])]
         p = escape_probability(draws, front)

@@ -63,6 +63,37 @@ def test_conformal_intervals_cover_at_their_nominal_level():
         assert abs(np.mean(c) - level) < 0.08, (level, c)
 
 
+def test_conformal_scores_are_grouped_by_the_order_of_theta():
+    """Mondrian conformal: θ of order k is calibrated on the measured points of order k, widened
+    to the nearest orders only while fewer than MIN_GROUP are measured; its draws are its
+    group's scores (joint δ, ρ pairs) on its own μ and σ."""
+    from testnav.searches.tomonav import MIN_GROUP
+
+    obj = Objectives.from_table(synthetic_table("pairs", seed=1))
+    lat, y = obj.lattice, np.column_stack([obj.delta, obj.rho])
+    rng = np.random.default_rng(0)
+    low = np.flatnonzero(lat.orders <= 1)  # 21 points: orders 0 and 1 need their neighbours
+    fit = np.r_[low, rng.choice(np.flatnonzero(lat.orders == 4), 200, replace=False),
+                rng.choice(np.flatnonzero(lat.orders == 2), 5, replace=False)]
+    model = Surrogate(lat, "forest", n_estimators=60, seed=0).fit(fit, y[fit])
+    test = np.setdiff1d(np.arange(lat.size), fit)
+    sizes = {}
+    for pos, scores in model.groups(test):
+        k = int(lat.orders[test[pos[0]]])
+        assert (lat.orders[test[pos]] == k).all()
+        sizes[k] = len(scores)
+        assert len(scores) >= min(MIN_GROUP, len(model.scores))
+    n4 = int((model.score_orders == 4).sum())
+    assert n4 >= MIN_GROUP and sizes[4] == n4  # enough of its own: nothing borrowed
+    assert sizes[2] > int((model.score_orders == 2).sum())  # 5 of its own: borrowed from orders 1 and 3
+    mean, sd = model.predict(test)
+    d = model.draws(test, mean=mean, sd=sd, samples=50)
+    i = int(np.flatnonzero(lat.orders[test] == 4)[0])
+    e = (d[:, i] - mean[i]) / np.maximum(sd[i], model.sd_floor)
+    own = model.scores[model.score_orders == 4]
+    assert all(np.isclose(own, row).all(axis=1).any() for row in e)
+
+
 def log_product(obj, measured):
     cert = Certificate(obj.lattice, seed=0)
     cert.values[measured] = np.column_stack([obj.delta, obj.rho])[measured]

@@ -40,7 +40,7 @@ class Recorder(TableOracle):
 
 def test_first_batch_is_the_predicted_front():
     obj = table()
-    search = TomoNavSearch(init_order=1, batch=1000, kappa=1.0)
+    search = TomoNavSearch(init_order=1, init_random=0, batch=1000, kappa=1.0)
     p = search.run(TableOracle(obj), obj.lattice.size, seed=3)
     init = np.flatnonzero(obj.lattice.orders <= 1)
     assert np.array_equal(p[: len(init)], init)  # the initial design: Θ≤1, in lattice order
@@ -57,7 +57,7 @@ def test_first_batch_is_the_predicted_front():
     assert 0 < len(expected) < len(cand)
     assert set(p[len(init) : len(init) + len(expected)].tolist()) == expected
     # a batch smaller than the front takes part of it: the most crowded (spread-out) members
-    small = TomoNavSearch(init_order=1, batch=4, kappa=1.0).run(TableOracle(obj), len(init) + 4, seed=3)
+    small = TomoNavSearch(init_order=1, init_random=0, batch=4, kappa=1.0).run(TableOracle(obj), len(init) + 4, seed=3)
     assert len(expected) > 4 and set(small[len(init) :].tolist()) <= expected
 
 
@@ -73,7 +73,7 @@ def test_next_batch_prefers_the_front_and_spreads_by_crowding():
 
 def test_it_refits_after_every_batch_and_the_results_change_its_choices():
     obj = table(seed=1)
-    search = TomoNavSearch(init_order=1, batch=8, grow=False)
+    search = TomoNavSearch(init_order=1, init_random=0, batch=8, grow=False)
     oracle = Recorder(obj)
     p = search.run(oracle, 60, seed=0)
     h = search.history
@@ -86,7 +86,7 @@ def test_it_refits_after_every_batch_and_the_results_change_its_choices():
     low = obj.lattice.orders <= 1
     d, r = obj.delta.copy(), obj.rho.copy()
     d[~low], r[~low] = obj.delta[other][~low], obj.rho[other][~low]
-    q = TomoNavSearch(init_order=1, batch=8, grow=False).run(TableOracle(Objectives(obj.lattice, d, r)), 60, seed=0)
+    q = TomoNavSearch(init_order=1, init_random=0, batch=8, grow=False).run(TableOracle(Objectives(obj.lattice, d, r)), 60, seed=0)
     assert np.array_equal(p[:21], q[:21]) and not np.array_equal(p[21:], q[21:])
 
 
