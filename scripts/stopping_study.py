@@ -43,8 +43,8 @@ GRID = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 TARGET = 0.95
 
 
-def tables(train, test, profiles, parquets):
-    for split, seeds in (("train", train), ("test", test)):
+def tables(train, test, profiles, parquets, test_name="test"):
+    for split, seeds in (("train", train), (test_name, test)):
         for s in seeds:
             for name in profiles:
                 yield split, f"{name}/{s}", Objectives.from_table(profile_table(name, s))
@@ -95,14 +95,14 @@ def early(st: pd.DataFrame) -> pd.DataFrame:
     return st[st["fired"] & (st["unique"] < st["space_size"])]
 
 
-def choose(df: pd.DataFrame) -> float:
-    """The largest exponent whose early stops on the train split were complete ≥ 95 % of the time."""
-    ok = [k for k in GRID if (e := early(stops(df[df.split == "train"], k))).empty or e["complete"].mean() >= TARGET]
+def choose(df: pd.DataFrame, splits=("train",)) -> float:
+    """The largest exponent whose early stops on the choosing splits were complete ≥ 95 % of the time."""
+    ok = [k for k in GRID if (e := early(stops(df[df.split.isin(splits)], k))).empty or e["complete"].mean() >= TARGET]
     return max(ok) if ok else GRID[0]
 
 
-def markdown(df: pd.DataFrame, chosen: float) -> str:
-    lines = [f"dependence exponent chosen on the train split: {chosen:g} (grid {', '.join(map(str, GRID))}); "
+def markdown(df: pd.DataFrame, chosen: float, splits=("train",)) -> str:
+    lines = [f"dependence exponent chosen on the {' + '.join(splits)} split(s): {chosen:g} (grid {', '.join(map(str, GRID))}); "
              f"stop_at = {TARGET}", "",
              "| split | search | runs | early stops (before Θ is exhausted) | complete at an early stop "
              "| unique at an early stop (of |Θ|) | unique to full recall | proposals saved (of 5|Θ|), all runs |",
@@ -134,11 +134,13 @@ def main(argv=None):
     ap.add_argument("--searches", nargs="+", default=list(SEARCHES), choices=list(SEARCHES))
     ap.add_argument("--table", action="append", default=[], help="a mnist5k ground-truth parquet or results/golden/mnist5k.csv (held out)")
     ap.add_argument("--checkpoints", action="append", default=[], help="reuse recorded checkpoints (CSV) instead of running")
+    ap.add_argument("--test-name", default="test", help="the split name of the --test seeds' runs")
+    ap.add_argument("--choose-on", nargs="+", default=["train"], help="splits the exponent is chosen on")
     ap.add_argument("--out", default="results/tables/stopping")
     args = ap.parse_args(argv)
     rows = []
     if not args.checkpoints:
-        for split, table, obj in tables(args.train, args.test, args.profiles, args.table):
+        for split, table, obj in tables(args.train, args.test, args.profiles, args.table, args.test_name):
             for name in args.searches:
                 for rs in args.run_seeds:
                     t0 = time.perf_counter()
@@ -149,7 +151,7 @@ def main(argv=None):
     out.parent.mkdir(parents=True, exist_ok=True)
     if rows:
         df.to_csv(f"{out}_checkpoints.csv", index=False)
-    md = markdown(df, choose(df))
+    md = markdown(df, choose(df, args.choose_on), args.choose_on)
     Path(f"{out}_study.md").write_text(md)
     print(md)
     return 0
