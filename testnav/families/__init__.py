@@ -132,14 +132,16 @@ def batch_buffer(shape, dtype: torch.dtype) -> torch.Tensor:
         if base is None:
             base = _mapped(nbytes)
         # the buffer handed out goes last (most recently used); idle ones beyond the cap, oldest first, are dropped
-        others = [b for b in _pool if b is not base]
-        spare, total = set(), 0
-        for b in reversed(others):
-            if any(b is i for i in idle):
+        idle_ids, kept, total = {id(b) for b in idle if b is not base}, [], 0
+        for b in reversed(_pool):
+            if b is base:
+                continue
+            if id(b) in idle_ids:
                 total += b.numel()
                 if total > POOL_IDLE_BYTES:
-                    spare.add(id(b))
-        _pool[:] = [b for b in others if id(b) not in spare] + [base]
+                    continue
+            kept.append(b)
+        _pool[:] = kept[::-1] + [base]
         return base.view(dtype).view(shape)
 
 
@@ -150,6 +152,14 @@ def _mapped(nbytes: int) -> torch.Tensor:
     except OSError:  # kernels without transparent huge pages: plain pages, still correct
         pass
     return torch.frombuffer(m, dtype=torch.uint8, count=nbytes)
+
+
+def random_bytes(n: int, generator: torch.Generator) -> torch.Tensor:
+    """n uniform random bytes (uint8) on the CPU, 8 per 64-bit draw from the generator, in order
+    (so draws split at multiples of 8 bytes concatenate to one). `random_(from, to)` over the
+    whole int64 range: plain `random_()` leaves every word's top bit 0."""
+    words = torch.empty(-(-n // 8), dtype=torch.int64).random_(-(1 << 63), (1 << 63) - 1, generator=generator)
+    return words.view(torch.uint8)[:n]
 
 
 def uniform(generator: torch.Generator, n: int, low: float, high: float, device) -> torch.Tensor:

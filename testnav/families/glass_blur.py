@@ -31,9 +31,11 @@ to gray input too, and so does this family (C = 1 or 3).
 
 from __future__ import annotations
 
+import math
+
 import torch
 
-from . import Family, blockwise
+from . import Family, blockwise, random_bytes
 from .gaussian_blur import gaussian_blur
 
 
@@ -48,11 +50,7 @@ def shuffle_offsets(generator: torch.Generator, b: int, height: int, width: int,
     k = (2 * delta).bit_length() - 1
     if 2 * delta != 1 << k or k > 7:
         return torch.randint(-delta, delta, shape, generator=generator, dtype=torch.int32)
-    n = 1
-    for d in shape:
-        n *= d
-    words = torch.empty(-(-n // 8), dtype=torch.int64).random_(-(1 << 63), (1 << 63) - 1, generator=generator)
-    top = words.view(torch.uint8)[:n].bitwise_right_shift(8 - k)
+    top = random_bytes(math.prod(shape), generator).bitwise_right_shift(8 - k)
     return top.view(torch.int8).sub_(delta).view(shape)
 
 
