@@ -70,6 +70,7 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=1000, help="images per batch for our families")
     ap.add_argument("--ref-images", type=int, default=200, help="images timed for the per-image reference")
     ap.add_argument("--sizes", type=int, nargs="+", default=[32, 64], choices=sorted(TABLES))
+    ap.add_argument("--families", nargs="+", metavar="NAME", help="only these families (reference names, e.g. pixelate)")
     ap.add_argument("--level", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1,
@@ -91,6 +92,8 @@ def main(argv=None):
         pil = [Image.fromarray(img) for img in u8]
         for family in families:
             name = REFERENCE_NAME[type(family).__name__]
+            if args.families and name not in args.families:
+                continue
             family(x[:8], args.level, torch.Generator().manual_seed(0))  # warm caches
             t_ours = best_time(lambda: family(x, args.level, torch.Generator().manual_seed(0)), args.repeat)
             ours = args.batch / t_ours

@@ -22,7 +22,7 @@ from omegaconf import OmegaConf
 from PIL import Image, ImageEnhance
 
 from testnav.data.scenes import scenes
-from testnav.families import uniform
+from testnav.families import bit_stream, uniform
 from testnav.families.darken import Darken
 from testnav.families.deeptest_brightness import DeepTestBrightness
 from testnav.families.deeptest_contrast import DeepTestContrast
@@ -263,6 +263,21 @@ def test_pixelate_reproduces_pillow_box_and_nearest(size, images):
             assert np.abs(np.asarray(small.resize((size, size), Image.NEAREST)) - near_up).max() < 1e-6
 
 
+@pytest.mark.parametrize("size", [32, 64])
+def test_pixelate_pair_gather_is_bit_identical_to_weighted_taps(size, images, monkeypatch):
+    """The fast path (row pairs summed, column pairs summed once and gathered once, ¼) gives
+    exactly the general path's weighted taps (½ + ½ per axis): scaling by powers of two is exact."""
+    import testnav.families.pixelate as pixelate
+
+    x = images(size)[:6]
+    cs = (0.95, 0.9, 0.85, 0.75, 0.7, 0.6, 0.5)
+    fast = [Pixelate([c])(x, 1) for c in cs]
+    assert all(pixelate.composed_pair_index("box", size, int(size * c)) is not None for c in cs)
+    monkeypatch.setattr(pixelate, "composed_pair_index", lambda *a: None)
+    for c, f in zip(cs, fast):
+        assert torch.equal(f, Pixelate([c])(x, 1)), c
+
+
 def test_jpeg_gray_follows_pil_rgb_round_trip(digits):
     """1-channel input goes L → RGB → JPEG → L like imagecorruptions' jpeg_compression: exact."""
     x = F.interpolate(digits[:8], size=32, mode="bilinear", align_corners=False).clamp(0, 1)
@@ -463,9 +478,10 @@ def test_darken_and_exposure_reject_factors_on_the_wrong_side_of_one():
 def test_normal16_draws_split_at_multiples_of_4_equal_one_draw(sizes):
     """Why SpeckleNoise may draw block by block on the CPU: 64-bit words, four draws each,
     read in order, so splits at multiples of 4 give the same stream as one draw."""
-    whole = normal16(sum(sizes), gen(5))
-    g = gen(5)
-    assert torch.equal(torch.cat([normal16(n, g) for n in sizes]), whole)
+    whole = normal16(sum(sizes), bit_stream(gen(5)))
+    bits = bit_stream(gen(5))
+    assert torch.equal(torch.cat([normal16(n, bits) for n in sizes]), whole)
+    assert not torch.equal(normal16(sum(sizes), bit_stream(gen(6))), whole)
 
 
 def test_normal16_is_a_standard_normal_to_well_below_a_uint8_step():
@@ -476,7 +492,7 @@ def test_normal16_is_a_standard_normal_to_well_below_a_uint8_step():
     t = normal_table().double()
     assert len(t) == 65536 and torch.equal(t, -t.flip(0)) and torch.all(t[1:] >= t[:-1])
     assert abs(float(t.var(unbiased=False)) - 1) < 2e-5 and 4.3 < float(t.max()) < 4.5
-    z = normal16(1_000_000, gen(7)).double().numpy()
+    z = normal16(1_000_000, bit_stream(gen(7))).double().numpy()
     assert stats.kstest(z, "norm").pvalue > 1e-3
     assert abs(z.mean()) < 0.005 and abs(z.std() - 1) < 0.003
     assert abs((np.abs(z) > 1.96).mean() - 0.05) < 0.002
@@ -488,7 +504,7 @@ def test_speckle_noise_blocked_draws_equal_one_whole_draw(images, monkeypatch):
     x = images(32, 12)
     monkeypatch.setattr(base, "CPU_BLOCK_ELEMENTS", x[0].numel() * 5)  # blocks of 5, 5, 2 images
     blocked = SpeckleNoise([0.3])(x, 1, gen(2))
-    noise = normal16(x.numel(), gen(2)).view(x.shape)
+    noise = normal16(x.numel(), bit_stream(gen(2))).view(x.shape)
     assert len(base.cpu_blocks(x)) == 3
     assert torch.equal(blocked, torch.addcmul(x, x, noise, value=0.3).clamp(0, 1))
 

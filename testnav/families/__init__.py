@@ -19,6 +19,7 @@ from __future__ import annotations
 import mmap
 import threading
 
+import numpy as np
 import torch
 
 from ..errors import UserError
@@ -154,12 +155,21 @@ def _mapped(nbytes: int) -> torch.Tensor:
     return torch.frombuffer(m, dtype=torch.uint8, count=nbytes)
 
 
-def random_bytes(n: int, generator: torch.Generator) -> torch.Tensor:
-    """n uniform random bytes (uint8) on the CPU, 8 per 64-bit draw from the generator, in order
-    (so draws split at multiples of 8 bytes concatenate to one). `random_(from, to)` over the
-    whole int64 range: plain `random_()` leaves every word's top bit 0."""
-    words = torch.empty(-(-n // 8), dtype=torch.int64).random_(-(1 << 63), (1 << 63) - 1, generator=generator)
-    return words.view(torch.uint8)[:n]
+def bit_stream(generator: torch.Generator) -> np.random.SFC64:
+    """A fast stream of random bits seeded by one draw from the caller's torch generator, for
+    the families that need bytes by the million (speckle noise, glass blur): numpy's SFC64 gives
+    64 bits in ≈ 2 ns on the 2-core machine, torch's Mersenne Twister (`random_` over the int64
+    range) in ≈ 5 ns. SFC64 and numpy's SeedSequence are specified bit for bit, so the stream is
+    the same on every machine; the bits are drawn on the CPU and moved, so on every device."""
+    seed = int(torch.empty((), dtype=torch.int64).random_(generator=generator))
+    return np.random.SFC64(seed)
+
+
+def random_bytes(n: int, bits: np.random.SFC64) -> torch.Tensor:
+    """The next n uniform random bytes (uint8, CPU) of a `bit_stream`, 8 per 64-bit word, in
+    order: draws split at multiples of 8 bytes concatenate to one."""
+    words = bits.random_raw(-(-n // 8))
+    return torch.from_numpy(words.view(np.uint8))[:n]
 
 
 def uniform(generator: torch.Generator, n: int, low: float, high: float, device) -> torch.Tensor:

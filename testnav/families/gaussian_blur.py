@@ -40,18 +40,19 @@ def gaussian_taps(sigma: float, truncate: float = 4.0) -> list[float]:
     return (w / w.sum()).tolist()
 
 
-def gaussian_blur(x, sigma: float, truncate: float = 4.0):
-    """Mode 'nearest' (edge replication) on H and W of x (B, C, H, W)."""
+def gaussian_blur(x, sigma: float, truncate: float = 4.0, scale: float = 1.0):
+    """Mode 'nearest' (edge replication) on H and W of x (B, C, H, W), times `scale` (folded
+    into the second pass's taps: glass blur's ×255 and ÷255 cost no pass of their own)."""
     taps = gaussian_taps(sigma, truncate)
     r = len(taps) // 2
     h, w = x.shape[-2:]
     if r == 0:
-        return x * taps[0]
+        return x * (taps[0] * scale)
     xp = F.pad(x, (r, r, r, r), mode="replicate")
     rows = xp[:, :, 0:h] * taps[0]
     for k, t in enumerate(taps[1:], 1):
         rows.add_(xp[:, :, k:k + h], alpha=t)
-    out = rows[..., 0:w] * taps[0]
+    out = rows[..., 0:w] * (taps[0] * scale)
     for k, t in enumerate(taps[1:], 1):
-        out.add_(rows[..., k:k + w], alpha=t)
+        out.add_(rows[..., k:k + w], alpha=t * scale)
     return out

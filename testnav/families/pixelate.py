@@ -18,9 +18,10 @@ Fast path (c ≥ ½, every 32/64 px table entry): each small pixel is the mean o
 input pixels along an axis, so the 2-D mean is ((a + b) + (c + d)) · ¼ with a single pixel
 counted twice. Scaling by a power of two is exact, so this is bit-identical to the weighted taps
 (a·½ + b·½ per axis) of the general path, which handles wider footprints. The row pairs are
-whole-row copies (`index_select` on rows: cheap); the column pairs are gathered directly at the
-W output columns (composed with the upsampling index, fewer gathers along the last axis, the
-slow one), and the upsampling of rows is a last row copy.
+whole-row copies (`index_select` on rows: cheap); the column pairs are summed once for every
+adjacent pair (and doubled for single pixels) and gathered once, directly at the W output
+columns (composed with the upsampling index: one gather along the last axis, the slow one,
+instead of two), and the upsampling of rows is a last row copy.
 """
 
 from __future__ import annotations
@@ -54,10 +55,17 @@ def up_index(upsample: str, n_small: int, n: int) -> torch.Tensor:
 
 
 @lru_cache(maxsize=256)
-def composed_pairs(upsample: str, n: int, n_small: int) -> tuple[torch.Tensor, torch.Tensor] | None:
-    """box_pairs(n, n_small) read at each of the n upsampled positions."""
+def composed_pair_index(upsample: str, n: int, n_small: int) -> torch.Tensor | None:
+    """box_pairs(n, n_small) read at each of the n upsampled positions, as one index into
+    [2·x_0 … 2·x_{n−1}, x_0 + x_1 … x_{n−2} + x_{n−1}] (a footprint of one pixel counts it
+    twice; one of two holds adjacent pixels), or None when the footprints are wider."""
     pairs = box_pairs(n, n_small)
-    return None if pairs is None else tuple(i[up_index(upsample, n_small, n)] for i in pairs)
+    if pairs is None:
+        return None
+    first, second = (i[up_index(upsample, n_small, n)] for i in pairs)
+    if not bool(((second == first) | (second == first + 1)).all()):
+        return None
+    return torch.where(second == first, first, n + first)
 
 
 class Pixelate(Family):
@@ -76,12 +84,15 @@ class Pixelate(Family):
     def apply(self, x, c, generator, out=None):
         h, w = x.shape[-2:]
         sh, sw = int(h * float(c)), int(w * float(c))  # Python int() truncation, as the reference
-        rows, cols = box_pairs(h, sh), composed_pairs(self.upsample, w, sw)
+        rows, cols = box_pairs(h, sh), composed_pair_index(self.upsample, w, sw)
         if rows is not None and cols is not None:
             r0, r1 = (i.to(x.device) for i in rows)
-            c0, c1 = (i.to(x.device) for i in cols)
-            small = x.index_select(2, r0).add_(x.index_select(2, r1))
-            small = take(small, 3, c0).add_(take(small, 3, c1)).mul_(0.25).clamp_(0.0, 1.0)
+            pairs = x.index_select(2, r0).add_(x.index_select(2, r1))  # row pairs summed
+            both = pairs.new_empty((*pairs.shape[:3], 2 * w - 1))  # then one gather of column pairs
+            torch.mul(pairs, 2.0, out=both[..., :w])
+            torch.add(pairs[..., :-1], pairs[..., 1:], out=both[..., w:])
+            # no clip: a mean of values in [0, 1] with power-of-two weights stays in [0, 1] exactly
+            small = take(both, 3, cols.to(x.device)).mul_(0.25)
             return torch.index_select(small, 2, self._up_index(sh, h).to(x.device), out=out)
         else:  # Pillow's box rows have ⌈1/c⌉ + 1 non-zeros at most: a few gathered taps per axis
             small = apply_taps(apply_taps(x, 2, pil_box_matrix(h, sh)), 3, pil_box_matrix(w, sw)).clamp_(0.0, 1.0)
