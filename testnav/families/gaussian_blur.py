@@ -13,6 +13,7 @@ times slower on one core. Agrees with skimage to float32 rounding.
 from __future__ import annotations
 
 import numpy as np
+import torch
 import torch.nn.functional as F
 
 from . import Family
@@ -20,13 +21,14 @@ from . import Family
 
 class GaussianBlur(Family):
     name = "gaussian_blur"
+    writes_out = True
 
     def __init__(self, params, name: str | None = None, truncate: float = 4.0):
         super().__init__(params, name)
         self.truncate = float(truncate)
 
-    def apply(self, x, sigma, generator):
-        return gaussian_blur(x, float(sigma), self.truncate).clamp(0.0, 1.0)
+    def apply(self, x, sigma, generator, out=None):
+        return gaussian_blur(x, float(sigma), self.truncate, out=out).clamp_(0.0, 1.0)
 
     def describe(self) -> dict:
         return {**super().describe(), "truncate": self.truncate}
@@ -40,19 +42,23 @@ def gaussian_taps(sigma: float, truncate: float = 4.0) -> list[float]:
     return (w / w.sum()).tolist()
 
 
-def gaussian_blur(x, sigma: float, truncate: float = 4.0, scale: float = 1.0):
-    """Mode 'nearest' (edge replication) on H and W of x (B, C, H, W), times `scale` (folded
-    into the second pass's taps: glass blur's ×255 and ÷255 cost no pass of their own)."""
+def gaussian_blur(x, sigma: float, truncate: float = 4.0, scale: float = 1.0, out=None):
+    """Mode 'nearest' (edge replication) on H and W of x (B, C, H, W; integer x gives float32),
+    times `scale` (folded
+    into the second pass's taps: glass blur's ×255 and ÷255 cost no pass of their own), written
+    into `out` when given (a float tensor of x's shape)."""
     taps = gaussian_taps(sigma, truncate)
     r = len(taps) // 2
     h, w = x.shape[-2:]
     if r == 0:
-        return x * (taps[0] * scale)
+        return torch.mul(x, taps[0] * scale, out=out)
     xp = F.pad(x, (r, r, r, r), mode="replicate")
+    if not xp.is_floating_point():  # once here, not in every tap's mixed-dtype add
+        xp = xp.float()
     rows = xp[:, :, 0:h] * taps[0]
     for k, t in enumerate(taps[1:], 1):
         rows.add_(xp[:, :, k:k + h], alpha=t)
-    out = rows[..., 0:w] * (taps[0] * scale)
+    out = torch.mul(rows[..., 0:w], taps[0] * scale, out=out)
     for k, t in enumerate(taps[1:], 1):
         out.add_(rows[..., k:k + w], alpha=t * scale)
     return out

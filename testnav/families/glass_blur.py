@@ -126,7 +126,7 @@ class GlassBlur(Family):
         b, _, h, w = x.shape
         offsets = shuffle_offsets(generator, b, h, w, delta, iterations)
 
-        def glass(xb, ob):
+        def glass(xb, ob, out=None):
             # np.uint8 truncation of the first blur, in 255 units (the blur of [0, 1] values
             # stays below 256/255, so no clip); +1e-4 so that values that are mathematically
             # integers are not pushed down by float32 rounding. float32 batches keep it as
@@ -135,9 +135,9 @@ class GlassBlur(Family):
             # carrying the ÷255. Other dtypes stay in their own (uint8 would come back float32).
             y = gaussian_blur(xb, sigma, scale=255.0).add_(1e-4)
             y = y.to(torch.uint8) if y.dtype == torch.float32 else y.floor_()
-            return gaussian_blur(shuffle(y, ob, delta), sigma, scale=1 / 255).clamp_(0.0, 1.0)
+            return gaussian_blur(shuffle(y, ob, delta), sigma, scale=1 / 255, out=out).clamp_(0.0, 1.0)
 
-        return blockwise(glass, x, offsets)
+        return blockwise(glass, x, offsets, into=True)
 
     def describe(self) -> dict:
         return {**super().describe(), "offsets": "bytes/sfc64"}  # randint, then torch's MT bytes (Dec 2026)
