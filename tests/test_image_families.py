@@ -265,7 +265,7 @@ def test_pixelate_reproduces_pillow_box_and_nearest(size, images):
 
 @pytest.mark.parametrize("size", [32, 64])
 def test_pixelate_pair_gather_is_bit_identical_to_weighted_taps(size, images, monkeypatch):
-    """The fast path (row pairs summed, column pairs summed once and gathered once, ¼) gives
+    """The fast path (row pairs summed, column pairs summed once and gathered once, ½ or ¼) gives
     exactly the general path's weighted taps (½ + ½ per axis): scaling by powers of two is exact."""
     import testnav.families.pixelate as pixelate
 

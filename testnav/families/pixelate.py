@@ -18,10 +18,11 @@ Fast path (c ≥ ½, every 32/64 px table entry): each small pixel is the mean o
 input pixels along an axis, so the 2-D mean is ((a + b) + (c + d)) · ¼ with a single pixel
 counted twice. Scaling by a power of two is exact, so this is bit-identical to the weighted taps
 (a·½ + b·½ per axis) of the general path, which handles wider footprints. The row pairs are
-whole-row copies (`index_select` on rows: cheap); the column pairs are summed once for every
-adjacent pair (and doubled for single pixels) and gathered once, directly at the W output
+whole-row copies (`index_select` on rows: cheap), summed into the first half of one buffer whose
+second half holds each sum plus its right neighbour; one gather from it, directly at the W output
 columns (composed with the upsampling index: one gather along the last axis, the slow one,
-instead of two), and the upsampling of rows is a last row copy.
+instead of two), then ½ (one pixel, counted twice) or ¼ (two pixels) per column, and the
+upsampling of rows is a last row copy.
 """
 
 from __future__ import annotations
@@ -55,17 +56,19 @@ def up_index(upsample: str, n_small: int, n: int) -> torch.Tensor:
 
 
 @lru_cache(maxsize=256)
-def composed_pair_index(upsample: str, n: int, n_small: int) -> torch.Tensor | None:
+def composed_pair_index(upsample: str, n: int, n_small: int) -> tuple[torch.Tensor, torch.Tensor] | None:
     """box_pairs(n, n_small) read at each of the n upsampled positions, as one index into
-    [2·x_0 … 2·x_{n−1}, x_0 + x_1 … x_{n−2} + x_{n−1}] (a footprint of one pixel counts it
-    twice; one of two holds adjacent pixels), or None when the footprints are wider."""
+    [x_0 … x_{n−1}, x_0 + x_1 … x_{n−2} + x_{n−1}] (a footprint holds one pixel or two
+    adjacent ones) and the factor of each (½ for one pixel, counted twice in the ¼ mean; ¼ for
+    two), or None when the footprints are wider."""
     pairs = box_pairs(n, n_small)
     if pairs is None:
         return None
     first, second = (i[up_index(upsample, n_small, n)] for i in pairs)
     if not bool(((second == first) | (second == first + 1)).all()):
         return None
-    return torch.where(second == first, first, n + first)
+    single = second == first
+    return torch.where(single, first, n + first), torch.where(single, 0.5, 0.25).float()
 
 
 class Pixelate(Family):
@@ -86,13 +89,13 @@ class Pixelate(Family):
         sh, sw = int(h * float(c)), int(w * float(c))  # Python int() truncation, as the reference
         rows, cols = box_pairs(h, sh), composed_pair_index(self.upsample, w, sw)
         if rows is not None and cols is not None:
-            r0, r1 = (i.to(x.device) for i in rows)
-            pairs = x.index_select(2, r0).add_(x.index_select(2, r1))  # row pairs summed
-            both = pairs.new_empty((*pairs.shape[:3], 2 * w - 1))  # then one gather of column pairs
-            torch.mul(pairs, 2.0, out=both[..., :w])
+            (r0, r1), (index, factor) = ((i.to(x.device) for i in t) for t in (rows, cols))
+            both = x.new_empty((*x.shape[:2], sh, 2 * w - 1))  # [row pair sums | + their column neighbour]
+            pairs = torch.index_select(x, 2, r0, out=both[..., :w]).add_(x.index_select(2, r1))
             torch.add(pairs[..., :-1], pairs[..., 1:], out=both[..., w:])
-            # no clip: a mean of values in [0, 1] with power-of-two weights stays in [0, 1] exactly
-            small = take(both, 3, cols.to(x.device)).mul_(0.25)
+            # one gather of the column pairs, then ½ or ¼; no clip: a mean of values in [0, 1]
+            # with power-of-two weights stays in [0, 1] exactly
+            small = take(both, 3, index).mul_(factor)
             return torch.index_select(small, 2, self._up_index(sh, h).to(x.device), out=out)
         else:  # Pillow's box rows have ⌈1/c⌉ + 1 non-zeros at most: a few gathered taps per axis
             small = apply_taps(apply_taps(x, 2, pil_box_matrix(h, sh)), 3, pil_box_matrix(w, sw)).clamp_(0.0, 1.0)
