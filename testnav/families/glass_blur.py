@@ -68,9 +68,9 @@ def shuffle(x: torch.Tensor, offsets: torch.Tensor, delta: int) -> torch.Tensor:
     b, c, h, w = x.shape
     dev = x.device
     nr, nc = h - 2 * delta, w - 2 * delta
-    # int32 arithmetic (half the memory traffic); int64 only where gather needs it
     if delta == 1:
         return _shuffle_delta1(x, offsets)
+    # int32 arithmetic (half the memory traffic); int64 only where gather needs it
     offsets = offsets.to(device=dev, dtype=torch.int32)
     j = torch.arange(nr * nc, device=dev, dtype=torch.int32)
     row = h - delta - j // nc  # pixel visited j-th: rows descending, columns descending
@@ -102,17 +102,18 @@ def _shuffle_delta1(x: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
     """δ = 1: offsets in {−1, 0} point up or left, at pixels scanned later, so no source has
     been visited and each iteration is a plain gather, step = p + dx + W·dy on rows and columns
     2 … H−1 (the scan's). Built directly in image order (the scan-order offsets flipped): 2–3×
-    faster than the chain resolution, which has nothing to resolve here."""
+    faster than the chain resolution, which has nothing to resolve here. dx + W·dy comes from
+    each (dx, dy) int8 pair read as one little-endian int16 (dx its sign-extended low byte, dy its high
+    byte): contiguous shifts, twice as fast as arithmetic on the interleaved pairs."""
     b, c, h, w = x.shape
-    offsets = offsets.to(x.device).flip(2, 3)  # scan order (descending) → image order
-    pixel = torch.arange(h * w, device=x.device).view(1, h, w)
-    total = None
-    for it in range(offsets.shape[1]):
-        off = offsets[:, it].to(torch.int32)
-        step = pixel.expand(b, h, w).clone()
-        step[:, 2:h, 2:w].add_(torch.add(off[..., 0], off[..., 1], alpha=w))
-        step = step.view(b, h * w)
-        total = step if total is None else total.gather(1, step)
+    pair = offsets.to(device=x.device, dtype=torch.int8).flip(2, 3).view(torch.int16)[..., 0]  # image order
+    d = torch.bitwise_left_shift(pair, 8).bitwise_right_shift_(8).add_(pair.bitwise_right_shift(8), alpha=w)
+    steps = torch.arange(h * w, device=x.device).view(1, 1, h, w).repeat(b, d.shape[1], 1, 1)
+    steps[:, :, 2:h, 2:w].add_(d)
+    steps = steps.view(b, -1, h * w)
+    total = steps[:, 0]
+    for it in range(1, steps.shape[1]):
+        total = total.gather(1, steps[:, it])
     flat = x.reshape(b, c, h * w)
     return flat.gather(2, total[:, None, :].expand(b, c, h * w)).reshape(b, c, h, w)
 
