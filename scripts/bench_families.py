@@ -72,7 +72,7 @@ def main(argv=None):
     ap.add_argument("--sizes", type=int, nargs="+", default=[32, 64], choices=sorted(TABLES))
     ap.add_argument("--families", nargs="+", metavar="NAME", help="only these families (reference names, e.g. pixelate)")
     ap.add_argument("--level", type=int, default=3)
-    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=3, help="best of this many timed runs per side (a noisy shared host)")
     ap.add_argument("--threads", type=int, default=1,
                     help="torch CPU threads (default 1: per-core comparison with the single-threaded reference)")
     ap.add_argument("--no-thp", action="store_true", help="skip the THP_MEM_ALLOC_ENABLE=1 timing of our side")
