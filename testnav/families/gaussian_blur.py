@@ -52,9 +52,9 @@ def gaussian_blur(x, sigma: float, truncate: float = 4.0, scale: float = 1.0, ou
     h, w = x.shape[-2:]
     if r == 0:
         return torch.mul(x, taps[0] * scale, out=out)
+    if not x.is_floating_point():  # once here, not in every tap's mixed-dtype add (and pad float only)
+        x = x.float()
     xp = F.pad(x, (r, r, r, r), mode="replicate")
-    if not xp.is_floating_point():  # once here, not in every tap's mixed-dtype add
-        xp = xp.float()
     rows = xp[:, :, 0:h] * taps[0]
     for k, t in enumerate(taps[1:], 1):
         rows.add_(xp[:, :, k:k + h], alpha=t)
