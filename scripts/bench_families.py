@@ -4,9 +4,9 @@ For each family and image size (32 px with the CIFAR-10-C table, 64 px with the
 Tiny-ImageNet-C table, both from conf/families/), level 3: our family on one (B, 3, S, S)
 batch, and the reference per image (its own function with the same table swapped in,
 `testnav.families.reference`, then np.uint8 as `imagecorruptions.corrupt` does) on the first
-`--ref-images` images of the same batch. Throughput is images/s (best of `--repeat` runs);
-ratio = ours / reference. torch runs on one thread by default (`--threads`), so the ratio is
-per core. Prints a Markdown table and the geometric mean of the ratios over
+`--ref-images` images of the same batch. Throughput is images/s (best of `--repeat` runs, ours
+and the reference timed alternately); ratio = ours / reference. torch runs on one thread by
+default (`--threads`), so the ratio is per core. Prints a Markdown table and the geometric mean of the ratios over
 speckle, glass, brightness and pixelate (progress lines go to stderr).
 
 Our side is timed twice: in this process (PyTorch's default CPU allocation) and in a child
@@ -61,6 +61,17 @@ def best_time(fn, repeat: int) -> float:
     return min(times)
 
 
+def interleaved_best(a, b, repeat: int) -> tuple[float, float]:
+    """Best time of each of a and b, timed alternately (a, b, a, b, …): on a shared host whose
+    speed drifts by up to 2× within minutes, both sides then see the same slow and fast spells,
+    and their ratio is steadier than from two runs timed one after the other."""
+    ta, tb = [], []
+    for _ in range(repeat):
+        ta.append(best_time(a, 1))
+        tb.append(best_time(b, 1))
+    return min(ta), min(tb)
+
+
 def geomean(v) -> float:
     return math.exp(sum(map(math.log, v)) / len(v))
 
@@ -95,16 +106,16 @@ def main(argv=None):
             if args.families and name not in args.families:
                 continue
             family(x[:8], args.level, torch.Generator().manual_seed(0))  # warm caches
-            t_ours = best_time(lambda: family(x, args.level, torch.Generator().manual_seed(0)), args.repeat)
-            ours = args.batch / t_ours
+            ours_fn = lambda: family(x, args.level, torch.Generator().manual_seed(0))  # noqa: E731
             if args.ours_only:
-                ours_only[f"{name} {size}"] = ours
+                ours_only[f"{name} {size}"] = args.batch / best_time(ours_fn, args.repeat)
                 continue
             ref = reference_function(name, family.params)
             kwargs = {"seed": 0} if name == "glass_blur" else {}
             np.uint8(ref(pil[0], args.level, **kwargs))  # warm (numba compiles glass_blur once)
-            t_ref = best_time(lambda: [np.uint8(ref(p, args.level, **kwargs)) for p in pil], args.repeat)
-            theirs = len(pil) / t_ref
+            ref_fn = lambda: [np.uint8(ref(p, args.level, **kwargs)) for p in pil]  # noqa: E731
+            t_ours, t_ref = interleaved_best(ours_fn, ref_fn, args.repeat)
+            ours, theirs = args.batch / t_ours, len(pil) / t_ref
             ratios[name, size] = ours / theirs
             rows.append((name, size, family.params[args.level - 1], ours, theirs))
             print(f"  {name} {size}px: ours {ours:,.0f} img/s, reference {theirs:,.0f} img/s", file=sys.stderr, flush=True)
@@ -125,7 +136,8 @@ def main(argv=None):
         else:
             print(f"THP child failed:\n{r.stderr[-2000:]}", file=sys.stderr)
 
-    print(f"Batch {args.batch} (reference: {args.ref_images} images, one at a time), level {args.level}, "
+    print(f"Batch {args.batch} (reference: {args.ref_images} images, one at a time; best of {args.repeat}, "
+          f"the two sides timed alternately), level {args.level}, "
           f"torch {torch.__version__} CPU, {torch.get_num_threads()} thread(s); reference single-threaded. "
           "THP: our side again in a process with THP_MEM_ALLOC_ENABLE=1 (huge-page allocations, "
           "no per-call page faults on batch-sized outputs).")

@@ -40,10 +40,11 @@ def normal_table() -> torch.Tensor:
     return torch.from_numpy(np.concatenate([lower, -lower[::-1]]).astype(np.float32))
 
 
-def normal16(n: int, bits) -> torch.Tensor:
-    """The next n standard normal draws (n a multiple of 4) of a `bit_stream`, 16 bits each, on the CPU."""
+def normal16(n: int, bits, out: torch.Tensor | None = None) -> torch.Tensor:
+    """The next n standard normal draws (n a multiple of 4) of a `bit_stream`, 16 bits each, on
+    the CPU (into `out`, n float32 values, when given)."""
     words = random_bytes(2 * n, bits).view(torch.uint16)
-    return normal_table().index_select(0, words.to(torch.int32))
+    return torch.index_select(normal_table(), 0, words.to(torch.int32), out=out)
 
 
 class SpeckleNoise(Family):
@@ -54,7 +55,9 @@ class SpeckleNoise(Family):
         c, bits = float(c), bit_stream(generator)
 
         def speckle(xb, nb=None, out=None):
-            nb = normal16(xb.numel(), bits).view(xb.shape) if nb is None else nb
+            if nb is None:  # drawn into a float32 output block itself: one block-sized temporary fewer
+                into = out is not None and out.dtype == torch.float32
+                nb = normal16(xb.numel(), bits, out.view(-1) if into else None).view(xb.shape)
             return torch.addcmul(xb, xb, nb, value=c, out=out).clamp_(0.0, 1.0)
 
         if x.device.type == "cpu" and x[0].numel() % 4 == 0:
