@@ -6,8 +6,8 @@ batch, and the reference per image (its own function with the same table swapped
 `testnav.families.reference`, then np.uint8 as `imagecorruptions.corrupt` does) on the first
 `--ref-images` images of the same batch. Throughput is images/s (best of `--repeat` runs, ours
 and the reference timed alternately); ratio = ours / reference. torch runs on one thread by
-default (`--threads`), so the ratio is per core. Prints a Markdown table and the geometric mean of the ratios over
-speckle, glass, brightness and pixelate (progress lines go to stderr).
+default (`--threads`), so the ratio is per core. Prints a Markdown table and the geometric mean
+of the ratios over speckle, glass, brightness and pixelate (progress lines go to stderr).
 
 Our side is timed twice: in this process (PyTorch's default CPU allocation) and in a child
 process with THP_MEM_ALLOC_ENABLE=1 (PyTorch backs allocations ≥ 2 MiB with transparent huge

@@ -44,9 +44,8 @@ def gaussian_taps(sigma: float, truncate: float = 4.0) -> list[float]:
 
 def gaussian_blur(x, sigma: float, truncate: float = 4.0, scale: float = 1.0, out=None):
     """Mode 'nearest' (edge replication) on H and W of x (B, C, H, W; integer x gives float32),
-    times `scale` (folded
-    into the second pass's taps: glass blur's ×255 and ÷255 cost no pass of their own), written
-    into `out` when given (a float tensor of x's shape)."""
+    times `scale` (folded into the second pass's taps: glass blur's ×255 and ÷255 cost no pass
+    of their own), written into `out` when given (a float tensor of x's shape)."""
     taps = gaussian_taps(sigma, truncate)
     r = len(taps) // 2
     h, w = x.shape[-2:]

@@ -65,11 +65,11 @@ def shuffle(x: torch.Tensor, offsets: torch.Tensor, delta: int) -> torch.Tensor:
     value; otherwise it takes x[q_j]. Pointer doubling finds each chain's end; the per-iteration
     pixel maps are composed and the image is gathered once at the end.
     """
+    if delta == 1:  # no chains can form: a plain gather per iteration
+        return _shuffle_delta1(x, offsets)
     b, c, h, w = x.shape
     dev = x.device
     nr, nc = h - 2 * delta, w - 2 * delta
-    if delta == 1:
-        return _shuffle_delta1(x, offsets)
     # int32 arithmetic (half the memory traffic); int64 only where gather needs it
     offsets = offsets.to(device=dev, dtype=torch.int32)
     j = torch.arange(nr * nc, device=dev, dtype=torch.int32)
@@ -82,16 +82,15 @@ def shuffle(x: torch.Tensor, offsets: torch.Tensor, delta: int) -> torch.Tensor:
         r = row + off[..., 1]
         q_col = col + off[..., 0]
         src = (r * w + q_col).long()  # (B, P) flat source pixel of each scanned pixel
-        if delta > 1:  # δ = 1: offsets in {−1, 0} never point at an already visited pixel
-            inside = (r > delta) & (r <= h - delta) & (q_col > delta) & (q_col <= w - delta)
-            q_rank = (h - delta - r) * nc + (w - delta - q_col)
-            link = torch.where(inside & (q_rank < j), q_rank, j).long()  # (B, P) in scan-index space
-            while True:  # pointer doubling to the end of each chain (a few steps)
-                nxt = link.gather(1, link)
-                if torch.equal(nxt, link):
-                    break
-                link = nxt
-            src = src.gather(1, link)
+        inside = (r > delta) & (r <= h - delta) & (q_col > delta) & (q_col <= w - delta)
+        q_rank = (h - delta - r) * nc + (w - delta - q_col)
+        link = torch.where(inside & (q_rank < j), q_rank, j).long()  # (B, P) in scan-index space
+        while True:  # pointer doubling to the end of each chain (a few steps)
+            nxt = link.gather(1, link)
+            if torch.equal(nxt, link):
+                break
+            link = nxt
+        src = src.gather(1, link)
         step = torch.arange(h * w, device=dev).expand(b, h * w).clone().index_copy_(1, p, src)
         total = step if total is None else total.gather(1, step)
     flat = x.reshape(b, c, h * w)
@@ -103,8 +102,8 @@ def _shuffle_delta1(x: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
     been visited and each iteration is a plain gather, step = p + dx + W·dy on rows and columns
     2 … H−1 (the scan's). Built directly in image order (the scan-order offsets flipped): 2–3×
     faster than the chain resolution, which has nothing to resolve here. dx + W·dy comes from
-    each (dx, dy) int8 pair read as one little-endian int16 (dx its sign-extended low byte, dy its high
-    byte): contiguous shifts, twice as fast as arithmetic on the interleaved pairs."""
+    each (dx, dy) int8 pair read as one little-endian int16 (dx its sign-extended low byte, dy
+    its high byte): contiguous shifts, twice as fast as arithmetic on the interleaved pairs."""
     b, c, h, w = x.shape
     pair = offsets.to(device=x.device, dtype=torch.int8).flip(2, 3).view(torch.int16)[..., 0]  # image order
     d = torch.bitwise_left_shift(pair, 8).bitwise_right_shift_(8).add_(pair.bitwise_right_shift(8), alpha=w)

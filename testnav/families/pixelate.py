@@ -89,7 +89,7 @@ class Pixelate(Family):
         sh, sw = int(h * float(c)), int(w * float(c))  # Python int() truncation, as the reference
         rows, cols = box_pairs(h, sh), composed_pair_index(self.upsample, w, sw)
         if rows is not None and cols is not None:
-            (r0, r1), (index, factor) = ((i.to(x.device) for i in t) for t in (rows, cols))
+            r0, r1, index, factor = (t.to(x.device) for t in (*rows, *cols))
             both = x.new_empty((*x.shape[:2], sh, 2 * w - 1))  # [row pair sums | + their column neighbour]
             pairs = torch.index_select(x, 2, r0, out=both[..., :w]).add_(x.index_select(2, r1))
             torch.add(pairs[..., :-1], pairs[..., 1:], out=both[..., w:])
