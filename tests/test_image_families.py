@@ -263,16 +263,34 @@ def test_pixelate_reproduces_pillow_box_and_nearest(size, images):
             assert np.abs(np.asarray(small.resize((size, size), Image.NEAREST)) - near_up).max() < 1e-6
 
 
+def test_take_is_index_select_on_rows_and_columns():
+    """`take`'s 2-D views (a batch-wide row index; an int32 column index) select what
+    index_select selects, also into a given output and on a non-contiguous input."""
+    from testnav.families.resample import take
+
+    x = torch.rand(3, 2, 7, 9).transpose(2, 3).contiguous().transpose(2, 3)[:, :, :5]  # not contiguous
+    for dim, index in ((2, torch.tensor([4, 0, 0, 2])), (3, torch.tensor([8, 1, 1, 0, 5]))):
+        want = x.index_select(dim, index)
+        assert torch.equal(take(x, dim, index), want)
+        out = torch.empty_like(want)
+        assert take(x, dim, index, out=out).data_ptr() == out.data_ptr() and torch.equal(out, want)
+
+
 @pytest.mark.parametrize("size", [32, 64])
 def test_pixelate_pair_gather_is_bit_identical_to_weighted_taps(size, images, monkeypatch):
-    """The fast path (row pairs summed, column pairs summed once and gathered once, ½ or ¼) gives
-    exactly the general path's weighted taps (½ + ½ per axis): scaling by powers of two is exact."""
+    """The fast path (row pairs summed, then the columns either as one small block matrix product
+    or summed once and gathered once, ½ or ¼) gives exactly the general path's weighted taps
+    (½ + ½ per axis): scaling by powers of two is exact, and a product adds exact zeros."""
     import testnav.families.pixelate as pixelate
 
     x = images(size)[:6]
     cs = (0.95, 0.9, 0.85, 0.75, 0.7, 0.6, 0.5)
     fast = [Pixelate([c])(x, 1) for c in cs]
     assert all(pixelate.composed_pair_index("box", size, int(size * c)) is not None for c in cs)
+    blocks = [pixelate.column_block("box", size, int(size * c)) for c in cs]
+    # 32 px: every factor has a 16 or 32 column block; 64 px: 57 px (period 64) keeps the gather
+    assert [b is None for b in blocks] == [size == 64 and int(size * c) == 57 for c in cs]
+    assert {len(b) for b in blocks if b is not None} == {16, 32}
     monkeypatch.setattr(pixelate, "composed_pair_index", lambda *a: None)
     for c, f in zip(cs, fast):
         assert torch.equal(f, Pixelate([c])(x, 1)), c

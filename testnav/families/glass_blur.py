@@ -133,8 +133,10 @@ class GlassBlur(Family):
             # uint8: the shuffle's gather moves a quarter of the bytes (2× faster), and the
             # second blur reads uint8 as it reads float32 (same values, same result), its taps
             # carrying the ÷255. Other dtypes stay in their own (uint8 would come back float32).
+            # float32 → int16 → uint8 is the same truncation (values in [0, 256)) but 3× faster
+            # than float32 → uint8, whose CPU conversion is not vectorised.
             y = gaussian_blur(xb, sigma, scale=255.0).add_(1e-4)
-            y = y.to(torch.uint8) if y.dtype == torch.float32 else y.floor_()
+            y = y.to(torch.int16).to(torch.uint8) if y.dtype == torch.float32 else y.floor_()
             return gaussian_blur(shuffle(y, ob, delta), sigma, scale=1 / 255, out=out).clamp_(0.0, 1.0)
 
         return blockwise(glass, x, offsets, into=True)
