@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import statistics
 import os
 import pathlib
 import subprocess
@@ -84,6 +85,8 @@ def main(argv=None):
     ap.add_argument("--families", nargs="+", metavar="NAME", help="only these families (reference names, e.g. pixelate)")
     ap.add_argument("--level", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=3, help="best of this many timed runs per side (a noisy shared host)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="time every case this many times, one sweep after another; report medians")
     ap.add_argument("--threads", type=int, default=1,
                     help="torch CPU threads (default 1: per-core comparison with the single-threaded reference)")
     ap.add_argument("--no-thp", action="store_true", help="skip the THP_MEM_ALLOC_ENABLE=1 timing of our side")
@@ -94,7 +97,7 @@ def main(argv=None):
 
     from PIL import Image
 
-    rows, ratios, ours_only = [], {}, {}
+    cases = []  # (name, size, family, ours_fn, ref_fn)
     for size in args.sizes:
         families = instantiate(OmegaConf.load(ROOT / "conf" / "families" / f"{TABLES[size]}.yaml").families,
                                _convert_="all")
@@ -106,19 +109,34 @@ def main(argv=None):
             if args.families and name not in args.families:
                 continue
             family(x[:8], args.level, torch.Generator().manual_seed(0))  # warm caches
-            ours_fn = lambda: family(x, args.level, torch.Generator().manual_seed(0))  # noqa: E731
+            ours_fn = lambda f=family, x=x: f(x, args.level, torch.Generator().manual_seed(0))  # noqa: E731
+            ref_fn = None
+            if not args.ours_only:
+                ref = reference_function(name, family.params)
+                kwargs = {"seed": 0} if name == "glass_blur" else {}
+                np.uint8(ref(pil[0], args.level, **kwargs))  # warm (numba compiles glass_blur once)
+                ref_fn = lambda ref=ref, kw=kwargs, pil=pil: [np.uint8(ref(p, args.level, **kw)) for p in pil]  # noqa: E731
+            cases.append((name, size, family, ours_fn, ref_fn, len(pil)))
+
+    # every round times every case once, so the rounds sample the host's slow and fast spells
+    runs = {(name, size): [] for name, size, *_ in cases}
+    for r in range(args.rounds):
+        for name, size, family, ours_fn, ref_fn, n_ref in cases:
             if args.ours_only:
-                ours_only[f"{name} {size}"] = args.batch / best_time(ours_fn, args.repeat)
+                runs[name, size].append((args.batch / best_time(ours_fn, args.repeat), None))
                 continue
-            ref = reference_function(name, family.params)
-            kwargs = {"seed": 0} if name == "glass_blur" else {}
-            np.uint8(ref(pil[0], args.level, **kwargs))  # warm (numba compiles glass_blur once)
-            ref_fn = lambda: [np.uint8(ref(p, args.level, **kwargs)) for p in pil]  # noqa: E731
             t_ours, t_ref = interleaved_best(ours_fn, ref_fn, args.repeat)
-            ours, theirs = args.batch / t_ours, len(pil) / t_ref
-            ratios[name, size] = ours / theirs
-            rows.append((name, size, family.params[args.level - 1], ours, theirs))
-            print(f"  {name} {size}px: ours {ours:,.0f} img/s, reference {theirs:,.0f} img/s", file=sys.stderr, flush=True)
+            runs[name, size].append((args.batch / t_ours, n_ref / t_ref))
+            print(f"  round {r + 1}: {name} {size}px: ours {args.batch / t_ours:,.0f} img/s, "
+                  f"reference {n_ref / t_ref:,.0f} img/s", file=sys.stderr, flush=True)
+    ours_only = {f"{n} {sz}": statistics.median(o for o, _ in v) for (n, sz), v in runs.items()}
+    rows, ratios, round_ratios = [], {}, {}
+    for name, size, family, *_ in ([] if args.ours_only else cases):
+        v = runs[name, size]
+        ratios[name, size] = statistics.median(o / t for o, t in v)
+        round_ratios[name, size] = [o / t for o, t in v]
+        rows.append((name, size, family.params[args.level - 1], statistics.median(o for o, _ in v),
+                     statistics.median(t for _, t in v)))
     if args.ours_only:
         print(json.dumps(ours_only))
         return
@@ -137,7 +155,8 @@ def main(argv=None):
             print(f"THP child failed:\n{r.stderr[-2000:]}", file=sys.stderr)
 
     print(f"Batch {args.batch} (reference: {args.ref_images} images, one at a time; best of {args.repeat}, "
-          f"the two sides timed alternately), level {args.level}, "
+          f"the two sides timed alternately; median of {args.rounds} round(s), each timing every row once), "
+          f"level {args.level}, "
           f"torch {torch.__version__} CPU, {torch.get_num_threads()} thread(s); reference single-threaded. "
           "THP: our side again in a process with THP_MEM_ALLOC_ENABLE=1 (huge-page allocations, "
           "no per-call page faults on batch-sized outputs).")
@@ -153,8 +172,15 @@ def main(argv=None):
         if o_thp:
             ratios_thp[name, size] = o_thp / theirs
         cells = (f"{o_thp:,.0f}", f"{o_thp / theirs:.2f}×") if o_thp else ("–", "–")
-        print(f"| {name} | {size} | {param} | {ours:,.0f} | {cells[0]} | {theirs:,.0f} | {ours / theirs:.2f}× | {cells[1]} |")
+        print(f"| {name} | {size} | {param} | {ours:,.0f} | {cells[0]} | {theirs:,.0f} | {ratios[name, size]:.2f}× | {cells[1]} |")
     print()
+    if args.rounds > 1:  # the spread behind the medians
+        for size in args.sizes:
+            per_round = [geomean([round_ratios[n, size][r] for n in GEOMEAN if (n, size) in round_ratios])
+                         for r in range(args.rounds) if any((n, size) in round_ratios for n in GEOMEAN)]
+            if per_round:
+                print(f"geometric mean ratio over {', '.join(GEOMEAN)} at {size} px, round by round: "
+                      f"{', '.join(f'{g:.2f}×' for g in per_round)}  ")
     for label, rs in (("", ratios), (", THP", ratios_thp)):
         if not rs:
             continue
