@@ -56,7 +56,7 @@ test-slurm: install     ## the SLURM launcher test on a throwaway single-node cl
 reproduce: install      ## regenerate every committed mnist5k number from scratch and compare, line by line (~15 min)
 	$(PY) scripts/reproduce.py
 
-bench: install          ## performance as ratios → results/bench.md, results/bench.json (~8 min)
+bench: install          ## performance as ratios → results/bench.md, results/bench.json (~16 min)
 	$(PY) scripts/bench.py
 
 clean:
