@@ -24,9 +24,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import statistics
 import os
 import pathlib
+import statistics
 import subprocess
 import sys
 import time
@@ -97,7 +97,7 @@ def main(argv=None):
 
     from PIL import Image
 
-    cases = []  # (name, size, family, ours_fn, ref_fn)
+    cases = []  # (name, size, family, ours_fn, ref_fn, reference images)
     for size in args.sizes:
         families = instantiate(OmegaConf.load(ROOT / "conf" / "families" / f"{TABLES[size]}.yaml").families,
                                _convert_="all")
@@ -176,9 +176,9 @@ def main(argv=None):
     print()
     if args.rounds > 1:  # the spread behind the medians
         for size in args.sizes:
-            per_round = [geomean([round_ratios[n, size][r] for n in GEOMEAN if (n, size) in round_ratios])
-                         for r in range(args.rounds) if any((n, size) in round_ratios for n in GEOMEAN)]
-            if per_round:
+            names = [n for n in GEOMEAN if (n, size) in round_ratios]
+            if names:
+                per_round = [geomean([round_ratios[n, size][r] for n in names]) for r in range(args.rounds)]
                 print(f"geometric mean ratio over {', '.join(GEOMEAN)} at {size} px, round by round: "
                       f"{', '.join(f'{g:.2f}×' for g in per_round)}  ")
     for label, rs in (("", ratios), (", THP", ratios_thp)):

@@ -125,13 +125,13 @@ class Pixelate(Family):
                 pairs = take(x, 2, rows[0]).add_(take(x, 2, rows[1]))
                 small = (pairs.view(-1, len(block)) @ block.to(x.dtype)).view(pairs.shape)
             else:
-                r0, r1, index, factor = (t.to(x.device) for t in (*rows, *cols))
+                (r0, r1), (index, factor) = (t.to(x.device) for t in rows), cols
                 both = x.new_empty((*x.shape[:2], sh, 2 * w - 1))  # [row pair sums | + their column neighbour]
                 pairs = torch.index_select(x, 2, r0, out=both[..., :w]).add_(x.index_select(2, r1))
                 torch.add(pairs[..., :-1], pairs[..., 1:], out=both[..., w:])
                 # one gather of the column pairs, then ½ or ¼; no clip: a mean of values in [0, 1]
                 # with power-of-two weights stays in [0, 1] exactly
-                small = take(both, 3, index).mul_(factor)
+                small = take(both, 3, index).mul_(factor.to(x.device))
         else:  # Pillow's box rows have ⌈1/c⌉ + 1 non-zeros at most: a few gathered taps per axis
             small = apply_taps(apply_taps(x, 2, pil_box_matrix(h, sh)), 3, pil_box_matrix(w, sw)).clamp_(0.0, 1.0)
             # upsampling picks one source pixel per output pixel, so clamping before it is the same

@@ -31,24 +31,28 @@ def take(x: torch.Tensor, dim: int, index: torch.Tensor, out: torch.Tensor | Non
     at an int32 index. On the CPU these are index_select's fast loops (whole-row copies; a
     contiguous inner loop, with int32 indices faster than int64): faster than index_select on
     dims 2 or 3 of the 4-D tensor, than advanced indexing and than gather, on every shape the
-    image families use (zoom blur: 1.3–1.7× overall; docs/families.md)."""
+    image families use (zoom blur: 1.3–1.7× overall; docs/families.md). `index` is a CPU tensor
+    (the size-keyed builders' output); its device copy comes from `batch_index`."""
     b, c, h, w = x.shape
     x2 = x.reshape(-1, w)
+    key = tuple(index.tolist())
     if dim == 2:
-        y = torch.index_select(x2, 0, batch_rows(index, b * c, h, x.device), out=None if out is None else out.view(-1, w))
-        return y.view(b, c, len(index), w)
-    y = torch.index_select(x2, 1, index.to(device=x.device, dtype=torch.int32),
-                           out=None if out is None else out.view(-1, len(index)))
-    return y.view(b, c, h, len(index))
+        rows = batch_index(key, b * c, h, x.device, torch.int64)
+        y = torch.index_select(x2, 0, rows, out=None if out is None else out.view(-1, w))
+        return y.view(b, c, len(key), w)
+    cols = batch_index(key, 1, 0, x.device, torch.int32)
+    y = torch.index_select(x2, 1, cols, out=None if out is None else out.view(-1, len(key)))
+    return y.view(b, c, h, len(key))
 
 
-@lru_cache(maxsize=256)
-def batch_rows(index: torch.Tensor, n: int, h: int, device: torch.device) -> torch.Tensor:
-    """`index` (rows of one H-row image) repeated for n images stacked as n·H rows, on `device`.
-    Cached: every family call asks for the same few (the index tensors come from cached
-    builders, and the cache keeps each one alive, so its identity is a safe key); building it
-    anew was three small ops per block, ≈ 10 % of pixelate at 64 px."""
-    return (torch.arange(n, device=device)[:, None] * h + index.to(device)).view(-1)
+@lru_cache(maxsize=512)
+def batch_index(index: tuple, n: int, stride: int, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
+    """`index` offset by i·stride for i < n, concatenated (the rows of n stacked images of
+    `stride` rows each; n = 1: the index itself), as `dtype` on `device`. Cached by value: every
+    family call asks for the same few, and building one anew was a few small ops and a
+    host-to-device copy per block (≈ 10 % of pixelate at 64 px)."""
+    offsets = torch.arange(n, dtype=torch.int64)[:, None] * stride
+    return (offsets + torch.tensor(index, dtype=torch.int64)).view(-1).to(device=device, dtype=dtype)
 
 
 @lru_cache(maxsize=256)
@@ -69,7 +73,7 @@ def apply_taps(x: torch.Tensor, dim: int, m: torch.Tensor) -> torch.Tensor:
     shape = [1, 1, 1, 1]
     shape[dim] = -1
     out = None
-    for idx, w in zip(index.to(x.device), weight.to(device=x.device, dtype=x.dtype)):
+    for idx, w in zip(index, weight.to(device=x.device, dtype=x.dtype)):
         term = take(x, dim, idx)
         if not bool((w == 1).all()):
             term = term * w.reshape(shape)

@@ -25,10 +25,10 @@ def zoom_factors(param) -> np.ndarray:
 
 
 def _interp(x: torch.Tensor, dim: int, taps) -> torch.Tensor:
-    lo, hi, w = (t.to(x.device) for t in taps)
+    lo, hi, w = taps  # CPU tensors: take() moves (and caches) the indices
     shape = [1] * x.dim()
     shape[dim] = -1
-    w = w.to(x.dtype).reshape(shape)
+    w = w.to(device=x.device, dtype=x.dtype).reshape(shape)
     a = take(x, dim, lo)
     return a + (take(x, dim, hi) - a) * w
 
