@@ -11,7 +11,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # pip prints one warning per missing local index folder; they are noise, not errors.
 QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: install run test test-all test-slow test-slurm figures reproduce bench clean gpu-check
+.PHONY: install lint run test test-all test-slow test-slurm figures reproduce bench clean gpu-check
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -25,10 +25,13 @@ install: $(STAMP)
 run: install            ## the main job on the embedded default benchmark (mnist5k)
 	$(PY) run.py
 
-test: install           ## the contributor tier, before every commit (offline, both cores; README states its time)
+lint: install           ## ruff (rules in pyproject.toml): undefined names, unused imports, bugbear
+	$(VENV)/bin/ruff check .
+
+test: lint              ## lint, then the contributor tier, before every commit (offline, both cores; README states its time)
 	$(PY) -m pytest -n 2
 
-test-all: install       ## everything: also SIGKILL/resume, concurrency, notebooks, statistics, full lattices (CI)
+test-all: lint          ## lint, then everything: also SIGKILL/resume, concurrency, notebooks, statistics, full lattices (CI)
 	RUN_SLOW=1 $(PY) -m pytest -n 2
 
 test-slow: test-all     # the old name

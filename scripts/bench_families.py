@@ -121,7 +121,7 @@ def main(argv=None):
     # every round times every case once, so the rounds sample the host's slow and fast spells
     runs = {(name, size): [] for name, size, *_ in cases}
     for r in range(args.rounds):
-        for name, size, family, ours_fn, ref_fn, n_ref in cases:
+        for name, size, _family, ours_fn, ref_fn, n_ref in cases:
             if args.ours_only:
                 runs[name, size].append((args.batch / best_time(ours_fn, args.repeat), None))
                 continue

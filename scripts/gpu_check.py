@@ -214,7 +214,7 @@ def section_text(c: Check) -> dict:
                 model = transformers.CodeGenForCausalLM(cfg).to(torch.bfloat16 if c.cuda else torch.float32).eval()
             ids = torch.randint(0, cfg.vocab_size, (s["batch"], s["tokens"]), device=c.device)
 
-            def codegen():
+            def codegen(model=model, ids=ids):
                 with torch.inference_mode(), torch.autocast(torch.device(c.device).type, dtype=torch.bfloat16):
                     return model(input_ids=ids).logits
 

@@ -321,9 +321,9 @@ def numba_offsets():
         out = np.empty((c[2], d0 - 2 * c[1], d1 - 2 * c[1], 2), np.int64)
         for i in range(c[2]):
             a = 0
-            for h in range(d0 - c[1], c[1], -1):
+            for _h in range(d0 - c[1], c[1], -1):
                 b = 0
-                for w in range(d1 - c[1], c[1], -1):
+                for _w in range(d1 - c[1], c[1], -1):
                     dx, dy = np.random.randint(-c[1], c[1], size=(2,))
                     out[i, a, b, 0] = dx
                     out[i, a, b, 1] = dy

@@ -39,9 +39,9 @@ class WordNetLexicon:
         except ImportError:
             raise UserError("the synonym family needs nltk (pip install nltk)") from None
         self.wordnet = wordnet
+        self.synonyms = lru_cache(maxsize=None)(self._synonyms)  # per lexicon, freed with it
 
-    @lru_cache(maxsize=None)
-    def synonyms(self, word: str) -> tuple[str, ...]:
+    def _synonyms(self, word: str) -> tuple[str, ...]:
         out = set()
         for syn in self.wordnet.synsets(word):
             for name in syn.lemma_names():

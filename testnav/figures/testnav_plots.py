@@ -203,7 +203,7 @@ def plot_voxels(points: pd.DataFrame, path, title: str = "", levels: int | None 
         ax.set_ylim(0, ell)
         ax.set_zlim(0, ell)
         ticks = np.arange(ell) + 0.5
-        for setter, lab in ((ax.set_xticks, "θ1"), (ax.set_yticks, "θ2"), (ax.set_zticks, "θ3")):
+        for setter in (ax.set_xticks, ax.set_yticks, ax.set_zticks):
             setter(ticks)
         ax.set_xticklabels(range(ell), fontsize=6)
         ax.set_yticklabels(range(ell), fontsize=6)

@@ -4,11 +4,11 @@ hashes the file's bytes, so new weights under the same name give a new ground tr
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import torch
 
+from .. import cache
 from ..errors import UserError
 
 
