@@ -6,6 +6,7 @@
     stage=live        → LiveOracle (the model, memoised) → Search.run(Oracle) → same outputs, no P*
     stage=grid        → NSGA-II hyperparameter grid (§3.3)     → results/tables/grid*.csv, grid_selection.json
     stage=tomography | query | study → TestifAI (testnav/tomography/stage.py)
+    stage=check       → load every artifact, clean ψ(D) against the paper, throughput (testnav/check.py)
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from .table import Objectives, read_table
 from .trace import make_trace, ranked_list, summarize
 
 log = logging.getLogger(__name__)
-STAGES = ("search", "groundtruth", "live", "grid", "tomography", "query", "study")
+STAGES = ("search", "groundtruth", "live", "grid", "tomography", "query", "study", "check")
 
 
 def build_search(cfg: DictConfig):
@@ -222,6 +223,10 @@ def main(cfg: DictConfig, out_dir: Path) -> dict | None:
         return run_groundtruth(cfg)
     if cfg.stage == "live":
         return run_live(cfg, out_dir)
+    if cfg.stage == "check":
+        from .check import run_check
+
+        return run_check(cfg, out_dir)
     if cfg.stage == "grid":
         return run_grid_stage(cfg, out_dir)
     if cfg.stage in ("tomography", "query", "study"):

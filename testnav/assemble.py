@@ -47,10 +47,14 @@ def build_groundtruth(cfg: DictConfig) -> tuple[Path, object]:
     return path, benchmark
 
 
-def compose_benchmark(overrides=()):
-    """A benchmark from conf/ with Hydra overrides, outside any Hydra app (tests, scripts, golden checks)."""
+def compose_config(overrides=()):
+    """The composed run config from conf/ with Hydra overrides, outside any Hydra app."""
     from hydra import compose, initialize_config_dir
 
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=list(overrides))
-    return build(cfg.benchmark)
+        return compose(config_name="config", overrides=list(overrides))
+
+
+def compose_benchmark(overrides=()):
+    """A benchmark from conf/ with Hydra overrides (tests, scripts, golden checks)."""
+    return build(compose_config(overrides).benchmark)

@@ -19,6 +19,11 @@ map is refused. `score` therefore takes θ (the harness passes it; no θ means t
 Fidelity: SSIM on the images, and KID on the detector's own features (`feature: model`): the
 global-average-pooled maps its detection head reads (testnav.models.detector). No input-level
 signals (they are defined for classifiers).
+
+`psi: map50` reports ψ as torchmetrics' MeanAveragePrecision at IoU 0.5 (COCO's 101-point
+interpolation, every prediction down to the detector's min_score) instead of the share of
+correct images; the per-input outcomes stay the rule above, since tomography needs one per
+image. docs/paper-benchmarks.md says which of the two the paper's 82.2 % most likely is.
 """
 
 from __future__ import annotations
@@ -96,22 +101,42 @@ class DetectionView:
         return f
 
 
+PSI = ("images_correct", "map50")
+
+
+def map50(gt: list, detections: list) -> float:
+    """mAP at IoU 0.5 over a set of images (torchmetrics, COCO's protocol)."""
+    from torchmetrics.detection import MeanAveragePrecision
+
+    metric = MeanAveragePrecision(iou_thresholds=[0.5], backend="pycocotools")
+    preds = [{"boxes": b.detach().cpu().float().reshape(-1, 4), "scores": sc.detach().cpu().float().reshape(-1),
+              "labels": c.detach().cpu().long().reshape(-1)} for b, sc, c in detections]
+    target = [{"boxes": torch.as_tensor(np.asarray(g, dtype=np.float32).reshape(-1, 5)[:, 1:]),
+               "labels": torch.as_tensor(np.asarray(g).reshape(-1, 5)[:, 0], dtype=torch.int64)} for g in gt]
+    metric.update(preds, target)
+    return max(float(metric.compute()["map_50"]), 0.0)  # -1 when D holds no box at all
+
+
 class ObjectDetection(VisionBenchmark):
     def __init__(self, name, families, levels, data, model, metrics=None, signals=None, conf=0.25, iou=0.5,
-                 min_box_size=1.0, perturb_seed=0, batch_size=16, amp=False):
+                 min_box_size=1.0, perturb_seed=0, batch_size=16, amp=False, psi="images_correct"):
         if signals:
             raise UserError(f"benchmark {name}: input-level signals are defined for classifiers, not detectors "
                             f"(drop benchmark.signals)")
         super().__init__(name, families, levels, metrics or {}, None, perturb_seed, batch_size, amp)
         self.data, self.model_spec = data, model
         self.conf, self.iou, self.min_box_size = float(conf), float(iou), float(min_box_size)
+        if psi not in PSI:
+            raise UserError(f"benchmark.psi={psi} (valid: {', '.join(PSI)})")
+        self.psi = psi
         for fam in self.families:
             if not hasattr(fam, "map_boxes") and type(fam).__module__ in MOVING_WITHOUT_BOX_MAP:
                 raise UserError(f"family {fam.name} ({type(fam).__name__}) moves objects but has no map_boxes: "
                                 f"detection ground truth needs one")
 
     def data_description(self) -> dict:
-        return {"test": self.data.describe(), "conf": self.conf, "iou": self.iou, "min_box_size": self.min_box_size}
+        return {"test": self.data.describe(), "conf": self.conf, "iou": self.iou, "min_box_size": self.min_box_size,
+                **({"psi": self.psi} if self.psi != "images_correct" else {})}
 
     def load(self, cache_dir) -> DetectionLoaded:
         x, boxes = self.data.load()
@@ -140,7 +165,8 @@ class ObjectDetection(VisionBenchmark):
         gt = self.ground_truth(loaded, theta)
         correct = np.array([image_correct(g, *d, conf=self.conf, iou=self.iou) for g, d in zip(gt, view.detections)],
                            dtype=bool)
-        out = {"psi": float(correct.mean()), "correct": correct}
+        psi = map50(gt, view.detections) if self.psi == "map50" else float(correct.mean())
+        out = {"psi": psi, "correct": correct}
         for name, metric in self.metrics.items():
             out[name] = metric(view)
         return out

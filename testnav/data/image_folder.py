@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from PIL import Image
-
-from . import require, subset, to_tensor
+from . import open_image, require, subset, to_tensor
 
 EXTENSIONS = {".png", ".jpg", ".jpeg", ".bmp", ".ppm", ".webp", ".tif", ".tiff"}
 
@@ -27,7 +25,7 @@ class ImageFolder:
 
         items = self.files()
         keep = subset(len(items), self.n, self.seed)
-        images = [Image.open(items[i][0]) for i in keep]
+        images = [open_image(items[i][0]) for i in keep]
         return to_tensor(images, self.image_size), torch.tensor([items[i][1] for i in keep])
 
     def describe(self) -> dict:

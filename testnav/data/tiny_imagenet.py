@@ -5,9 +5,7 @@ torchvision's ImageFolder over root/train, which is how Tiny-ImageNet classifier
 from __future__ import annotations
 
 import torch
-from PIL import Image
-
-from . import require, subset, to_tensor
+from . import open_image, require, subset, to_tensor
 
 
 class TinyImageNetVal:
@@ -25,7 +23,7 @@ class TinyImageNetVal:
     def load(self):
         items = self.items()
         keep = subset(len(items), self.n, self.seed)
-        images = [Image.open(require(items[i][0], "an image listed in val_annotations.txt")) for i in keep]
+        images = [open_image(require(items[i][0], "an image listed in val_annotations.txt")) for i in keep]
         return to_tensor(images, self.image_size), torch.tensor([items[i][1] for i in keep])
 
     def describe(self) -> dict:

@@ -1,6 +1,6 @@
 """A torchvision data set in its own on-disk layout, with download=False: MNIST
-(root/MNIST/raw/*-ubyte), GTSRB (root/gtsrb/…). CIFAR-10 has its own reader (cifar10.py)
-because torchvision insists on the archive's checksums."""
+(root/MNIST/raw/*-ubyte). CIFAR-10 (cifar10.py) and GTSRB (gtsrb.py) have their own readers:
+torchvision insists on CIFAR-10's archive checksums and knows one of GTSRB's three layouts."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from . import require, subset, to_tensor
 
 LAYOUT = {
     "MNIST": "root/MNIST/raw/ with t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte (and train-* for training)",
-    "GTSRB": "root/gtsrb/GTSRB/Final_Test/Images/ and root/gtsrb/GT-final_test.csv (torchvision's GTSRB layout)",
 }
 
 
@@ -28,8 +27,6 @@ class TorchvisionData:
         root = require(self.root, f"put {self.dataset} there in torchvision's layout: {LAYOUT[self.dataset]}")
         cls = getattr(tvd, self.dataset)
         try:
-            if self.dataset == "GTSRB":
-                return cls(str(root), split=self.split, download=False)
             return cls(str(root), train=self.split == "train", download=False)
         except (RuntimeError, FileNotFoundError) as e:
             raise UserError(f"{self.dataset} not found under {root} ({str(e).splitlines()[0]}): "

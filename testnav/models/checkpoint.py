@@ -4,6 +4,8 @@ hashes the file's bytes, so new weights under the same name give a new ground tr
 
 from __future__ import annotations
 
+import pickle
+import re
 from pathlib import Path
 
 import torch
@@ -32,7 +34,12 @@ def file_digest(path) -> str:
     return cache.file_digest(weights_file(path))[:16]
 
 
-def load_state_dict(path) -> dict:
+def load_state_dict(path, trust_pickle: bool = False) -> dict:
+    """The state dict in a checkpoint: a plain one, or the one under `state_dict`, `model` or
+    `model_state_dict` (RobustBench, timm's train script, ehuynh1106/TinyImageNet-Transformers),
+    with DataParallel's `module.` prefix dropped. torch.load runs with weights_only=True, which
+    refuses pickled Python objects (e.g. an argparse Namespace saved beside the weights), since
+    unpickling runs code; `trust_pickle` lifts that for a file the user trusts."""
     f = weights_file(path)
     try:
         if f.suffix == ".safetensors":
@@ -40,18 +47,29 @@ def load_state_dict(path) -> dict:
 
             state = load_file(str(f))
         else:
-            state = torch.load(f, map_location="cpu", weights_only=True)
+            state = torch.load(f, map_location="cpu", weights_only=not trust_pickle)
+    except pickle.UnpicklingError as e:
+        found = re.search(r"GLOBAL ([\w.]+)", str(e))  # torch names the class it refused to unpickle
+        if trust_pickle or not found:
+            raise UserError(f"checkpoint {f} is unreadable (UnpicklingError): give a state dict saved by torch.save "
+                            f"or safetensors") from None
+        raise UserError(f"checkpoint {f} holds pickled Python objects ({found.group(1)}) that "
+                        f"weights_only loading refuses: if you trust the file, set benchmark.model.trust_pickle=true, "
+                        f"or re-save its state dict alone") from None
     except Exception as e:
         raise UserError(f"checkpoint {f} is unreadable ({type(e).__name__}): give a state dict saved by "
                         f"torch.save or safetensors") from None
     for key in ("state_dict", "model", "model_state_dict"):
         if isinstance(state, dict) and key in state and isinstance(state[key], dict):
             state = state[key]
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise UserError(f"checkpoint {f} holds no state dict of tensors (found {type(state).__name__}): save "
+                        f"model.state_dict(), alone or under 'state_dict' / 'model_state_dict'")
     return {k.removeprefix("module.").removeprefix("model."): v for k, v in state.items()}
 
 
-def load_into(module: torch.nn.Module, path) -> None:
-    state = load_state_dict(path)
+def load_into(module: torch.nn.Module, path, trust_pickle: bool = False) -> None:
+    state = load_state_dict(path, trust_pickle)
     missing, unexpected = module.load_state_dict(state, strict=False)
     if missing:
         raise UserError(f"checkpoint {weights_file(path)} does not fit {type(module).__name__}: "

@@ -3,8 +3,9 @@ activations, the last being the feature space) and `classifier(features)` (logit
 
 `ModelSpec` builds one from YAML: an architecture (a timm model name, or a class path such
 as testnav.models.wrn.WideResNet) and a local checkpoint. Inputs arrive in [0, 1] at the
-data set's size; the wrapper resizes them to the model's input size (perturbations act on
-the data as stored, e.g. 64-px Tiny-ImageNet) and normalises with the model's mean and std.
+data set's size (perturbations act on the data as stored, e.g. 64-px Tiny-ImageNet); the
+wrapper then applies the model's own input pipeline (`prepare`): the resize its publisher
+evaluates with, then the mean and std. docs/paper-benchmarks.md gives each benchmark's.
 """
 
 from __future__ import annotations
@@ -23,17 +24,42 @@ from .checkpoint import file_digest, load_into
 log = logging.getLogger(__name__)
 
 
+INTERPOLATIONS = ("bilinear", "bicubic", "nearest")
+
+
 class Classifier(nn.Module):
-    def __init__(self, net: nn.Module, mean, std, input_size=None):
+    """interpolation: the resize filter to `input_size`. uint8: resize the image as the 8-bit
+    tensor the publisher's pipeline holds (torchvision's Resize on a uint8 tensor, then ÷255),
+    rather than the [0, 1] floats; ehuynh1106/TinyImageNet-Transformers evaluates CaiT-S36 so
+    (Resize(384, BICUBIC) on uint8, ÷255, ImageNet mean/std). A clean image is exactly its
+    8-bit file, so on D this is the publisher's pipeline bit for bit."""
+
+    def __init__(self, net: nn.Module, mean, std, input_size=None, interpolation: str = "bilinear",
+                 uint8: bool = False):
         super().__init__()
         self.net = net
         self.register_buffer("mean", torch.tensor(mean, dtype=torch.float32).view(1, -1, 1, 1))
         self.register_buffer("std", torch.tensor(std, dtype=torch.float32).view(1, -1, 1, 1))
         self.input_size = input_size
+        if interpolation not in INTERPOLATIONS:
+            raise UserError(f"benchmark.model.interpolation={interpolation} (valid: {', '.join(INTERPOLATIONS)})")
+        self.interpolation, self.uint8 = interpolation, bool(uint8)
+
+    def resize(self, x):
+        size = list(self.input_size)
+        if self.uint8:
+            from torchvision.transforms import InterpolationMode
+            from torchvision.transforms import functional as TF
+
+            q = x.mul(255).round_().clamp_(0, 255).to(torch.uint8)
+            return TF.resize(q, size, InterpolationMode(self.interpolation), antialias=True).float() / 255.0
+        if self.interpolation == "nearest":
+            return F.interpolate(x, size=size, mode="nearest")
+        return F.interpolate(x, size=size, mode=self.interpolation, antialias=True, align_corners=False)
 
     def prepare(self, x):
         if self.input_size is not None and tuple(x.shape[-2:]) != tuple(self.input_size):
-            x = F.interpolate(x, size=tuple(self.input_size), mode="bilinear", antialias=True, align_corners=False)
+            x = self.resize(x)
         if x.shape[1] == 1 and self.mean.shape[1] == 3:
             x = x.expand(-1, 3, -1, -1)
         return (x - self.mean) / self.std
@@ -57,11 +83,13 @@ class ModelSpec:
     unless random_weights, which only tests use)."""
 
     def __init__(self, arch: str, num_classes: int, checkpoint: str | None = None, input_size=None,
-                 mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5), kwargs: dict | None = None, random_weights: bool = False):
+                 mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5), kwargs: dict | None = None, random_weights: bool = False,
+                 interpolation: str = "bilinear", uint8: bool = False, trust_pickle: bool = False):
         self.arch, self.num_classes, self.checkpoint = arch, int(num_classes), checkpoint
         self.input_size = None if input_size is None else tuple(input_size) if not isinstance(input_size, int) \
             else (input_size, input_size)
         self.mean, self.std, self.kwargs, self.random_weights = list(mean), list(std), dict(kwargs or {}), random_weights
+        self.interpolation, self.uint8, self.trust_pickle = interpolation, bool(uint8), bool(trust_pickle)
 
     def build(self) -> Classifier:
         if "." in self.arch:
@@ -78,16 +106,18 @@ class ModelSpec:
                                 f"nor a class path (e.g. testnav.models.wrn.WideResNet)")
             net = timm.create_model(self.arch, pretrained=False, num_classes=self.num_classes, **self.kwargs)
         if self.checkpoint:
-            load_into(net, self.checkpoint)
+            load_into(net, self.checkpoint, trust_pickle=self.trust_pickle)
         elif not self.random_weights:
             raise UserError(f"model {self.arch} needs weights: set benchmark.model.checkpoint=<path to a .safetensors/"
                             f".pt state dict or a Hugging Face snapshot directory>")
         else:
             log.warning("model %s has RANDOM weights (random_weights=true): for tests only", self.arch)
-        model = Classifier(net, self.mean, self.std, self.input_size)
+        model = Classifier(net, self.mean, self.std, self.input_size, self.interpolation, self.uint8)
         return model.eval()
 
     def key(self) -> str:
         return stable_hash({"arch": self.arch, "classes": self.num_classes, "input_size": self.input_size,
                             "mean": self.mean, "std": self.std, "kwargs": self.kwargs,
+                            **({"interpolation": self.interpolation, "uint8": self.uint8}
+                               if (self.interpolation, self.uint8) != ("bilinear", False) else {}),
                             "weights": file_digest(self.checkpoint) if self.checkpoint else "random"})

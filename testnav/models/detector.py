@@ -16,9 +16,14 @@ during the same forward pass.
 
 from __future__ import annotations
 
+import atexit
 import logging
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -58,26 +63,42 @@ class TorchvisionDetector(nn.Module):
 
 
 class UltralyticsDetector(nn.Module):
-    """A YOLO .pt checkpoint. Inputs go to ultralytics as a BCHW [0, 1] tensor (its tensor
-    path: no letterbox, so H and W must be multiples of the model stride, 32 for YOLO11)."""
+    """A YOLO .pt checkpoint through ultralytics' own predictor. Each image goes in as the
+    uint8 BGR frame ultralytics reads from a file (cv2.imread), so ultralytics letterboxes it
+    to `imgsz` and maps the boxes back to the frame's pixels, exactly as `yolo predict` does.
 
-    def __init__(self, path, min_score: float = 0.001, iou: float = 0.7):
+    The `YOLO` wrapper is deliberately not a sub-module: `nn.Module.eval()` calls `train(False)`
+    on every child, and `YOLO.train` starts a training run (on coco8, downloading it)."""
+
+    def __init__(self, path, min_score: float = 0.001, iou: float = 0.7, imgsz: int = 640):
         super().__init__()
         from ultralytics import YOLO
 
-        self.yolo = YOLO(str(path))
-        self.net = self.yolo.model
-        self.min_score, self.iou = float(min_score), float(iou)
+        yolo = YOLO(str(path), task="detect")
+        self.__dict__["yolo"] = yolo  # outside nn.Module's registry (see above)
+        self.net = yolo.model  # the DetectionModel: .eval(), .to() and parameters() reach it
+        self.min_score, self.iou, self.imgsz = float(min_score), float(iou), int(imgsz)
+
+    @staticmethod
+    def frames(images: torch.Tensor) -> list:
+        """(B, 3, H, W) floats in [0, 1] → uint8 HWC BGR arrays, ultralytics' numpy convention."""
+        u8 = images.detach().mul(255).round_().clamp_(0, 255).to("cpu", torch.uint8)
+        return [np.ascontiguousarray(f.permute(1, 2, 0).numpy()[..., ::-1]) for f in u8]
+
+    def _predict(self, images: torch.Tensor):
+        device = "cpu" if images.device.type == "cpu" else str(images.device.index or 0)
+        return self.yolo.predict(self.frames(images), imgsz=self.imgsz, conf=self.min_score, iou=self.iou,
+                                 device=device, verbose=False, save=False)
 
     @torch.no_grad()
     def run(self, images: torch.Tensor):
+        if self.yolo.predictor is None:  # the predictor runs its own (fused) copy of the model, made on first use
+            self._predict(images[:1])
         captured = []
-        head = self.net.model[-1]  # Detect: its input is the list of pyramid maps
+        head = self.yolo.predictor.model.model.model[-1]  # AutoBackend → DetectionModel → Detect: reads the pyramid
         hook = head.register_forward_pre_hook(lambda m, args: captured.append(pooled(args[0])))
-        device = "cpu" if images.device.type == "cpu" else str(images.device.index or 0)
         try:
-            results = self.yolo.predict(images, imgsz=list(images.shape[-2:]), conf=self.min_score, iou=self.iou,
-                                        device=device, verbose=False)
+            results = self._predict(images)
         finally:
             hook.remove()
         dets = [(r.boxes.xyxy.float(), r.boxes.conf.float(), r.boxes.cls.long()) for r in results]
@@ -88,10 +109,21 @@ class UltralyticsDetector(nn.Module):
         return self.run(images)[0]
 
 
+def quiet_ultralytics() -> None:
+    """Before ultralytics is first imported: no online checks, and its settings.json in a
+    throwaway folder rather than the user's ~/.config (a test run writes nothing outside its
+    run directory)."""
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    if "YOLO_CONFIG_DIR" not in os.environ:
+        folder = tempfile.mkdtemp(prefix="testnav-ultralytics-")
+        atexit.register(shutil.rmtree, folder, True)
+        os.environ["YOLO_CONFIG_DIR"] = folder
+
+
 class DetectorSpec:
     def __init__(self, type: str = "ultralytics", arch: str = "yolo11s", num_classes: int = 11,
                  checkpoint: str | None = None, kwargs: dict | None = None, random_weights: bool = False,
-                 min_score: float = 0.001, seed: int = 0):
+                 min_score: float = 0.001, seed: int = 0, imgsz: int = 640):
         """min_score: the lowest confidence ultralytics returns (torchvision models keep their own
         box_score_thresh / score_thresh, settable in kwargs); the benchmark's `conf` decides."""
         if type not in ("ultralytics", "torchvision"):
@@ -99,6 +131,7 @@ class DetectorSpec:
         self.type, self.arch, self.num_classes, self.checkpoint = type, arch, int(num_classes), checkpoint
         self.kwargs, self.random_weights, self.min_score, self.seed = dict(kwargs or {}), bool(random_weights), \
             float(min_score), int(seed)
+        self.imgsz = int(imgsz)  # ultralytics' letterbox size (its predictor's imgsz)
 
     def build(self) -> nn.Module:
         return (self._ultralytics() if self.type == "ultralytics" else self._torchvision()).eval()
@@ -111,12 +144,13 @@ class DetectorSpec:
         if not p.is_file():
             raise UserError(f"checkpoint {p} does not exist: put the YOLO weights (.pt) there or point "
                             f"ROBOFLOW_YOLO / benchmark.model.checkpoint at them")
+        quiet_ultralytics()
         try:
             import ultralytics  # noqa: F401
         except ImportError:
             raise UserError(f"benchmark.model.type=ultralytics needs the ultralytics package: pip install ultralytics "
                             f"(weights are read from {p}; nothing is downloaded)") from None
-        return UltralyticsDetector(p, self.min_score)
+        return UltralyticsDetector(p, self.min_score, imgsz=self.imgsz)
 
     def _torchvision(self):
         import torchvision.models.detection as det
@@ -139,4 +173,4 @@ class DetectorSpec:
     def key(self) -> str:
         return stable_hash({"type": self.type, "arch": self.arch, "classes": self.num_classes, "kwargs": self.kwargs,
                             "min_score": self.min_score,
-                            "weights": file_digest(self.checkpoint) if self.checkpoint else f"random-{self.seed}"})
+                            **({"imgsz": self.imgsz} if self.type == "ultralytics" else {}), "weights": file_digest(self.checkpoint) if self.checkpoint else f"random-{self.seed}"})
