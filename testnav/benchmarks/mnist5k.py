@@ -129,9 +129,9 @@ class Mnist(Mnist5k):
         return {"test": self._reader("test").describe(), "train": None if self.checkpoint else self._reader("train").describe()}
 
     def _reader(self, split):
-        from ..data.torchvision_dataset import TorchvisionData
+        from ..data.mnist import MnistIdx
 
-        return TorchvisionData("MNIST", self.root, split=split, n=self.n if split == "test" else None)
+        return MnistIdx(self.root, split=split, n=self.n if split == "test" else None)
 
     def _arrays(self):
         x_test, y_test = self._reader("test").load()
