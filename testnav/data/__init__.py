@@ -36,6 +36,8 @@ def open_image(path, mode: str = "RGB"):
             return im.convert(mode) if im.mode != mode else im.copy()
     except (UnidentifiedImageError, OSError) as e:
         raise UserError(f"{path} is not a readable image ({type(e).__name__}: {e})") from None
+    except Exception as e:  # noqa: BLE001  (a plug-in's own failure, e.g. ultralytics' patched Image.open)
+        raise UserError(f"{path} is not a readable image ({type(e).__name__})") from None
 
 
 def to_tensor(images: list, image_size=None) -> torch.Tensor:

@@ -110,10 +110,12 @@ class UltralyticsDetector(nn.Module):
 
 
 def quiet_ultralytics() -> None:
-    """Before ultralytics is first imported: no online checks, and its settings.json in a
-    throwaway folder rather than the user's ~/.config (a test run writes nothing outside its
-    run directory)."""
+    """Before ultralytics is first imported: no online checks, no pip installs (its patched
+    PIL Image.open installs pi-heif on the first unreadable image, unless YOLO_AUTOINSTALL is
+    false), and its settings.json in a throwaway folder rather than the user's ~/.config (a
+    run writes nothing outside its run directory)."""
     os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_AUTOINSTALL", "false")
     if "YOLO_CONFIG_DIR" not in os.environ:
         folder = tempfile.mkdtemp(prefix="testnav-ultralytics-")
         atexit.register(shutil.rmtree, folder, True)
