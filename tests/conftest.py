@@ -20,15 +20,6 @@ def pytest_configure(config):
         torch.set_num_threads(1)
 
 
-def pytest_collection_modifyitems(config, items):
-    if os.environ.get("RUN_SLOW") == "1":
-        return
-    skip = pytest.mark.skip(reason="slow: make test-all (RUN_SLOW=1) runs it")
-    for item in items:
-        if "slow" in item.keywords:
-            item.add_marker(skip)
-
-
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory, worker_id):
     """One cache per test session, shared by pytest-xdist's workers (their base temp dirs have a
