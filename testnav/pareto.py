@@ -2,6 +2,8 @@
 
 θ dominates θ' when it is at least as good on both objectives and strictly better on one,
 so configurations with identical (δ, ρ) never dominate each other and all stay on the front.
+Non-dominated rank and crowding distance (NSGA-II's survival order, also the order of the
+ranked list R and of TomoNav's batches) live here, beside dominance, for every caller.
 """
 
 from __future__ import annotations
@@ -41,3 +43,49 @@ def dominates_bruteforce(delta, rho) -> np.ndarray:
     r = np.asarray(rho, float)[:, None]
     dom = (d.T >= d) & (r.T >= r) & ((d.T > d) | (r.T > r))  # dom[i, j]: j dominates i
     return ~dom.any(axis=1)
+
+
+def nondominated_rank(f: np.ndarray) -> np.ndarray:
+    """Front index (0 = non-dominated) of each of M points per run; f is (R, M, 2), maximised.
+
+    In order of decreasing f1 (then f2), a point's front is one more than the deepest front
+    among the earlier points that dominate it: a 2-objective sweep, vectorised over runs.
+    """
+    r, m, _ = f.shape
+    order = np.lexsort((-f[..., 1], -f[..., 0]), axis=-1)
+    f1 = np.take_along_axis(f[..., 0], order, 1)
+    f2 = np.take_along_axis(f[..., 1], order, 1)
+    rank = np.zeros((r, m), dtype=np.int64)
+    for j in range(1, m):
+        dom = (f2[:, :j] >= f2[:, j, None]) & ((f1[:, :j] > f1[:, j, None]) | (f2[:, :j] > f2[:, j, None]))
+        deepest = np.where(dom, rank[:, :j], -1).max(axis=1)
+        rank[:, j] = deepest + 1  # -1 + 1 = 0 when nothing dominates it
+    out = np.empty_like(rank)
+    np.put_along_axis(out, order, rank, 1)
+    return out
+
+
+def crowding_distance(f: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """pymoo's crowding distance within each front, (R, M); boundaries and small fronts = inf."""
+    r, m, k = f.shape
+    cd = np.zeros((r, m))
+    idx = np.arange(m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for obj in range(k):
+            order = np.lexsort((f[..., obj], rank), axis=-1)
+            rs = np.take_along_axis(rank, order, 1)
+            fs = np.take_along_axis(f[..., obj], order, 1)
+            start = np.r_[True, np.zeros(m - 1, bool)][None, :] | np.c_[np.ones((r, 1), bool), rs[:, 1:] != rs[:, :-1]]
+            end = np.c_[rs[:, 1:] != rs[:, :-1], np.ones((r, 1), bool)]
+            first = np.maximum.accumulate(np.where(start, idx, 0), axis=1)
+            last = np.minimum.accumulate(np.where(end, idx, m)[:, ::-1], axis=1)[:, ::-1]
+            norm = np.take_along_axis(fs, last, 1) - np.take_along_axis(fs, first, 1)
+            gap_prev = np.where(start, np.inf, fs - np.c_[fs[:, :1], fs[:, :-1]])
+            gap_next = np.where(end, np.inf, np.c_[fs[:, 1:], fs[:, -1:]] - fs)
+            contrib = (gap_prev + gap_next) / norm
+            contrib[~np.isfinite(norm) | (norm == 0)] = 0.0
+            contrib[np.isnan(contrib)] = 0.0
+            small = (last - first + 1) <= 2
+            contrib[small] = np.inf
+            np.put_along_axis(cd, order, np.take_along_axis(cd, order, 1) + contrib, 1)
+    return cd / k

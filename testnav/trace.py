@@ -10,7 +10,7 @@ import pandas as pd
 from .inferences import cumulative
 from .lattice import Lattice
 from .recall import auc_recall, budget_to_full_recall, first_sightings, recall_curve, unique_to_full_recall
-from .searches.fast import crowding_distance, nondominated_rank
+from .pareto import crowding_distance, nondominated_rank
 
 
 def make_trace(proposals: np.ndarray, lattice: Lattice, values: np.ndarray, pstar: np.ndarray | None,

@@ -7,7 +7,7 @@ from pymoo.util.nds.non_dominated_sorting import NonDominatedSorting
 
 from testnav.oracle import TableOracle
 from testnav.recall import auc_recall, first_sightings, recall_curve
-from testnav.searches.fast import crowding_distance, nondominated_rank
+from testnav.pareto import crowding_distance, nondominated_rank
 from testnav.searches.nsga2 import NSGA2Search
 
 

@@ -34,7 +34,7 @@ from sklearn.ensemble import RandomForestRegressor
 from ..errors import UserError
 from ..lattice import Lattice
 from ..pareto import nondominated_mask
-from .fast import crowding_distance
+from ..pareto import crowding_distance
 
 SURROGATES = ("additive_forest", "forest")
 MIN_GROUP = 20  # conformal scores per order group at least (Surrogate.groups)
