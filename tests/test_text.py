@@ -184,20 +184,38 @@ def test_recode_docstring_split(humaneval):
         assert "".join(split_prompt(p["prompt"], p["entry_point"])) == p["prompt"]
 
 
-def test_code_families_touch_only_the_docstring(humaneval):
+def test_code_families_touch_only_the_docstring_and_newline_the_line_after_it(humaneval):
     x = code_batch(humaneval)
     y = x
     for i, fam in enumerate(CODE_FAMILIES):
         assert fam(x, 0, gen()) is x
         one = fam(x, 5, gen(i))
-        assert one == fam(x, 5, gen(i)) and one != fam(x, 5, gen(i + 10))
+        assert one == fam(x, 5, gen(i))
+        if i < 3:  # the seeded families; ReCode's newline-after-docstring draws nothing
+            assert one != fam(x, 5, gen(i + 10))
         y = fam(y, 5, gen(i))  # T4∘T3∘T2∘T1 at the highest levels
     changed = 0
     for a, b in zip(x.items, y.items):
-        assert a[0] == b[0] and a[2] == b[2]  # signature, imports and >>> examples untouched
+        assert a[0] == b[0]  # signature and imports untouched
         changed += a[1] != b[1]
+        q = max(a[0].rfind('"""'), a[0].rfind("'''"))
+        close = a[2].index(a[0][q : q + 3])
+        assert b[2] == a[2][: close + 3] + "\n" * 5 + a[2][close + 3 :]  # >>> examples kept, 5 lines after the quotes
         compile("".join(b) + "    pass\n", "<prompt>", "exec")  # still a valid prompt
     assert changed == len(humaneval)
+
+
+def test_newline_is_recode_new_line_afterdoc_or_the_docstring_reading():
+    head, doc, cases = '    """ ', "Say hello to the world, twice.", '\n    >>> f()\n    """\n    x = 1\n'
+    x = TextBatch(((head, doc, cases),), editable=(1,), context=({"indent": "    "},))
+    for n in range(1, 6):
+        h, d, c = Newline().apply(x, n, gen(0)).items[0]
+        assert (h, d) == (head, doc) and c == '\n    >>> f()\n    """' + "\n" * n + '\n    x = 1\n'
+        h, d, c = Newline(where="docstring").apply(x, n, gen(0)).items[0]
+        assert (h, c) == (head, cases) and d.count("\n") == min(n, 5) and " ".join(d.split()) == doc
+    assert Newline().describe()["where"] == "afterdoc" != Newline(where="docstring").describe()["where"]
+    with pytest.raises(UserError, match="afterdoc, docstring"):
+        Newline(where="end")
 
 
 def test_identifiers_are_protected_from_char_level_families():
@@ -231,7 +249,7 @@ def test_butterfingers_charcase_whitespace_newline_semantics():
         dele = Whitespace([(0.0, 0.5)]).apply(x, (0.0, 0.5), gen(seed)).items[0][1]
         assert dele.replace(" ", "") == doc.replace(" ", "") and len(dele) < len(doc)
         for n in range(1, 6):
-            nl = Newline().apply(x, n, gen(seed)).items[0][1]
+            nl = Newline(where="docstring").apply(x, n, gen(seed)).items[0][1]
             assert nl.count("\n") == n and " ".join(nl.split()) == doc
     with pytest.raises(UserError, match="pair"):
         Whitespace([0.1, 0.2])

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from ..errors import UserError
-from ..families.code_base import identifiers, split_prompt
+from ..families.code_base import split_prompt
 from ..families.text_base import TextBatch
 from ..sandbox import Limits, check_program, run_many, sandbox_user
 from .text import TextBenchmark, TextLoaded, file_fingerprint, load_pretrained, model_fingerprint, require_file
@@ -202,7 +202,7 @@ class CodeBenchmark(TextBenchmark):
         for i, p in enumerate(problems):
             head, doc, cases = split_prompt(p["prompt"], p["entry_point"])
             line = head[head.rfind("\n") + 1 :]  # the line the docstring's text starts on
-            ctx = {"problem": i, "identifiers": identifiers(p["prompt"] + p.get("canonical_solution", "")),
+            ctx = {"problem": i, "code": p["prompt"] + p.get("canonical_solution", ""),
                    "indent": line[: len(line) - len(line.lstrip(" \t"))]}
             for _ in range(self.versions):
                 items.append((head, doc, cases))

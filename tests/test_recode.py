@@ -1,0 +1,106 @@
+"""The code benchmarks as ReCode defines them: protected words, and scripts/recode_parity.py on a
+hand-made release (its real run is against ReCode's published dataset-release, docs/readings.md)."""
+
+import importlib.util
+import json
+import random
+
+import pytest
+import torch
+
+from tests.conftest import ROOT
+from testnav.errors import UserError
+from testnav.families.code_base import MASK, clean_word
+from testnav.families.code_butterfingers import ButterFingers
+from testnav.families.code_charcase import CharCase
+from testnav.families.code_protected import TYPE_VARS, protected_words
+from testnav.families.text_base import TextBatch
+
+CODE = "def f(numbers, k):\n    return sorted(numbers, key=len)[:k]\n"
+
+
+def test_recode_reading_protects_used_names_and_type_vars_ast_only_bound_names():
+    recode, ast = protected_words(CODE, "recode"), protected_words(CODE, "ast")
+    assert {"f", "numbers", "k"} <= ast and not {"sorted", "len", "key"} & ast
+    assert {"f", "numbers", "k", "sorted", "len", "key"} | TYPE_VARS <= recode
+    broken = protected_words("def g(x):\n    return len(x\n", "recode")  # tree-sitter tolerates a bad prompt
+    assert {"g", "x", "len"} <= broken
+    with pytest.raises(UserError, match="recode, ast"):
+        protected_words(CODE, "regex")
+    assert clean_word("string_xor,") == "string_xor" and clean_word("(numbers)") == "numbers"
+
+
+def test_char_level_families_follow_the_chosen_reading():
+    doc = "Return the k shortest numbers, sorted by len in a list."
+    x = TextBatch((("", doc, ""),), editable=(1,), context=({"code": CODE},))
+    for fam_cls, p in ((ButterFingers, 0.25), (CharCase, 0.7)):
+        outs = {r: fam_cls(protected=r).apply(x, p, torch.Generator().manual_seed(3)).items[0][1].split(" ")
+                for r in ("recode", "ast")}
+        assert all(MASK not in " ".join(words) for words in outs.values())
+        kept = [w for w, o in zip(doc.split(" "), outs["recode"]) if w == o]
+        assert {"k", "numbers,", "sorted", "len", "in", "list."} <= set(kept)
+        assert outs["ast"][6] != "sorted" or outs["ast"][8] != "len"  # only bound names are safe under `ast`
+        assert fam_cls().describe()["protected"] == "recode" != fam_cls(protected="ast").describe()["protected"]
+
+
+# ----------------------------------------------------------------------------- recode_parity.py
+
+def parity_script():
+    spec = importlib.util.spec_from_file_location("recode_parity", ROOT / "scripts" / "recode_parity.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+PROBLEMS = [  # docstrings free of protected words, so ReCode's char case is a plain per-character draw
+    {"task_id": "HumanEval/0", "entry_point": "add", "canonical_solution": "    return a + b\n",
+     "prompt": 'def add(a, b):\n    """ Add two numbers and give back the total.\n    >>> add(1, 2)\n    3\n    """\n'},
+    {"task_id": "HumanEval/1", "entry_point": "neg", "canonical_solution": "    return -x\n",
+     "prompt": 'def neg(x):\n    """Negate the number given.\n    >>> neg(2)\n    -2\n    """\n'},
+    {"task_id": "HumanEval/2", "entry_point": "one", "canonical_solution": "    return 1\n",  # no >>>: a documented deviation
+     "prompt": 'def one():\n    """ Give back one, always.\n    """\n'},
+]
+
+
+def recode_char_case(text, p, seed):
+    """ReCode's change_char_case, transcribed from its description: one draw per cased character."""
+    r, out = random.Random(seed), []
+    for c in text:
+        out.append(c.swapcase() if (c.isupper() or c.islower()) and r.random() < p else c)
+    return "".join(out)
+
+
+def write_release(root, corrupt=False):
+    (root / "nominal").mkdir(parents=True)
+    (root / "nominal" / "HumanEval.jsonl").write_text("".join(json.dumps(p) + "\n" for p in PROBLEMS))
+    out = root / "perturbed_finalized" / "humaneval" / "full" / "nlaugmenter"
+    out.mkdir(parents=True)
+    for seed in (0, 1):
+        rows = []
+        for i, p in enumerate(PROBLEMS):
+            head, rest = p["prompt"].split('"""', 1)
+            skip = 1 + len(rest[1:]) - len(rest[1:].lstrip(" \n"))
+            doc = rest[skip:].split("\n")[0]
+            new = recode_char_case(doc, 0.35, seed)
+            if corrupt and seed == 1 and i == 1:
+                new = new + "!"
+            rows.append({**p, "prompt": p["prompt"].replace(doc, new, 1)})
+        (out / f"humaneval_ChangeCharCase_s{seed}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_recode_parity_lines_verdict_and_exit_status(tmp_path, capsys):
+    mod = parity_script()
+    write_release(tmp_path / "good")
+    assert mod.main(["--recode", str(tmp_path / "good"), "--datasets", "humaneval", "--seeds", "0-2"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[:2] == ["humaneval charcase s0: 2 of 2 agree (100.0%); 1 with a documented deviation (split 1)",
+                         "humaneval charcase s1: 2 of 2 agree (100.0%); 1 with a documented deviation (split 1)"]
+    assert lines[-1] == "agreement 100.0% on prompts without a documented deviation (4 of 4); 2 prompts with a " \
+                        "documented deviation"
+    write_release(tmp_path / "bad", corrupt=True)
+    assert mod.main(["--recode", str(tmp_path / "bad"), "--datasets", "humaneval"]) == 1
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[1].startswith("humaneval charcase s1: 1 of 2 agree (50.0%)")
+    assert lines[-1].startswith("agreement 75.0% on prompts without a documented deviation (3 of 4)")
+    with pytest.raises(UserError, match="no ReCode release found"):
+        mod.main(["--recode", str(tmp_path / "nothing")])
