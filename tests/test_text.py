@@ -114,6 +114,24 @@ def test_synonym_and_typo_edit_exactly_k_distinct_words(lexicon, k):
                 assert b.lower() in ADJACENT[a.lower()] and a.isupper() == b.isupper()
 
 
+def test_synonym_and_typo_leave_textattacks_stopwords_alone_unless_told(tmp_path):
+    from testnav.families.text_stopwords import STOPWORDS
+
+    assert len(STOPWORDS) == 179 and {"is", "the", "what", "are", "i"} <= STOPWORDS and "I" not in STOPWORDS
+    lex = tmp_path / "lex.json"  # stopwords with synonyms, as WordNet has them ("is" → "be", "are" → "embody")
+    lex.write_text(json.dumps({"is": ["be"], "are": ["embody"], "the": ["thee"], "best": ["top"], "way": ["path"]}))
+    x = batch(["What is the best way, and what are the odds?"])
+    hits = {True: 0, False: 0}
+    for stop in (True, False):
+        for fam in (Synonym(lexicon=str(lex), stopwords=stop), Typo(stopwords=stop)):
+            for seed in range(20):
+                for s, t in zip(x.texts(), fam(x, 2, gen(seed)).texts()):
+                    hits[stop] += sum(u in STOPWORDS for u, _ in word_diffs(s, t))
+    assert hits[True] == 0 and hits[False] > 20  # TextAttack's StopwordModification, or RepeatModification only
+    assert Typo().describe()["stopwords"] and not Typo(stopwords=False).describe()["stopwords"]
+    assert "stopwords" not in Contraction().describe()
+
+
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
 def test_contraction_and_punctuation_make_exactly_k_edits(k):
     s = SENTENCES[2]
