@@ -572,6 +572,29 @@ def test_app_groundtruth_qqp(standins, tmp_path):
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "benchmark.data.path is not set" in r.stderr
 
 
+@pytest.mark.parametrize("num_labels, id2label, ok", [
+    (2, {0: "not_duplicate", 1: "duplicate"}, True),
+    (2, {0: "duplicate", 1: "not_duplicate"}, False),  # labels reversed
+    (2, None, False),  # transformers' LABEL_0 / LABEL_1 say nothing
+    (3, {0: "not_duplicate", 1: "duplicate", 2: "unsure"}, False),
+])
+def test_qqp_refuses_a_classifier_whose_labels_are_not_qqps(standins, tmp_path, num_labels, id2label, ok):
+    from testnav.benchmarks.qqp import QQP
+    from tests.text_standins import tiny_roberta
+
+    clf = tiny_roberta(tmp_path / "clf", [a + " " + b for a, b, _ in QUESTIONS], True, num_labels=num_labels,
+                       id2label=id2label)
+    bench = QQP(data={"path": str(standins["q_data"])}, model={"path": str(clf)})
+    if ok:
+        assert len(bench.load(tmp_path).labels) == len(QUESTIONS)
+        return
+    with pytest.raises(UserError, match="class 1 = duplicate.*check_labels=false") as e:
+        bench.load(tmp_path)
+    assert "\n" not in str(e.value) and f"num_labels={num_labels}" in str(e.value)
+    forced = QQP(data={"path": str(standins["q_data"])}, model={"path": str(clf), "check_labels": False})
+    assert len(forced.load(tmp_path).labels) == len(QUESTIONS)
+
+
 @pytest.mark.parametrize("what, change, expect", [
     ("missing model files", {"benchmark.model.path": "{tmp}/no_such_model"}, "benchmark.model"),
     ("missing WordNet", {"benchmark.families.0.lexicon": "wordnet"}, "nltk.downloader wordnet"),

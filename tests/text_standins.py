@@ -45,13 +45,18 @@ def byte_bpe(corpus, vocab_size=400, roberta=True, model_max_length=512):
                                    model_max_length=model_max_length)
 
 
-def tiny_roberta(out: Path, corpus, classifier: bool, seed=0) -> Path:
+QQP_LABELS = {0: "not_duplicate", 1: "duplicate"}  # what GLUE's run_glue.py writes for QQP
+
+
+def tiny_roberta(out: Path, corpus, classifier: bool, seed=0, num_labels=2, id2label=None) -> Path:
     from transformers import RobertaConfig, RobertaForSequenceClassification, RobertaModel
 
     tok = byte_bpe(corpus, roberta=True, model_max_length=512)
     cfg = RobertaConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                         intermediate_size=64, max_position_embeddings=520, pad_token_id=tok.pad_token_id,
-                        bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, num_labels=2)
+                        bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, num_labels=num_labels)
+    if id2label is not None:
+        cfg.id2label, cfg.label2id = dict(id2label), {v: k for k, v in id2label.items()}
     torch.manual_seed(seed)
     model = RobertaForSequenceClassification(cfg) if classifier else RobertaModel(cfg)
     model.save_pretrained(out)
@@ -80,7 +85,7 @@ def qqp_files(root: Path) -> dict:
     lex = root / "synonyms.json"
     lex.write_text(json.dumps(SYNONYMS))
     corpus = [a + " " + b for a, b, _ in QUESTIONS]
-    return {"data": tsv, "lexicon": lex, "classifier": tiny_roberta(root / "clf", corpus, True),
+    return {"data": tsv, "lexicon": lex, "classifier": tiny_roberta(root / "clf", corpus, True, id2label=QQP_LABELS),
             "encoder": tiny_roberta(root / "enc", corpus, False, seed=1)}
 
 
