@@ -317,6 +317,12 @@ def test_bertscore_matches_torchmetrics_pair_by_pair(standins):
            for p, r in zip(pert.texts(), clean.texts())]
     assert ours == pytest.approx(ref, abs=1e-5)
     assert m(TextView(pert)) == pytest.approx(np.mean(ref), abs=1e-5) and m(TextView(clean)) == 1.0
+    last = BERTScoreF1(enc, num_layers=None)  # the default: torchmetrics' own default, the last layer
+    last.prepare(TextView(clean))
+    p, r = pert.texts()[0], clean.texts()[0]
+    assert last.pair_f1(pert.texts())[0] == pytest.approx(float(bert_score([p], [r], model_name_or_path=enc)["f1"]),
+                                                          abs=1e-5)
+    assert BERTScoreF1(enc).num_layers is None and last.describe()["num_layers"] != m.describe()["num_layers"]
     with pytest.raises(UserError, match="num_layers=9"):
         BERTScoreF1(enc, num_layers=9).prepare(TextView(clean))
     with pytest.raises(UserError, match="neither a local directory nor in the Hugging Face cache"):
