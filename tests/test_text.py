@@ -514,18 +514,33 @@ def test_rp5_needs_all_five_versions(humaneval):
     assert s["correct"].tolist() == [True, True, False, True]
 
 
-def test_mbpp_official_records_convert_to_passing_humaneval_problems():
+MBXP_6 = {  # ReCode's mbpp_wtest.jsonl, MBPP/6: what the conversion of the official record must give
+    "prompt": '\n\ndef differ_At_One_Bit_Pos(a,b):\n    """\n    Write a python function to check whether the two numbers '
+              'differ at one bit position only or not.\n    >>> differ_At_One_Bit_Pos(13,9)\n    True\n    >>> '
+              'differ_At_One_Bit_Pos(15,8)\n    False\n    >>> differ_At_One_Bit_Pos(2,4)\n    False\n    """\n',
+    "canonical_solution": "    def is_Power_Of_Two (x): \n        return x and (not(x & (x - 1))) \n     \n"
+                          "    return is_Power_Of_Two(a ^ b)",
+    "test": "\n\nMETADATA = {}\n\n\ndef check(candidate):\n    assert candidate(13,9) == True\n"
+            "    assert candidate(15,8) == False\n    assert candidate(2,4) == False\n\n",
+}
+
+
+def test_mbpp_official_records_convert_the_mbxp_way_and_pass():
     from testnav.benchmarks.code import mbpp_to_humaneval
     from testnav.sandbox import check_program, run_many
 
     probs = [mbpp_to_humaneval(r) for r in MBPP_RECORDS]
-    assert [p["entry_point"] for p in probs] == ["min_cost", "differ_At_One_Bit_Pos", "count_common", "find_Volume"]
-    assert probs[0]["prompt"].startswith("R = 3\nC = 3\ndef min_cost(cost, m, n): \n\t\"\"\"\n\tWrite a function")
-    assert ">>> min_cost([[1, 2, 3], [4, 8, 2], [1, 5, 3]], 2, 2)\n\t8\n" in probs[0]["prompt"]
-    assert "def is_Power_Of_Two" in probs[1]["prompt"] and probs[3]["prompt"].startswith("def find_Volume(l,b,h) :\n")
+    assert [p["entry_point"] for p in probs] == ["min_cost", "similar_elements", "differ_At_One_Bit_Pos",
+                                                 "count_common", "find_Volume"]
+    assert {k: probs[2][k] for k in MBXP_6} == MBXP_6
+    assert probs[0]["prompt"].startswith('\n\ndef min_cost(cost, m, n):\n\t"""\n\tWrite a function')
+    assert probs[0]["canonical_solution"].startswith("\tR = 3\n\tC = 3\n\t \n\ttc = ")  # constants not shown
+    assert "import" not in probs[3]["prompt"] and probs[3]["canonical_solution"].startswith("  from collections")
+    assert probs[4]["prompt"].startswith("\n\ndef find_Volume(l,b,h) :\n") and \
+        probs[4]["canonical_solution"] == "     \n    return ((l * b * h) / 2) "
     for p in probs:
         head, doc, cases = split_prompt(p["prompt"], p["entry_point"])
-        assert doc.startswith("Write a") and cases.lstrip().startswith(">>>")
+        assert doc.startswith("Write a") and cases.lstrip().startswith(">>>") and cases.count(">>>") == 3
     assert all(r.passed for r in run_many([check_program(p, p["canonical_solution"]) for p in probs]))
     assert not any(r.passed for r in run_many([check_program(p, "    return None\n") for p in probs]))
 

