@@ -565,6 +565,16 @@ def groundtruth(r):
     return df, meta
 
 
+def reading_sentence(benchmark, fidelity, df, meta):
+    from testnav.figures.loader import Results, truth_from_table
+    from testnav.figures.readings import reading_sentences
+
+    gt = truth_from_table(benchmark, fidelity, df, fidelity, 1.0, "table.parquet", meta)
+    (sentence,) = reading_sentences(Results(root=None, runs=pd.DataFrame(), curves=pd.DataFrame(),
+                                            truths={(benchmark, fidelity): gt}))
+    return sentence
+
+
 def check_table(df, meta, n_inputs, whitespace_families=()):
     assert len(df) == 16 and {"t1", "t2", "t3", "t4", "psi", "delta", "chrf", "bertf1", "correct"} <= set(df.columns)
     clean = df[(df[["t1", "t2", "t3", "t4"]] == 0).all(axis=1)].iloc[0]
@@ -587,6 +597,10 @@ def test_app_groundtruth_qqp(standins, tmp_path):
             f"benchmark.families.0.lexicon={s['q_lexicon']}"]
     df, meta = groundtruth(run_app(args, tmp_path))
     check_table(df, meta, len(QUESTIONS))
+    sentence = reading_sentence("qqp", "chrf", df, meta)
+    assert "TextAttack's RepeatModification and StopwordModification" in sentence and "last layer" not in sentence
+    assert "BERT-F1 on layer 2" in sentence and "Contraction alone at level 1 gives δ = " in sentence
+    print(sentence)
     print(f"qqp: {meta['seconds'] / 16:.3f} s per configuration ({len(QUESTIONS)} pairs)")
     # a user mistake is one line and a non-zero exit
     r = run_app(["stage=groundtruth", "benchmark=qqp", "progress=false", f"cache_dir={tmp_path / 'c'}"], tmp_path)
@@ -653,5 +667,9 @@ def test_app_groundtruth_code(standins, tmp_path, dataset):
         args.append(f"benchmark.data.path={s['c_mbpp']}")
     df, meta = groundtruth(run_app(args, tmp_path))
     check_table(df, meta, 2, whitespace_families=("t3", "t4"))  # whitespace, newline
+    assert reading_sentence(dataset, "chrf", df, meta) == (
+        f"{dataset}: ReCode's protected words (tree-sitter identifiers of prompt + solution, TYPE_VARS); newline = "
+        "ReCode's new_line_afterdoc, n times; ReCode's decoding and filter_valid_code (max_length 2048); "
+        "BERT-F1 on layer 2.")
     assert "pass_at_1" in df.columns and meta["psi_clean"] == 0.0  # random weights write no working code
     print(f"{dataset}: {meta['seconds'] / 16:.3f} s per configuration (2 problems x 5 versions)")
