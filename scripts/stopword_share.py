@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from testnav.errors import UserError  # noqa: E402
 from testnav.families.text_base import WORD, TextBatch  # noqa: E402
+from testnav.families.text_contraction import Contraction  # noqa: E402
 from testnav.families.text_stopwords import STOPWORDS  # noqa: E402
 from testnav.families.text_synonym import Synonym  # noqa: E402
 from testnav.families.text_typo import Typo  # noqa: E402
@@ -120,6 +121,10 @@ def main(argv=None) -> int:
             f"stopwords={flag} {s} of {t} edits on stopwords ({100 * s / max(t, 1):.1f}%), "
             f"{c} ({100 * c / max(t, 1):.1f}%) on capitalised ones" for flag, (s, c, t) in (("false", before),
                                                                                            ("true", after))))
+    x = TextBatch(tuple((q,) for q in questions), editable=(0,))
+    y = Contraction()(x, 5, torch.Generator().manual_seed(0))
+    changed = sum(a != b for a, b in zip(x.items, y.items))
+    print(f"contraction: {changed} of {len(questions)} questions change at level 5")
     return 0
 
 

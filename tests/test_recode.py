@@ -169,3 +169,29 @@ def test_recode_and_codex_cuts_pass_and_fail_different_programs():
     for name in ("trailing assert", "markdown fence", "cut by the token limit"):
         assert verdicts[name, "recode"], name
     assert not verdicts["markdown fence", "codex"]
+
+
+def test_report_sentence_calls_contraction_a_no_op_only_when_the_table_says_so():
+    import itertools
+
+    import pandas as pd
+
+    from testnav.figures.loader import Results, truth_from_table
+    from testnav.figures.readings import reading_sentences
+
+    meta = {"families": [{"class": "testnav.families.text_synonym.Synonym", "name": "synonym", "stopwords": False},
+                         {"class": "testnav.families.text_typo.Typo", "name": "typo", "stopwords": False},
+                         {"class": "testnav.families.text_contraction.Contraction", "name": "contraction"},
+                         {"class": "testnav.families.text_punctuation.Punctuation", "name": "punctuation"}],
+            "metric_settings": {"bertf1": {"num_layers": None}}}
+    rows = list(itertools.product(range(2), repeat=4))
+    sentences = []
+    for contraction_chrf in (99.6, 97.0):
+        chrf = [100.0 if sum(r) == 0 else contraction_chrf if r == (0, 0, 1, 0) else 80.0 - sum(r) for r in rows]
+        df = pd.DataFrame(rows, columns=["t1", "t2", "t3", "t4"]).assign(delta=[0.01 * sum(r) for r in rows], chrf=chrf)
+        gt = truth_from_table("qqp", "chrf", df, "chrf", 1.0, "t.parquet", meta)
+        (s,) = reading_sentences(Results(root=None, runs=pd.DataFrame(), curves=pd.DataFrame(), truths={("qqp", "chrf"): gt}))
+        sentences.append(s)
+    assert "RepeatModification only" in sentences[0] and "last layer" in sentences[0]
+    assert "chrf 99.6 (unchanged = 100): it is nearly a no-op on QQP" in sentences[0]
+    assert "chrf 97 (unchanged = 100)." in sentences[1] and "no-op" not in sentences[1]

@@ -61,8 +61,12 @@ def qqp_sentence(benchmark: str, meta: dict, gt) -> str:
             r = row.iloc[0]
             base = NO_CHANGE.get(gt.fidelity)
             rho = f"{gt.fidelity} {r['rho_raw']:.4g}" + (f" (unchanged = {base:g})" if base is not None else "")
-            out += (f" Contraction alone at level {top} gives δ = {r['delta_raw']:.4g} and {rho}: it is nearly a "
-                    "no-op on QQP, whose questions rarely contain TextAttack's two-word expansions.")
+            out += f" Contraction alone at level {top} gives δ = {r['delta_raw']:.4g} and {rho}"
+            if base is not None and r["rho_raw"] >= 0.99 * base:
+                out += (": it is nearly a no-op on QQP, whose questions rarely contain TextAttack's two-word "
+                        "expansions.")
+            else:
+                out += "."
     return out
 
 
