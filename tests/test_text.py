@@ -16,10 +16,11 @@ import pytest
 import torch
 
 from testnav.errors import UserError
-from testnav.families.code_base import MASK, identifiers, split_prompt
+from testnav.families.code_base import MASK, split_prompt
 from testnav.families.code_butterfingers import KEYBOARD, ButterFingers
 from testnav.families.code_charcase import CharCase
 from testnav.families.code_newline import Newline
+from testnav.families.code_protected import ast_identifiers as identifiers
 from testnav.families.code_whitespace import Whitespace
 from testnav.families.text_base import WORD, TextBatch
 from testnav.families.text_contraction import CONTRACT, Contraction

@@ -14,7 +14,8 @@ Where ReCode differs, and what we do (docs/text.md):
   end of the prompt minus the final newline, *closing quotes included*, so the whitespace
   perturbation can put a space between them and break the prompt's syntax. We end the doc
   before the closing delimiter instead;
-* ReCode searches only for `\"\"\"`; we also accept `'''`, whichever opens first.
+* ReCode searches for `\"\"\"` and for `'''` only if there is none; we take whichever opens first
+  after the entry point (no released prompt differs).
 
 Word protection (ReCode `preprocess_docstring`/`postprocess_docstring`): for char-level
 transforms (butterfingers, char case), doc words (split on " ") whose cleaned form is a
@@ -28,7 +29,6 @@ perturbation is not masked in ReCode (it sets no `perturb_level`) and is not mas
 
 from __future__ import annotations
 
-from .code_protected import ast_identifiers as identifiers  # noqa: F401  (the `ast` reading, by its old name)
 from .code_protected import check_reading, protected_words
 from .text_base import TextFamily
 
