@@ -86,6 +86,12 @@ def write_release(root, corrupt=False):
                 new = new + "!"
             rows.append({**p, "prompt": p["prompt"].replace(doc, new, 1)})
         (out / f"humaneval_ChangeCharCase_s{seed}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    partial = [{**p, "prompt": p["prompt"] + "    x = 0\n"} for p in PROBLEMS]  # half a solution after the docstring
+    (root / "nominal" / "humaneval_partial.jsonl").write_text("".join(json.dumps(p) + "\n" for p in partial))
+    fmt = root / "perturbed_finalized" / "humaneval" / "full" / "format"
+    fmt.mkdir(parents=True)
+    after = [{**p, "prompt": p["prompt"][::-1].replace('"""', '\n"""', 1)[::-1]} for p in partial]  # ReCode's afterdoc
+    (fmt / "humaneval_new_line_afterdoc_s0.jsonl").write_text("".join(json.dumps(p) + "\n" for p in after))
 
 
 def test_recode_parity_lines_verdict_and_exit_status(tmp_path, capsys):
@@ -93,15 +99,16 @@ def test_recode_parity_lines_verdict_and_exit_status(tmp_path, capsys):
     write_release(tmp_path / "good")
     assert mod.main(["--recode", str(tmp_path / "good"), "--datasets", "humaneval", "--seeds", "0-2"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert lines[:2] == ["humaneval charcase s0: 2 of 2 agree (100.0%); 1 with a documented deviation (split 1)",
-                         "humaneval charcase s1: 2 of 2 agree (100.0%); 1 with a documented deviation (split 1)"]
-    assert lines[-1] == "agreement 100.0% on prompts without a documented deviation (4 of 4); 2 prompts with a " \
+    assert lines[:3] == ["humaneval charcase s0: 2 of 2 agree (100.0%); 1 with a documented deviation (split 1)",
+                         "humaneval charcase s1: 2 of 2 agree (100.0%); 1 with a documented deviation (split 1)",
+                         "humaneval newline s0: 3 of 3 agree (100.0%); 0 with a documented deviation"]
+    assert lines[-1] == "agreement 100.0% on prompts without a documented deviation (7 of 7); 2 prompts with a " \
                         "documented deviation"
     write_release(tmp_path / "bad", corrupt=True)
     assert mod.main(["--recode", str(tmp_path / "bad"), "--datasets", "humaneval"]) == 1
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[1].startswith("humaneval charcase s1: 1 of 2 agree (50.0%)")
-    assert lines[-1].startswith("agreement 75.0% on prompts without a documented deviation (3 of 4)")
+    assert lines[-1].startswith("agreement 85.7% on prompts without a documented deviation (6 of 7)")
     with pytest.raises(UserError, match="no ReCode release found"):
         mod.main(["--recode", str(tmp_path / "nothing")])
 
