@@ -163,6 +163,8 @@ def merge(benchmark, loaded, key: str, final: Path, chunks, clean: dict, device:
     applications = sum(r["family_applications"] for r in runs)
     meta = {"benchmark": benchmark.name, "key": key, "psi_clean": clean["psi"],
             "n_inputs": len(loaded.labels), "families": [f.describe() for f in benchmark.families],
+            "task": benchmark.task_description(),  # the readings behind the numbers, for the report
+            "metric_settings": {k: m.describe() for k, m in benchmark.metrics.items()},
             "levels": lattice.levels, "metrics_clean": {k: v for k, v in clean.items() if k not in ("psi", "correct")},
             "family_applications": applications, "naive_applications": lattice.size * lattice.n,
             "seconds": round(sum(r["seconds"] for r in runs), 2), "device": device, "runs": runs}

@@ -16,10 +16,11 @@ import pytest
 import torch
 
 from testnav.errors import UserError
-from testnav.families.code_base import MASK, identifiers, split_prompt
+from testnav.families.code_base import MASK, split_prompt
 from testnav.families.code_butterfingers import KEYBOARD, ButterFingers
 from testnav.families.code_charcase import CharCase
 from testnav.families.code_newline import Newline
+from testnav.families.code_protected import ast_identifiers as identifiers
 from testnav.families.code_whitespace import Whitespace
 from testnav.families.text_base import WORD, TextBatch
 from testnav.families.text_contraction import CONTRACT, Contraction
@@ -114,6 +115,24 @@ def test_synonym_and_typo_edit_exactly_k_distinct_words(lexicon, k):
                 assert b.lower() in ADJACENT[a.lower()] and a.isupper() == b.isupper()
 
 
+def test_synonym_and_typo_leave_textattacks_stopwords_alone_unless_told(tmp_path):
+    from testnav.families.text_stopwords import STOPWORDS
+
+    assert len(STOPWORDS) == 179 and {"is", "the", "what", "are", "i"} <= STOPWORDS and "I" not in STOPWORDS
+    lex = tmp_path / "lex.json"  # stopwords with synonyms, as WordNet has them ("is" → "be", "are" → "embody")
+    lex.write_text(json.dumps({"is": ["be"], "are": ["embody"], "the": ["thee"], "best": ["top"], "way": ["path"]}))
+    x = batch(["What is the best way, and what are the odds?"])
+    hits = {True: 0, False: 0}
+    for stop in (True, False):
+        for fam in (Synonym(lexicon=str(lex), stopwords=stop), Typo(stopwords=stop)):
+            for seed in range(20):
+                for s, t in zip(x.texts(), fam(x, 2, gen(seed)).texts()):
+                    hits[stop] += sum(u in STOPWORDS for u, _ in word_diffs(s, t))
+    assert hits[True] == 0 and hits[False] > 20  # TextAttack's StopwordModification, or RepeatModification only
+    assert Typo().describe()["stopwords"] and not Typo(stopwords=False).describe()["stopwords"]
+    assert "stopwords" not in Contraction().describe()
+
+
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
 def test_contraction_and_punctuation_make_exactly_k_edits(k):
     s = SENTENCES[2]
@@ -184,20 +203,38 @@ def test_recode_docstring_split(humaneval):
         assert "".join(split_prompt(p["prompt"], p["entry_point"])) == p["prompt"]
 
 
-def test_code_families_touch_only_the_docstring(humaneval):
+def test_code_families_touch_only_the_docstring_and_newline_the_line_after_it(humaneval):
     x = code_batch(humaneval)
     y = x
     for i, fam in enumerate(CODE_FAMILIES):
         assert fam(x, 0, gen()) is x
         one = fam(x, 5, gen(i))
-        assert one == fam(x, 5, gen(i)) and one != fam(x, 5, gen(i + 10))
+        assert one == fam(x, 5, gen(i))
+        if i < 3:  # the seeded families; ReCode's newline-after-docstring draws nothing
+            assert one != fam(x, 5, gen(i + 10))
         y = fam(y, 5, gen(i))  # T4∘T3∘T2∘T1 at the highest levels
     changed = 0
     for a, b in zip(x.items, y.items):
-        assert a[0] == b[0] and a[2] == b[2]  # signature, imports and >>> examples untouched
+        assert a[0] == b[0]  # signature and imports untouched
         changed += a[1] != b[1]
+        q = max(a[0].rfind('"""'), a[0].rfind("'''"))
+        close = a[2].index(a[0][q : q + 3])
+        assert b[2] == a[2][: close + 3] + "\n" * 5 + a[2][close + 3 :]  # >>> examples kept, 5 lines after the quotes
         compile("".join(b) + "    pass\n", "<prompt>", "exec")  # still a valid prompt
     assert changed == len(humaneval)
+
+
+def test_newline_is_recode_new_line_afterdoc_or_the_docstring_reading():
+    head, doc, cases = '    """ ', "Say hello to the world, twice.", '\n    >>> f()\n    """\n    x = 1\n'
+    x = TextBatch(((head, doc, cases),), editable=(1,), context=({"indent": "    "},))
+    for n in range(1, 6):
+        h, d, c = Newline().apply(x, n, gen(0)).items[0]
+        assert (h, d) == (head, doc) and c == '\n    >>> f()\n    """' + "\n" * n + '\n    x = 1\n'
+        h, d, c = Newline(where="docstring").apply(x, n, gen(0)).items[0]
+        assert (h, c) == (head, cases) and d.count("\n") == min(n, 5) and " ".join(d.split()) == doc
+    assert Newline().describe()["where"] == "afterdoc" != Newline(where="docstring").describe()["where"]
+    with pytest.raises(UserError, match="afterdoc, docstring"):
+        Newline(where="end")
 
 
 def test_identifiers_are_protected_from_char_level_families():
@@ -231,7 +268,7 @@ def test_butterfingers_charcase_whitespace_newline_semantics():
         dele = Whitespace([(0.0, 0.5)]).apply(x, (0.0, 0.5), gen(seed)).items[0][1]
         assert dele.replace(" ", "") == doc.replace(" ", "") and len(dele) < len(doc)
         for n in range(1, 6):
-            nl = Newline().apply(x, n, gen(seed)).items[0][1]
+            nl = Newline(where="docstring").apply(x, n, gen(seed)).items[0][1]
             assert nl.count("\n") == n and " ".join(nl.split()) == doc
     with pytest.raises(UserError, match="pair"):
         Whitespace([0.1, 0.2])
@@ -281,6 +318,12 @@ def test_bertscore_matches_torchmetrics_pair_by_pair(standins):
            for p, r in zip(pert.texts(), clean.texts())]
     assert ours == pytest.approx(ref, abs=1e-5)
     assert m(TextView(pert)) == pytest.approx(np.mean(ref), abs=1e-5) and m(TextView(clean)) == 1.0
+    last = BERTScoreF1(enc, num_layers=None)  # the default: torchmetrics' own default, the last layer
+    last.prepare(TextView(clean))
+    p, r = pert.texts()[0], clean.texts()[0]
+    assert last.pair_f1(pert.texts())[0] == pytest.approx(float(bert_score([p], [r], model_name_or_path=enc)["f1"]),
+                                                          abs=1e-5)
+    assert BERTScoreF1(enc).num_layers is None and last.describe()["num_layers"] != m.describe()["num_layers"]
     with pytest.raises(UserError, match="num_layers=9"):
         BERTScoreF1(enc, num_layers=9).prepare(TextView(clean))
     with pytest.raises(UserError, match="neither a local directory nor in the Hugging Face cache"):
@@ -472,18 +515,33 @@ def test_rp5_needs_all_five_versions(humaneval):
     assert s["correct"].tolist() == [True, True, False, True]
 
 
-def test_mbpp_official_records_convert_to_passing_humaneval_problems():
+MBXP_6 = {  # ReCode's mbpp_wtest.jsonl, MBPP/6: what the conversion of the official record must give
+    "prompt": '\n\ndef differ_At_One_Bit_Pos(a,b):\n    """\n    Write a python function to check whether the two numbers '
+              'differ at one bit position only or not.\n    >>> differ_At_One_Bit_Pos(13,9)\n    True\n    >>> '
+              'differ_At_One_Bit_Pos(15,8)\n    False\n    >>> differ_At_One_Bit_Pos(2,4)\n    False\n    """\n',
+    "canonical_solution": "    def is_Power_Of_Two (x): \n        return x and (not(x & (x - 1))) \n     \n"
+                          "    return is_Power_Of_Two(a ^ b)",
+    "test": "\n\nMETADATA = {}\n\n\ndef check(candidate):\n    assert candidate(13,9) == True\n"
+            "    assert candidate(15,8) == False\n    assert candidate(2,4) == False\n\n",
+}
+
+
+def test_mbpp_official_records_convert_the_mbxp_way_and_pass():
     from testnav.benchmarks.code import mbpp_to_humaneval
     from testnav.sandbox import check_program, run_many
 
     probs = [mbpp_to_humaneval(r) for r in MBPP_RECORDS]
-    assert [p["entry_point"] for p in probs] == ["min_cost", "differ_At_One_Bit_Pos", "count_common", "find_Volume"]
-    assert probs[0]["prompt"].startswith("R = 3\nC = 3\ndef min_cost(cost, m, n): \n\t\"\"\"\n\tWrite a function")
-    assert ">>> min_cost([[1, 2, 3], [4, 8, 2], [1, 5, 3]], 2, 2)\n\t8\n" in probs[0]["prompt"]
-    assert "def is_Power_Of_Two" in probs[1]["prompt"] and probs[3]["prompt"].startswith("def find_Volume(l,b,h) :\n")
+    assert [p["entry_point"] for p in probs] == ["min_cost", "similar_elements", "differ_At_One_Bit_Pos",
+                                                 "count_common", "find_Volume"]
+    assert {k: probs[2][k] for k in MBXP_6} == MBXP_6
+    assert probs[0]["prompt"].startswith('\n\ndef min_cost(cost, m, n):\n\t"""\n\tWrite a function')
+    assert probs[0]["canonical_solution"].startswith("\tR = 3\n\tC = 3\n\t \n\ttc = ")  # constants not shown
+    assert "import" not in probs[3]["prompt"] and probs[3]["canonical_solution"].startswith("  from collections")
+    assert probs[4]["prompt"].startswith("\n\ndef find_Volume(l,b,h) :\n") and \
+        probs[4]["canonical_solution"] == "     \n    return ((l * b * h) / 2) "
     for p in probs:
         head, doc, cases = split_prompt(p["prompt"], p["entry_point"])
-        assert doc.startswith("Write a") and cases.lstrip().startswith(">>>")
+        assert doc.startswith("Write a") and cases.lstrip().startswith(">>>") and cases.count(">>>") == 3
     assert all(r.passed for r in run_many([check_program(p, p["canonical_solution"]) for p in probs]))
     assert not any(r.passed for r in run_many([check_program(p, "    return None\n") for p in probs]))
 
@@ -508,6 +566,16 @@ def groundtruth(r):
     return df, meta
 
 
+def reading_sentence(benchmark, fidelity, df, meta):
+    from testnav.figures.loader import Results, truth_from_table
+    from testnav.figures.readings import reading_sentences
+
+    gt = truth_from_table(benchmark, fidelity, df, fidelity, 1.0, "table.parquet", meta)
+    (sentence,) = reading_sentences(Results(root=None, runs=pd.DataFrame(), curves=pd.DataFrame(),
+                                            truths={(benchmark, fidelity): gt}))
+    return sentence
+
+
 def check_table(df, meta, n_inputs, whitespace_families=()):
     assert len(df) == 16 and {"t1", "t2", "t3", "t4", "psi", "delta", "chrf", "bertf1", "correct"} <= set(df.columns)
     clean = df[(df[["t1", "t2", "t3", "t4"]] == 0).all(axis=1)].iloc[0]
@@ -530,10 +598,37 @@ def test_app_groundtruth_qqp(standins, tmp_path):
             f"benchmark.families.0.lexicon={s['q_lexicon']}"]
     df, meta = groundtruth(run_app(args, tmp_path))
     check_table(df, meta, len(QUESTIONS))
+    sentence = reading_sentence("qqp", "chrf", df, meta)
+    assert "TextAttack's RepeatModification and StopwordModification" in sentence and "last layer" not in sentence
+    assert "BERT-F1 on layer 2" in sentence and "Contraction alone at level 1 gives δ = " in sentence
+    assert "no-op" not in sentence  # the stand-in questions are full of "are not", "I am": not QQP-like
     print(f"qqp: {meta['seconds'] / 16:.3f} s per configuration ({len(QUESTIONS)} pairs)")
     # a user mistake is one line and a non-zero exit
     r = run_app(["stage=groundtruth", "benchmark=qqp", "progress=false", f"cache_dir={tmp_path / 'c'}"], tmp_path)
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "benchmark.data.path is not set" in r.stderr
+
+
+@pytest.mark.parametrize("num_labels, id2label, ok", [
+    (2, {0: "not_duplicate", 1: "duplicate"}, True),
+    (2, {0: "duplicate", 1: "not_duplicate"}, False),  # labels reversed
+    (2, None, False),  # transformers' LABEL_0 / LABEL_1 say nothing
+    (3, {0: "not_duplicate", 1: "duplicate", 2: "unsure"}, False),
+])
+def test_qqp_refuses_a_classifier_whose_labels_are_not_qqps(standins, tmp_path, num_labels, id2label, ok):
+    from testnav.benchmarks.qqp import QQP
+    from tests.text_standins import tiny_roberta
+
+    clf = tiny_roberta(tmp_path / "clf", [a + " " + b for a, b, _ in QUESTIONS], True, num_labels=num_labels,
+                       id2label=id2label)
+    bench = QQP(data={"path": str(standins["q_data"])}, model={"path": str(clf)})
+    if ok:
+        assert len(bench.load(tmp_path).labels) == len(QUESTIONS)
+        return
+    with pytest.raises(UserError, match="class 1 = duplicate.*check_labels=false") as e:
+        bench.load(tmp_path)
+    assert "\n" not in str(e.value) and f"num_labels={num_labels}" in str(e.value)
+    forced = QQP(data={"path": str(standins["q_data"])}, model={"path": str(clf), "check_labels": False})
+    assert len(forced.load(tmp_path).labels) == len(QUESTIONS)
 
 
 @pytest.mark.parametrize("what, change, expect", [
@@ -573,5 +668,9 @@ def test_app_groundtruth_code(standins, tmp_path, dataset):
         args.append(f"benchmark.data.path={s['c_mbpp']}")
     df, meta = groundtruth(run_app(args, tmp_path))
     check_table(df, meta, 2, whitespace_families=("t3", "t4"))  # whitespace, newline
+    assert reading_sentence(dataset, "chrf", df, meta) == (
+        f"{dataset}: ReCode's protected words (tree-sitter identifiers of prompt + solution, TYPE_VARS); newline = "
+        "ReCode's new_line_afterdoc, n times; ReCode's decoding and filter_valid_code (max_length 2048); "
+        "BERT-F1 on layer 2.")
     assert "pass_at_1" in df.columns and meta["psi_clean"] == 0.0  # random weights write no working code
     print(f"{dataset}: {meta['seconds'] / 16:.3f} s per configuration (2 problems x 5 versions)")

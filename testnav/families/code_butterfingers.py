@@ -5,7 +5,8 @@ For each character whose lowercase form is a key of the keyboard map (a–z and 
 of its neighbour string, then restore the case. Because of `<=` the effective draw rate is
 (int(100p)+1)/100 (p = .05 → .06), and since each neighbour string contains the key itself
 (some with repeats) the visible change rate is lower still. ReCode hard-codes p = 0.05; the
-TestNav levels are p ∈ {.05, .10, .15, .20, .25}. Identifiers are protected.
+TestNav levels are p ∈ {.05, .10, .15, .20, .25}. The problem's protected words (`protected`:
+recode | ast, testnav/families/code_protected.py) are masked.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ KEYBOARD[" "] = " "
 
 class ButterFingers(CodeFamily):
     name = "butterfingers"
-    protect = True
+    masked = True
 
-    def __init__(self, params=(0.05, 0.10, 0.15, 0.20, 0.25), name: str | None = None):
-        super().__init__(params, name)
+    def __init__(self, params=(0.05, 0.10, 0.15, 0.20, 0.25), name: str | None = None,
+                 protected: str = "recode"):
+        super().__init__(params, name, protected)
 
     def transform(self, doc, p, rng, context):
         threshold = int(float(p) * 100)

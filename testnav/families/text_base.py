@@ -97,7 +97,31 @@ class WordEditFamily(TextFamily):
     """Level k = exactly k edits per sentence (fewer only if no candidate is left), no word
     edited twice. Each step lists every single-edit candidate on the unmodified words, drops
     duplicates and no-ops, sorts them by resulting text and picks one with `rng.choice`:
-    TextAttack's `Augmenter` loop with `RepeatModification`, run until k words are swapped."""
+    TextAttack's `Augmenter` loop with `RepeatModification`, run until k words are swapped.
+
+    Word-swap families (synonym, typo) also take TextAttack's `StopwordModification` when
+    `stopwords` is true (their default, as in TextAttack's recipes): `modifiable()` leaves out
+    the words of testnav/families/text_stopwords.py. `stopwords: false` is the reading without
+    that constraint, under which about a third of the edits hit words such as "is" or "the"."""
+
+    uses_stopwords = False  # does this family honour the `stopwords` setting
+
+    def __init__(self, params, name: str | None = None, stopwords: bool = False):
+        super().__init__(params, name)
+        self.stopwords = bool(stopwords)
+
+    def modifiable(self, words: "Words") -> list[int]:
+        free = words.free()
+        if not self.stopwords:
+            return free
+        from .text_stopwords import STOPWORDS
+        return [i for i in free if words.words[i] not in STOPWORDS]
+
+    def describe(self) -> dict:
+        out = super().describe()
+        if self.uses_stopwords:
+            out["stopwords"] = "textattack-nltk-english-179" if self.stopwords else False
+        return out
 
     def perturb(self, text, k, rng, context):
         words = Words(text)

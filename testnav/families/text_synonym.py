@@ -8,6 +8,9 @@ the process's hash seed; we sort them, so a seed gives the same text in every pr
 `lexicon: wordnet` reads WordNet with nltk's corpus reader from the data the user has
 (NLTK_DATA); nothing is downloaded. `lexicon: path/to/synonyms.json` ({"word": ["syn", …]},
 keys lowercase) replaces WordNet, for tests and for fixed vocabularies.
+
+As in TextAttack's `WordNetAugmenter`, stopwords are not replaced (`stopwords: true`, the default;
+testnav/families/text_stopwords.py); `stopwords: false` drops that constraint.
 """
 
 from __future__ import annotations
@@ -78,9 +81,11 @@ class JsonLexicon:
 
 class Synonym(WordEditFamily):
     name = "synonym"
+    uses_stopwords = True
 
-    def __init__(self, params=(1, 2, 3, 4, 5), lexicon: str = "wordnet", name: str | None = None):
-        super().__init__(params, name)
+    def __init__(self, params=(1, 2, 3, 4, 5), lexicon: str = "wordnet", name: str | None = None,
+                 stopwords: bool = True):
+        super().__init__(params, name, stopwords)
         self.lexicon_spec = str(lexicon)
         self._lexicon = None
 
@@ -91,7 +96,7 @@ class Synonym(WordEditFamily):
         return self._lexicon
 
     def candidates(self, words, rng):
-        for i in words.free():
+        for i in self.modifiable(words):
             for s in self.lexicon.synonyms(words.words[i]):
                 yield self.swap(words, i, s)
 

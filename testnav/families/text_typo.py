@@ -4,7 +4,9 @@ For every unmodified word longer than one character, one position is drawn unifo
 (`randrange(0, len)`, first and last characters allowed); if that character is a letter it
 is replaced by one of its QWERTY neighbours (uppercase letters get uppercase neighbours),
 otherwise the word gives no candidate this step. One candidate is then chosen among the
-words, as TextAttack's Augmenter does.
+words, as TextAttack's Augmenter does. As in TextAttack's `CharSwapAugmenter`, stopwords are not
+edited (`stopwords: true`, the default; testnav/families/text_stopwords.py); `stopwords: false`
+drops that constraint.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ def neighbours(ch: str) -> list[str]:
 
 class Typo(WordEditFamily):
     name = "typo"
+    uses_stopwords = True
 
-    def __init__(self, params=(1, 2, 3, 4, 5), name: str | None = None):
-        super().__init__(params, name)
+    def __init__(self, params=(1, 2, 3, 4, 5), name: str | None = None,
+                 stopwords: bool = True):
+        super().__init__(params, name, stopwords)
 
     def candidates(self, words, rng):
-        for i in words.free():
+        for i in self.modifiable(words):
             w = words.words[i]
             if len(w) <= 1:
                 continue

@@ -1,12 +1,17 @@
 """BERT-F1 between perturbed and clean inputs: the mean BERTScore F1 over all pairs.
 
 The formula is torchmetrics' `bert_score` (which follows Zhang et al. and `bert_score`):
-token embeddings from hidden layer `num_layers` of a local encoder (RoBERTa-base, layer 10,
-for QQP; CodeBERT-base for code), L2-normalised, the first and last token of each sequence
-(<s>, </s>) left out, greedy matching by cosine similarity (a best match below 0 counts 0,
-as torchmetrics' zero padding does), precision and recall averaged over tokens (no idf, no
-baseline rescaling), F1 = 2PR/(P+R). Pass `num_layers` explicitly: torchmetrics' default
-(None) takes the last layer, not bert_score's per-model default (roberta-base = 10).
+token embeddings from hidden layer `num_layers` of a local encoder (RoBERTa-base for QQP,
+CodeBERT-base for code), L2-normalised, the first and last token of each sequence (<s>, </s>)
+left out, greedy matching by cosine similarity (a best match below 0 counts 0, as torchmetrics'
+zero padding does), precision and recall averaged over tokens (no idf, no baseline
+rescaling), F1 = 2PR/(P+R).
+
+The layer: the paper computes BERT-F1 with TorchMetrics (its footnote 3), whose default
+`num_layers=None` takes the encoder's last layer (12 for both RoBERTa-base and CodeBERT-base);
+that is our default. The `bert_score` package instead defaults roberta-base to layer 10 (its
+per-model table, tuned on WMT16 correlations; it has no entry for CodeBERT, and code-bert-score
+uses 10): `num_layers: 10` gives that reading (docs/readings.md).
 
 We compute it ourselves rather than calling torchmetrics because (i) the clean side is
 embedded once in `prepare` instead of once per configuration, and (ii) torchmetrics 1.9
@@ -25,7 +30,7 @@ from ..benchmarks.text import load_pretrained
 
 
 class BERTScoreF1:
-    def __init__(self, model: str = "roberta-base", num_layers: int | None = 10, batch_size: int = 64,
+    def __init__(self, model: str = "roberta-base", num_layers: int | None = None, batch_size: int = 64,
                  max_length: int = 512, name: str = "bertf1"):
         self.name, self.model_spec = name, str(model)
         self.num_layers = None if num_layers is None else int(num_layers)

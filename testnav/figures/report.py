@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from .build import Entry
+from .readings import reading_sentences
 
 
 def run_overview(res) -> str:
@@ -33,6 +34,9 @@ def write_report(entries: list[Entry], res, path, extra_notes=()) -> Path:
            "Rebuilt by `make figures` from everything under `results/` (TestNav: Pareto-guided search; "
            "TestifAI: partial tomography). Figures are in `figures/`, tables in `tables/`.", "",
            run_overview(res), ""]
+    readings = reading_sentences(res)
+    if readings:
+        out += ["Readings behind the language and code numbers: " + " ".join(readings), ""]
     sections = list(dict.fromkeys(e.section for e in entries))
     for sec in sections:
         out += [f"## {sec}", ""]
