@@ -100,14 +100,14 @@ def _family_throughput(device, size: int, batch: int, repeat: int, names=None) -
     from omegaconf import OmegaConf
 
     sys.path.insert(0, str(ROOT / "scripts"))
-    from bench_families import REFERENCE_NAME, TABLES, images
+    from bench_families import TABLES, images
 
     sync = torch.cuda.synchronize if torch.device(device).type == "cuda" else (lambda: None)
     fams = instantiate(OmegaConf.load(ROOT / "conf" / "families" / f"{TABLES[size]}.yaml").families, _convert_="all")
     x = images(batch, size).to(device)
     out = {}
     for f in fams:
-        name = REFERENCE_NAME[type(f).__name__]
+        name = type(f).reference
         if names and name not in names:
             continue
         f(x[:8], 3, torch.Generator().manual_seed(0))

@@ -3,7 +3,7 @@
 For each family and image size (32 px with the CIFAR-10-C table, 64 px with the
 Tiny-ImageNet-C table, both from conf/families/), level 3: our family on one (B, 3, S, S)
 batch, and the reference per image (its own function with the same table swapped in,
-`testnav.families.reference`, then np.uint8 as `imagecorruptions.corrupt` does) on the first
+`tests/family_reference.py`, then np.uint8 as `imagecorruptions.corrupt` does) on the first
 `--ref-images` images of the same batch. Throughput is images/s (best of `--repeat` runs, ours
 and the reference timed alternately); ratio = ours / reference. torch runs on one thread by
 default (`--threads`), so the ratio is per core. Prints a Markdown table and the geometric mean
@@ -37,13 +37,11 @@ from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
 from testnav.data.scenes import scenes
-from testnav.families.reference import reference_function
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.family_reference import reference_function  # noqa: E402  (the test-support package, beside scripts/)
 TABLES = {32: "imagenet_c_32", 64: "imagenet_c_64"}
-REFERENCE_NAME = {"SpeckleNoise": "speckle_noise", "ShotNoise": "shot_noise", "GaussianBlur": "gaussian_blur",
-                  "GlassBlur": "glass_blur", "MotionBlur": "motion_blur", "ZoomBlur": "zoom_blur",
-                  "Brightness": "brightness", "Contrast": "contrast", "Pixelate": "pixelate", "JPEG": "jpeg_compression"}
 GEOMEAN = ("speckle_noise", "glass_blur", "brightness", "pixelate")
 
 
@@ -105,7 +103,7 @@ def main(argv=None):
         u8 = (x[: args.ref_images] * 255).round().to(torch.uint8).permute(0, 2, 3, 1).numpy()
         pil = [Image.fromarray(img) for img in u8]
         for family in families:
-            name = REFERENCE_NAME[type(family).__name__]
+            name = type(family).reference
             if args.families and name not in args.families:
                 continue
             family(x[:8], args.level, torch.Generator().manual_seed(0))  # warm caches

@@ -239,7 +239,7 @@ def reference_rate(name: str, family, x: torch.Tensor, level: int, repeat: int) 
     """imagecorruptions-imaug per image, as scripts/bench_families.py times it (images/s)."""
     from PIL import Image
 
-    from testnav.families.reference import reference_function
+    from tests.family_reference import reference_function
 
     pil = [Image.fromarray(img) for img in (x * 255).round().to(torch.uint8).permute(0, 2, 3, 1).numpy()]
     ref = reference_function(name, family.params)
@@ -258,7 +258,7 @@ def section_families(c: Check, bench, only=None) -> dict:
     from hydra.utils import instantiate
     from omegaconf import OmegaConf
 
-    from bench_families import REFERENCE_NAME, TABLES, images
+    from bench_families import TABLES, images
 
     s, level, rows = c.sizes["families"], 3, []
     threads = torch.get_num_threads()
@@ -273,7 +273,7 @@ def section_families(c: Check, bench, only=None) -> dict:
                            _convert_="all")
         x = images(max(s["ref_images"], 8), size)
         for f in fams:
-            name = REFERENCE_NAME[type(f).__name__]
+            name = type(f).reference
             if only and name not in only:
                 continue
             here = f(x, level, torch.Generator().manual_seed(0))

@@ -108,3 +108,40 @@ def test_brightness_matches_skimage_hsv_on_rgb():
         hsv = rgb2hsv(img)
         hsv[..., 2] = np.clip(hsv[..., 2] + 0.3, 0, 1)
         assert np.abs(o - np.clip(hsv2rgb(hsv), 0, 1)).max() < 1e-5
+
+
+def family_classes():
+    """Every Family subclass in testnav.families, found by import (a new family is covered without a list)."""
+    import importlib
+    import pkgutil
+
+    import testnav.families as pkg
+    from testnav.families import Family
+
+    for m in pkgutil.iter_modules(pkg.__path__):
+        importlib.import_module(f"testnav.families.{m.name}")
+    seen, todo = [], [Family]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub.__module__.startswith("testnav.families") and sub not in seen:
+                seen.append(sub)
+                todo.append(sub)
+    return seen
+
+
+def test_every_family_declares_its_reference_and_whether_it_moves_content():
+    import imagecorruptions
+
+    from testnav.benchmarks.detection import ObjectDetection
+    from testnav.errors import UserError
+    from testnav.families import Family
+
+    classes = family_classes()
+    assert {"SpeckleNoise", "Shear", "DeepTestTranslate", "Synonym"} <= {c.__name__ for c in classes}
+    for cls in classes:
+        if cls.reference is not None:
+            assert callable(getattr(imagecorruptions, cls.reference, None)), cls
+        if cls.moves_content and cls.map_boxes is Family.map_boxes:
+            with pytest.raises(UserError, match="moves objects"):
+                ObjectDetection("d", [cls([0.2, 0.4])], 2, data=None, model=None)
+    assert sum(c.reference is not None for c in classes) == 10

@@ -6,7 +6,7 @@ imagecorruptions only holds the ImageNet (224 px) tables and rejects images < 32
 comparisons run on 32 and 64 px images and pass the *same* parameter to both sides: the
 ImageNet tables through the public `corrupt()`, the Tiny-ImageNet-C / CIFAR-10-C tables from
 conf/families/*.yaml through the library's own functions with only the table swapped
-(`testnav.families.reference`). Images: smooth random scenes with sharp-edged discs and
+(`tests/family_reference.py`). Images: smooth random scenes with sharp-edged discs and
 tinted, upsampled MNIST digits, on the uint8 grid (what the reference receives).
 """
 
@@ -34,7 +34,7 @@ from testnav.families.glass_blur import GlassBlur, shuffle
 from testnav.families.jpeg import JPEG
 from testnav.families.motion_blur import MotionBlur
 from testnav.families.pixelate import Pixelate
-from testnav.families.reference import reference_corrupt, reference_function, reference_table
+from tests.family_reference import reference_corrupt, reference_function, reference_table
 from testnav.families.shot_noise import ShotNoise
 from testnav.families.speckle_noise import SpeckleNoise, normal16, normal_table
 from testnav.families.zoom_blur import ZoomBlur
@@ -44,9 +44,6 @@ imagecorruptions = pytest.importorskip("imagecorruptions")  # guard only: the te
 
 CONF = pathlib.Path(__file__).resolve().parents[1] / "conf" / "families"
 TABLES = {"imagenet_c_224": 64, "imagenet_c_64": 64, "imagenet_c_32": 32}  # table file → image size compared at
-REFERENCE_NAME = {"SpeckleNoise": "speckle_noise", "ShotNoise": "shot_noise", "GaussianBlur": "gaussian_blur",
-                  "GlassBlur": "glass_blur", "MotionBlur": "motion_blur", "ZoomBlur": "zoom_blur",
-                  "Brightness": "brightness", "Contrast": "contrast", "Pixelate": "pixelate", "JPEG": "jpeg_compression"}
 EPS = 1e-3  # in 255 units: float32 vs float64 rounding of values that land on an integer
 
 
@@ -173,7 +170,7 @@ def test_cpu_blocking_does_not_change_the_output(file, families, images, monkeyp
 def test_yaml_imagenet_tables_equal_the_reference_library():
     """conf/families/imagenet_c_224.yaml holds exactly the tables hard-coded in imagecorruptions."""
     for family in load("imagenet_c_224"):
-        name = REFERENCE_NAME[type(family).__name__]
+        name = type(family).reference
         if name == "zoom_blur":
             counts = [len(np.arange(*p)) for p in family.params]
             assert counts == [12, 16, 11, 13, 11]
@@ -210,7 +207,7 @@ def test_deterministic_families_match_reference_pixels(file, cls, images):
     family = next(f for f in load(file) if type(f).__name__ == cls)
     x = images(TABLES[file])
     u8 = to_u8(x)
-    for k, ref in enumerate(reference_images(file, family, REFERENCE_NAME[cls], u8), start=1):
+    for k, ref in enumerate(reference_images(file, family, family.reference, u8), start=1):
         d = family(x, k).permute(0, 2, 3, 1).double().numpy() * 255 - ref
         if cls == "JPEG":
             assert np.abs(d).max() < 1e-4, (k, np.abs(d).max())
@@ -408,7 +405,7 @@ def test_random_families_match_reference_in_distribution(file, cls, images):
     u8 = to_u8(x)
     for k in range(1, 6):
         ours = torch.floor(family(x, k, gen(100 + k)) * 255) / 255
-        ref = torch.from_numpy(reference_corrupt(u8, REFERENCE_NAME[cls], k, family.params, seed=1000 * k))
+        ref = torch.from_numpy(reference_corrupt(u8, family.reference, k, family.params, seed=1000 * k))
         s_ours = float(ssim_per_image(ours, x).mean())
         s_ref = float(ssim_per_image(ref.permute(0, 3, 1, 2).float() / 255, x).mean())
         assert abs(s_ours - s_ref) <= RANDOM_TOL[cls], (k, s_ours, s_ref)
@@ -543,7 +540,7 @@ def test_glass_blur_offsets_are_uniform_on_their_range(delta):
 
 
 def test_batch_buffers_are_reused_only_once_nothing_refers_to_them():
-    from testnav.families import HUGE_PAGE_BYTES, batch_buffer
+    from testnav.families.buffers import HUGE_PAGE_BYTES, batch_buffer
 
     shape = (2, HUGE_PAGE_BYTES // 4)
     a = batch_buffer(shape, torch.float32)
@@ -559,7 +556,7 @@ def test_batch_buffers_are_reused_only_once_nothing_refers_to_them():
 
 
 def test_batch_buffer_is_a_plain_writable_tensor_of_the_asked_shape():
-    from testnav.families import HUGE_PAGE_BYTES, batch_buffer
+    from testnav.families.buffers import HUGE_PAGE_BYTES, batch_buffer
 
     big = batch_buffer((4, HUGE_PAGE_BYTES // 8), torch.float32)  # 2 × HUGE_PAGE_BYTES: the mapped branch
     small = batch_buffer((4, 3), torch.float64)

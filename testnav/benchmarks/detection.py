@@ -10,11 +10,11 @@ class, a badly placed box or an extra confident box each make it incorrect. An i
 objects is correct iff nothing is predicted with confidence ≥ `conf`.
 
 Geometric families move the objects, so the ground truth of a perturbed image is the original
-boxes mapped through the configuration θ: each family with a `map_boxes(boxes, level, size)`
-method (DeepTestTranslate, DeepTestScale) maps the boxes, in the order the families are
-applied; boxes that leave the frame are dropped (testnav.families.boxes). Families without it
-must be photometric (they leave boxes where they are); a known geometric family without a box
-map is refused. `score` therefore takes θ (the harness passes it; no θ means the clean set).
+boxes mapped through the configuration θ: every family's `map_boxes(boxes, level, size)` in
+the order the families are applied. Photometric families leave the boxes where they are; the
+geometric ones (`moves_content`: DeepTestTranslate, DeepTestScale) move them, and boxes that
+leave the frame are dropped (testnav.families.boxes). A family that moves content without its
+own `map_boxes` (affine scale, shear) is refused. `score` therefore takes θ (the harness passes it; no θ means the clean set).
 
 Fidelity: SSIM on the images, and KID on the detector's own features (`feature: model`): the
 global-average-pooled maps its detection head reads (testnav.models.detector). No input-level
@@ -37,11 +37,8 @@ from torchvision.ops import box_iou
 
 from ..cache import stable_hash
 from ..errors import UserError
+from ..families import Family
 from .vision import Loaded, VisionBenchmark
-
-# families that move content but have no box map: their ground truth would be wrong
-MOVING_WITHOUT_BOX_MAP = ("testnav.families.affine", "testnav.families.scale", "testnav.families.shear")
-
 
 @dataclass
 class DetectionLoaded(Loaded):
@@ -130,7 +127,7 @@ class ObjectDetection(VisionBenchmark):
             raise UserError(f"benchmark.psi={psi} (valid: {', '.join(PSI)})")
         self.psi = psi
         for fam in self.families:
-            if not hasattr(fam, "map_boxes") and type(fam).__module__ in MOVING_WITHOUT_BOX_MAP:
+            if fam.moves_content and type(fam).map_boxes is Family.map_boxes:
                 raise UserError(f"family {fam.name} ({type(fam).__name__}) moves objects but has no map_boxes: "
                                 f"detection ground truth needs one")
 
@@ -155,7 +152,7 @@ class ObjectDetection(VisionBenchmark):
         out = []
         for b in loaded.boxes:
             for fam, level in zip(self.families, theta or ()):
-                if int(level) > 0 and hasattr(fam, "map_boxes"):
+                if int(level) > 0:
                     b = fam.map_boxes(b, int(level), size, self.min_box_size)
             out.append(b)
         return out

@@ -16,19 +16,19 @@ size) and block their own arithmetic. On a GPU the whole batch is one block.
 
 from __future__ import annotations
 
-import mmap
-import threading
-
 import numpy as np
 import torch
 
 from ..errors import UserError
+from .buffers import batch_buffer
 
 
 class Family:
     name: str = "family"
     random: bool = False
     writes_out: bool = False  # apply(x, param, generator, out=None) writes into `out` when given (CPU blocks)
+    reference: str | None = None  # the imagecorruptions function it reproduces, which tests and bench compare with
+    moves_content: bool = False  # geometric: objects move, so a detection ground truth needs map_boxes
 
     def __init__(self, params, name: str | None = None):
         self.params = [tuple(p) if isinstance(p, (list, tuple)) else p for p in params]
@@ -55,6 +55,14 @@ class Family:
 
     def apply(self, x: torch.Tensor, param, generator: torch.Generator) -> torch.Tensor:
         raise NotImplementedError
+
+    def map_boxes(self, boxes, level: int, size: tuple[int, int], min_size: float = 1.0):
+        """Detection boxes (K, 5) (class, x1, y1, x2, y2) after this family at `level` on images of
+        `size` (H, W). A family that leaves content in place leaves the boxes; one that moves it
+        must say where they go."""
+        if self.moves_content:
+            raise NotImplementedError(f"{type(self).__name__} moves content but has no map_boxes")
+        return boxes
 
     def describe(self) -> dict:
         """What the ground-truth cache key must hash for this family."""
@@ -94,65 +102,6 @@ def blockwise(fn, x: torch.Tensor, *per_image: torch.Tensor, into: bool = False)
             out = batch_buffer((len(x), *y.shape[1:]), y.dtype)
         out[s] = y
     return out
-
-
-HUGE_PAGE_BYTES = 1 << 25
-POOL_IDLE_BYTES = 1 << 28
-_MADV_HUGEPAGE = getattr(mmap, "MADV_HUGEPAGE", None)
-_use_count = getattr(torch._C, "_storage_Use_Count", None)
-_pool: list[torch.Tensor] = []  # mapped buffers (raw bytes), handed out again once nothing refers to them
-_pool_lock = threading.Lock()
-
-
-def _idle(base: torch.Tensor) -> bool:
-    """Nothing but the pool (and this check's own storage handle) holds the buffer."""
-    return _use_count(base.untyped_storage()._cdata) <= 2
-
-
-def batch_buffer(shape, dtype: torch.dtype) -> torch.Tensor:
-    """An uninitialised CPU tensor; from HUGE_PAGE_BYTES up, a private anonymous mapping marked
-    MADV_HUGEPAGE (what torch's own allocator does only under THP_MEM_ALLOC_ENABLE=1), kept in a
-    small pool and handed out again once no tensor refers to it.
-    A fresh batch-sized output page-faults in 4 KiB at a time, which on the 2-core machine costs
-    about 3.5 ns per float32 value, more than most families' arithmetic; huge pages about 0.5–1 ns;
-    a reused mapping nothing (glibc returns allocations this large to the kernel on every free, so
-    without the pool every family call at 64 px paid the faults again). The ground-truth walk frees
-    each sibling's output before the next, so one or two idle buffers per size are reused over and
-    over; at most POOL_IDLE_BYTES of idle buffers are kept."""
-    n = 1
-    for d in shape:
-        n *= int(d)
-    nbytes = n * torch.empty((), dtype=dtype).element_size()
-    if _MADV_HUGEPAGE is None or nbytes < HUGE_PAGE_BYTES:
-        return torch.empty(shape, dtype=dtype)
-    if not _use_count:
-        return _mapped(nbytes).view(dtype).view(shape)
-    with _pool_lock:
-        idle = [b for b in _pool if _idle(b)]
-        base = next((b for b in reversed(idle) if b.numel() == nbytes), None)
-        if base is None:
-            base = _mapped(nbytes)
-        # the buffer handed out goes last (most recently used); idle ones beyond the cap, oldest first, are dropped
-        idle_ids, kept, total = {id(b) for b in idle if b is not base}, [], 0
-        for b in reversed(_pool):
-            if b is base:
-                continue
-            if id(b) in idle_ids:
-                total += b.numel()
-                if total > POOL_IDLE_BYTES:
-                    continue
-            kept.append(b)
-        _pool[:] = kept[::-1] + [base]
-        return base.view(dtype).view(shape)
-
-
-def _mapped(nbytes: int) -> torch.Tensor:
-    m = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    try:
-        m.madvise(_MADV_HUGEPAGE)
-    except OSError:  # kernels without transparent huge pages: plain pages, still correct
-        pass
-    return torch.frombuffer(m, dtype=torch.uint8, count=nbytes)
 
 
 def bit_stream(generator: torch.Generator) -> np.random.SFC64:

@@ -13,6 +13,7 @@ from . import Family
 
 
 class Contrast(Family):
+    reference = "contrast"  # imagecorruptions' function this reproduces (tests, bench)
     name = "contrast"
 
     def apply(self, x, c, generator):

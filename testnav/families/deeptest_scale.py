@@ -17,6 +17,7 @@ from .resample import cv2_cubic_zoom_matrix, separable
 
 
 class DeepTestScale(Family):
+    moves_content = True  # objects move: detection boxes must be mapped with them
     name = "scale"
 
     def apply(self, x, param, generator):

@@ -18,6 +18,7 @@ from .resample import separable, translate_matrix
 
 
 class DeepTestTranslate(Family):
+    moves_content = True  # objects move: detection boxes must be mapped with them
     name = "translation"
 
     def __init__(self, params, name: str | None = None, frame_size=None):

@@ -20,6 +20,7 @@ from . import Family
 
 
 class GaussianBlur(Family):
+    reference = "gaussian_blur"  # imagecorruptions' function this reproduces (tests, bench)
     name = "gaussian_blur"
     writes_out = True
 

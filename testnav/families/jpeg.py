@@ -22,6 +22,7 @@ from . import Family
 
 
 class JPEG(Family):
+    reference = "jpeg_compression"  # imagecorruptions' function this reproduces (tests, bench)
     name = "jpeg"
 
     def apply(self, x, quality, generator):

@@ -16,6 +16,7 @@ from . import Family, blockwise, uniform
 
 
 class MotionBlur(Family):
+    reference = "motion_blur"  # imagecorruptions' function this reproduces (tests, bench)
     name = "motion_blur"
     random = True
 

@@ -103,6 +103,7 @@ def column_block(upsample: str, n: int, n_small: int) -> torch.Tensor | None:
 
 
 class Pixelate(Family):
+    reference = "pixelate"  # imagecorruptions' function this reproduces (tests, bench)
     name = "pixelate"
     writes_out = True
 

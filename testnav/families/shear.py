@@ -15,6 +15,7 @@ from .affine import recentre, warp_inverse
 
 
 class Shear(Family):
+    moves_content = True  # objects move: detection boxes must be mapped with them
     name = "shear"
     random = True
 

@@ -14,6 +14,7 @@ from . import Family
 
 
 class ShotNoise(Family):
+    reference = "shot_noise"  # imagecorruptions' function this reproduces (tests, bench)
     name = "shot_noise"
     random = True
 

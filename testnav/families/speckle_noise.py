@@ -48,6 +48,7 @@ def normal16(n: int, bits, out: torch.Tensor | None = None) -> torch.Tensor:
 
 
 class SpeckleNoise(Family):
+    reference = "speckle_noise"  # imagecorruptions' function this reproduces (tests, bench)
     name = "speckle_noise"
     random = True
 

@@ -34,6 +34,7 @@ def _interp(x: torch.Tensor, dim: int, taps) -> torch.Tensor:
 
 
 class ZoomBlur(Family):
+    reference = "zoom_blur"  # imagecorruptions' function this reproduces (tests, bench)
     name = "zoom_blur"
 
     def apply(self, x, param, generator):

@@ -10,7 +10,7 @@ tables we run the library's *own* function with only its table swapped:
   `np` whose `arange` returns the requested (start, stop, step) ranges in call order.
 
 Nothing else of the reference code changes (its per-channel handling, clipping, PIL calls).
-Only tests and `scripts/bench_families.py` use this module; importing it does not import
+Only tests and the bench scripts use this module (so it lives beside the tests, not in the package); importing it does not import
 imagecorruptions.
 """
 
