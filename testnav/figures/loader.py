@@ -335,6 +335,7 @@ def load_truths(root: Path, runs: pd.DataFrame, missing: list) -> dict:
                     missing.append(f"{b}/{f}: its runs' ground-truth table {table} is not on disk")
                 continue
             candidates.setdefault((b, f), []).append(p)
+    from_runs = set(candidates)
     cached = sorted((root / "cache" / "groundtruth").glob("*.parquet"), key=lambda p: (-p.stat().st_mtime, p.name))
     for p in cached:
         meta = _read_json(p.with_suffix(".json")) or {}
@@ -357,8 +358,9 @@ def load_truths(root: Path, runs: pd.DataFrame, missing: list) -> dict:
                 break
             except Exception as e:
                 missing.append(f"{b}/{f}: ground truth {p.name} unusable ({type(e).__name__}: {str(e)[:80]})")
-        if len(paths) > 1 and (b, f) in truths:
-            missing.append(f"{b}/{f}: using {truths[(b, f)].path.name}; {len(paths) - 1} other cached table(s) "
+        if len(paths) > 1 and (b, f) in truths:  # named without its cache key, which moves with every code edit
+            used = "the table its runs read" if (b, f) in from_runs else "the newest cached table with that metric"
+            missing.append(f"{b}/{f}: using {used}; {len(paths) - 1} other cached table(s) "
                            f"(older code or settings) ignored")
     return truths
 
