@@ -6,6 +6,7 @@ computes it, so a changed family, metric or recipe can never be served a stale t
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import fcntl
 import hashlib
@@ -34,6 +35,70 @@ def source_hash(*relative_paths: str) -> str:
             h.update(str(f.relative_to(PACKAGE_ROOT)).encode())
             h.update(f.read_bytes())
     return h.hexdigest()[:16]
+
+
+def code_digest(source: str) -> str:
+    """A module's code as the interpreter sees it: the AST without docstrings (comments and
+    layout are not in it), so editing prose never moves a cache key and editing code always does."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body \
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+    return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).hexdigest()
+
+
+def package_imports(module: str) -> set[str]:
+    """The testnav modules `module` imports, directly (relative or absolute imports)."""
+    path = module_path(module)
+    tree = ast.parse(path.read_text())
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            # `from pkg import mod` needs mod, not pkg's own code; `from mod import name` needs mod
+            names = [f"{base}.{a.name}" if module_path(f"{base}.{a.name}") else base for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        out |= {n for n in names if n.split(".")[0] == "testnav" and module_path(n) is not None}
+    return out
+
+
+def module_path(module: str) -> Path | None:
+    rel = Path(*module.split(".")[1:])
+    for cand in (PACKAGE_ROOT / rel / "__init__.py", (PACKAGE_ROOT / rel).with_suffix(".py")):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def modules_digest(roots) -> tuple[str, list[str]]:
+    """Digest of the code of the given testnav modules and every testnav module they import,
+    transitively, each read as `code_digest`; with the sorted module list, for inspection."""
+    seen, todo = set(), [m for m in roots if module_path(m) is not None]
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(package_imports(m) - seen)
+    h = hashlib.sha256()
+    for m in sorted(seen):
+        h.update(m.encode())
+        h.update(code_digest(module_path(m).read_text()).encode())
+    return h.hexdigest()[:16], sorted(seen)
+
+
+def object_modules(*objects) -> set[str]:
+    """The testnav modules defining the classes of these objects (and their testnav bases)."""
+    return {c.__module__ for o in objects for c in type(o).__mro__ if c.__module__.split(".")[0] == "testnav"}
 
 
 @contextlib.contextmanager

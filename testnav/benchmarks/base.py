@@ -3,16 +3,18 @@
 Subclasses (`VisionBenchmark`, `TextBenchmark`) add how D and the model are loaded and how one
 perturbed set is scored; the key hashes everything a ground-truth table depends on — data,
 model weights, families and their parameters, levels, metric settings, the perturbation
-seed, task settings, and the source of the code that computes them.
+seed, task settings, and the code that computes them (`code_digest`).
 """
 
 from __future__ import annotations
 
-from ..cache import source_hash, stable_hash
+from ..cache import modules_digest, object_modules, stable_hash
 from ..errors import UserError
 from ..lattice import Lattice
 
-CODE = ("families", "fidelity", "signals", "benchmarks", "models", "groundtruth.py", "sandbox.py", "_sandbox_child.py")
+# always part of the table's code: the walk that evaluates every θ, and the sandbox's child process
+# (run as a script, so no import reaches it)
+CODE = ("testnav.groundtruth", "testnav._sandbox_child")
 
 
 class Benchmark:
@@ -61,5 +63,18 @@ class Benchmark:
             "task": self.task_description(), "levels": self.levels, "families": [f.describe() for f in self.families],
             "metrics": {k: m.describe() for k, m in self.metrics.items()},
             "signals": {k: m.describe() for k, m in self.signals.items()}, "perturb_seed": self.perturb_seed,
-            "code": source_hash(*CODE),
+            "code": self.code_digest(),
         })
+
+    def code_parts(self) -> list:
+        """The objects (or module names) whose code computes the table: the benchmark, its
+        families and metrics; benchmarks add the data readers and models they build."""
+        return [self, *self.families, *self.metrics.values(), *self.signals.values()]
+
+    def code_digest(self) -> str:
+        """Only the code that computes this table: the modules of the objects above and every
+        testnav module they import, docstrings and comments excluded; an edit anywhere else, or
+        to prose, keeps the cached tables valid."""
+        parts = self.code_parts()
+        named = {p for p in parts if isinstance(p, str)}
+        return modules_digest(object_modules(*(p for p in parts if not isinstance(p, str))) | named | set(CODE))[0]

@@ -135,6 +135,9 @@ class ObjectDetection(VisionBenchmark):
         return {"test": self.data.describe(), "conf": self.conf, "iou": self.iou, "min_box_size": self.min_box_size,
                 **({"psi": self.psi} if self.psi != "images_correct" else {})}
 
+    def code_parts(self) -> list:
+        return [*super().code_parts(), self.data, self.model_spec]
+
     def load(self, cache_dir) -> DetectionLoaded:
         x, boxes = self.data.load()
         model = self.model_spec.build()
