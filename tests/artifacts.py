@@ -62,7 +62,9 @@ def save_ehuynh_cait(path: Path, **shrink) -> torch.nn.Module:
     import timm
 
     torch.manual_seed(0)
-    model = timm.create_model("cait_s36_384", pretrained=False, drop_path_rate=0.1, **shrink)
+    # init_values=1: layer scales of a trained network rather than timm's 1e-6 start, so the random
+    # blocks respond to the image (with 1e-6 every pipeline gives nearly the same logits)
+    model = timm.create_model("cait_s36_384", pretrained=False, drop_path_rate=0.1, init_values=1.0, **shrink)
     model.reset_classifier(num_classes=200)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=10)

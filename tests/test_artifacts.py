@@ -64,12 +64,12 @@ def test_tiny_imagenet_matches_the_publishers_pipeline(tiny):
     theirs = A.ehuynh_predict(model, [files[i] for i in rgb_or_gray])
     with torch.inference_mode():
         ours = loaded.model(loaded.inputs[rgb_or_gray])
-    assert (ours - theirs).abs().max() < 1e-4 and torch.equal(ours.argmax(1), theirs.argmax(1))
+    assert (ours - theirs).abs().max() < 1e-5 and torch.equal(ours.argmax(1), theirs.argmax(1))
     # the previous reading (÷255 first, float bilinear) is measurably another pipeline
     bench.model_spec.interpolation, bench.model_spec.uint8 = "bilinear", False
     with torch.inference_mode():
         other = bench.model_spec.build()(loaded.inputs[rgb_or_gray])
-    assert (other - theirs).abs().max() > 10 * (ours - theirs).abs().max()
+    assert (other - theirs).abs().max() > 1e-4
 
 
 @pytest.mark.slow
