@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
 
 def load_summaries(root) -> pd.DataFrame:
-    rows = []
-    for path in sorted(Path(root).rglob("summary.json")):
-        s = json.loads(path.read_text())
-        if "search" in s and "seed" in s:  # search runs (grid summaries have another shape)
-            rows.append({**{k: v for k, v in s.items() if not isinstance(v, (list, dict))}, "run_dir": str(path.parent)})
-    return pd.DataFrame(rows)
+    """Every search run's summary under `root`, one row per run: the figures' scanner
+    (testnav.figures.loader.scan_runs), so memoised copies under cache/ count once here too."""
+    from .figures.loader import scan_runs
+
+    return scan_runs(Path(root), [])
 
 
 def method_table(df: pd.DataFrame) -> pd.DataFrame:
