@@ -34,25 +34,13 @@ from scipy.special import ndtri
 from sklearn.ensemble import RandomForestRegressor
 
 from ..errors import UserError
+from ..exact import on_grid
 from ..lattice import Lattice
 from ..pareto import nondominated_mask
 from .fast import crowding_distance
 
 SURROGATES = ("additive_forest", "forest")
 MIN_GROUP = 20  # conformal scores per order group at least (Surrogate.groups)
-# Values and predictions are compared on multiples of 2⁻²⁰ (≈ 1e-6, the precision to which a
-# ground truth's normalised ρ reproduces across machines): finer digits are float noise from
-# the BLAS kernel or the input's last bits, and a split or ranking decided by them differs
-# from machine to machine. A power of two keeps the rounded values exact binary fractions.
-GRID = 2.0**-20
-
-
-def on_grid(x) -> np.ndarray:
-    """x rounded to the nearest multiple of GRID. Sums of such values (a forest's node sums, the
-    additive part, gaps between points) are exact in float64 whatever their order, so
-    candidates that tie in exact arithmetic tie in floats too and are resolved by the seeded
-    feature order or by index, not by rounding noise."""
-    return np.round(np.asarray(x, dtype=float) / GRID) * GRID
 
 
 class Surrogate:
@@ -70,9 +58,10 @@ class Surrogate:
         self.fits = 0
 
     def fit(self, indices, values) -> "Surrogate":
-        """Targets, coefficients and so residuals lie on GRID: a.T @ a and a.T @ y are then exact
-        sums, the solve's last bits (which depend on the LAPACK kernel) are rounded away, and
-        the forest is trained on the same bits on every machine."""
+        """Targets, coefficients and so residuals lie on GRID (testnav/exact.py): a.T @ y is then
+        an exact sum, the solve's last bits (which depend on the LAPACK kernel) are rounded
+        away, and the forest is trained on the same bits on every machine, so its split ties
+        are exact and go the same way everywhere."""
         idx = np.asarray(indices, dtype=np.int64)
         y = on_grid(values)
         if self.kind == "additive_forest":
