@@ -5,7 +5,7 @@ and a ground truth's ρ and KID reproduce across machines only to about 1e-6. To
 TestifAI's studies are therefore run twice here, under set-ups that differ only in such noise
 (BLAS threads 1 vs 2, and every input nudged by 1e-12), and must give the same trajectory, the
 same certificate and the same tables, bit for bit. Without the rounding of testnav/exact.py
-the nudge alone changes TomoNav's second batch and the forests' predictions.
+the nudge alone changes TomoNav's batches and the quality forest's predictions.
 """
 
 import numpy as np

@@ -9,7 +9,7 @@ split either way), and training is ~500× cheaper. Quality q_σ (§6) uses the r
 on one value per measured σ.
 
 Both forests see exact inputs, so they grow the same trees on every machine: levels are
-small integers, the counts are integers, and the quality targets are rounded to 2⁻²⁰ of
+small integers, the counts are integers, and the quality targets are rounded to 2⁻²⁴ of
 their scale (testnav/exact.py), far below any meaningful difference in q_σ and far above the
 last-digit noise a ground truth's KID carries between machines.
 """
