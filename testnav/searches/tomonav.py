@@ -22,7 +22,9 @@ cheap low-order tests. TomoNav combines them:
 4. Once Θ is exhausted, the rest of the budget re-proposes evaluated configurations (cache
    hits) in a seeded random order, so a run always makes exactly `budget` proposals.
 
-Only `oracle.evaluate` is used, so it runs in replay and live alike. Deterministic per seed.
+Only `oracle.evaluate` is used, so it runs in replay and live alike. Deterministic per seed,
+and the same on every machine: measured values, the additive coefficients and the
+predictions are rounded to GRID before anything is fitted, ranked or compared.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from scipy.special import ndtri
 from sklearn.ensemble import RandomForestRegressor
 
 from ..errors import UserError
+from ..exact import on_grid
 from ..lattice import Lattice
 from ..pareto import nondominated_mask
 from ..pareto import crowding_distance
@@ -55,15 +58,19 @@ class Surrogate:
         self.fits = 0
 
     def fit(self, indices, values) -> "Surrogate":
+        """Targets, coefficients and so residuals lie on GRID (testnav/exact.py): a.T @ y is then
+        an exact sum, the solve's last bits (which depend on the LAPACK kernel) are rounded
+        away, and the forest is trained on the same bits on every machine, so its split ties
+        are exact and go the same way everywhere."""
         idx = np.asarray(indices, dtype=np.int64)
-        y = np.asarray(values, dtype=float)
+        y = on_grid(values)
         if self.kind == "additive_forest":
             a = self.onehot[idx]
             reg = self.ridge * np.eye(a.shape[1])
             reg[0, 0] = 0.0  # no shrinkage of the intercept
-            self.inv = np.linalg.inv(a.T @ a + reg)
-            self.coef = self.inv @ (a.T @ y)
-            resid = y - a @ self.coef
+            self.gram = a.T @ a + reg  # one-hot counts plus the ridge: symmetric positive definite
+            self.coef = on_grid(np.linalg.solve(self.gram, a.T @ y))
+            resid = y - a @ self.coef  # exact: every term is a multiple of GRID
         else:
             self.coef = None
             resid = y
@@ -89,7 +96,7 @@ class Surrogate:
         pred = mean + (y - resid)
         if self.coef is not None:
             a = self.onehot[idx]
-            h = np.einsum("ij,ij->i", a @ self.inv, a)
+            h = np.einsum("ij,ij->i", np.linalg.solve(self.gram, a.T).T, a)
             pred = pred - resid * (h / np.maximum(1 - h, 1e-9))[:, None]
         ok = count[:, 0] > 1
         self.sd_floor = max(float(np.nanmedian(sd[ok])) * 0.05, 1e-9) if ok.any() else 1e-9
@@ -225,7 +232,7 @@ class TomoNavSearch:
         self.history = []
         proposals = self.initial_design(lattice, rng)[:budget]
         values = np.full((lattice.size, 2), np.nan)
-        values[proposals] = oracle.evaluate(proposals, self.objectives)
+        values[proposals] = on_grid(oracle.evaluate(proposals, self.objectives))
         evaluated = np.zeros(lattice.size, bool)
         evaluated[proposals] = True
         out = [proposals]
@@ -237,14 +244,16 @@ class TomoNavSearch:
             model.fit(seen, values[seen])
             candidates = np.flatnonzero(~evaluated)
             mean, sd = model.predict(candidates)
-            optimistic = mean + self.kappa * sd
+            optimistic = on_grid(mean + self.kappa * sd)
             observed = values[seen[seen != 0]]  # θ = 0 is the clean reference, not on P*
             chosen, on_front = next_batch(optimistic, candidates, observed, min(size, budget - b), with_front=True)
-            self.history.append({"fit": model.fits, "evaluated": seen, "chosen": chosen, "on_front": on_front})
+            pos = np.searchsorted(candidates, chosen)
+            self.history.append({"fit": model.fits, "evaluated": seen, "chosen": chosen, "on_front": on_front,
+                                 "mean": mean[pos], "sd": sd[pos]})
             # the predicted front holds nothing unmeasured: the model thinks P* is found, so the
             # rest is mop-up; double the batch (fewer refits) until the front has candidates again
             size = self.batch if on_front or not self.grow else 2 * size
-            values[chosen] = oracle.evaluate(chosen, self.objectives)
+            values[chosen] = on_grid(oracle.evaluate(chosen, self.objectives))
             evaluated[chosen] = True
             out.append(chosen)
             b += len(chosen)

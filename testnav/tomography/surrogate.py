@@ -7,6 +7,11 @@ with the count as sample weight: without bootstrap, weighted impurities and leaf
 frequencies are exactly those of the expanded data (a node holding a single σ cannot be
 split either way), and training is ~500× cheaper. Quality q_σ (§6) uses the regressor twin
 on one value per measured σ.
+
+Both forests see exact inputs, so they grow the same trees on every machine: levels are
+small integers, the counts are integers, and the quality targets are rounded to 2⁻²⁴ of
+their scale (testnav/exact.py), far below any meaningful difference in q_σ and far above the
+last-digit noise a ground truth's KID carries between machines.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
+from ..exact import relative_grid
 from ..lattice import Lattice
 
 FOREST = dict(n_estimators=100, bootstrap=False, max_features=None)
@@ -51,7 +57,7 @@ class ScoreSurrogate:
 
     def fit(self, lattice: Lattice, indices, values) -> "ScoreSurrogate":
         self.lattice = lattice
-        self.forest.fit(lattice.theta(np.asarray(indices)), np.asarray(values, dtype=float))
+        self.forest.fit(lattice.theta(np.asarray(indices)), relative_grid(values))
         return self
 
     def predict(self, indices=None) -> np.ndarray:
