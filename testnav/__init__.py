@@ -7,6 +7,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
+def __getattr__(name):
+    """`testnav.Tester` without importing torch for every `import testnav` (run.py, the CLI guard)."""
+    if name == "Tester":
+        from .tester import Tester
+
+        return Tester
+    raise AttributeError(f"module 'testnav' has no attribute {name!r}")
+
+
 def _register_resolvers():
     """`${testnav_run:…}` names run folders (conf/config.yaml); registered on import, so every
     composition of conf/ (run.py, tests, scripts) can resolve it."""

@@ -97,7 +97,7 @@ def weights_digest(module: nn.Module) -> str:
     so a ground truth is never served for other weights under the same name."""
     h = hashlib.sha256()
     for name, t in sorted(module.state_dict().items()):
-        t = t.detach().cpu().contiguous()
+        t = t.detach().cpu().contiguous().reshape(-1)
         h.update(f"{name}|{t.dtype}|{tuple(t.shape)}".encode())
         h.update(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
     return h.hexdigest()[:16]
