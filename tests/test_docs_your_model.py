@@ -74,3 +74,16 @@ def test_every_snippet_runs(title, tmp_path):
         runs = sorted(p.name for p in (tmp_path / "results" / "runs").glob("*/*"))
         assert any(n.endswith("_my5_ssim_nsga2_s0") for n in runs) and any(n.endswith("_my5_query") for n in runs)
         assert any(n.endswith("_my5_ssim_tomonav_s0") for n in runs)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_the_readme_example_runs_as_it_is(tmp_path):
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Test your own model", 1)[1].split("\n## ", 1)[0]
+    (code,) = [c for lang, _, c in FENCE.findall(section) if lang == "python"]
+    (tmp_path / "readme.py").write_text(code)
+    r = subprocess.run([sys.executable, "readme.py"], cwd=tmp_path, capture_output=True, text=True, timeout=580,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "R_predicted" in r.stdout and "delta" in r.stdout
