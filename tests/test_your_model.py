@@ -268,3 +268,34 @@ def test_the_preset_names_what_is_missing():
         compose_benchmark(["benchmark=image_classification", "benchmark.model.num_classes=5"]).load(None)
     with pytest.raises(UserError, match="benchmark.model.num_classes is not set"):
         compose_benchmark(["benchmark=image_classification"])
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_figures_for_one_folder_of_a_users_benchmark(tmp_path):
+    """A replay of a --config-dir benchmark, then scripts/figures.py --results on its folder: Figs. 5–6
+    rebuilt from the run's own composed config, written beside the run; results/figures untouched."""
+    import subprocess
+    import sys
+
+    from tests.user_models import image_scenario
+
+    files = image_scenario(tmp_path)
+    conf = tmp_path / "my_conf" / "benchmark"
+    conf.mkdir(parents=True)
+    (conf / "my5.yaml").write_text(f"defaults: [image_classification, _self_]\nname: my5\nlevels: 2\n"
+                                   f"data: {{root: photos, image_size: 32}}\n"
+                                   f"model: {{num_classes: 5, checkpoint: {files['model'].name}}}\n")
+    committed = sorted((p.name, p.stat().st_mtime) for p in (ROOT / "results" / "figures").glob("*"))
+    out = tmp_path / "mine"
+    r = subprocess.run([sys.executable, str(ROOT / "run.py"), "--config-dir", "my_conf", "benchmark=my5",
+                        "search=tomonav", "progress=false", f"hydra.run.dir={out}/run", f"cache_dir={out}/cache"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "figures.py"), "--results", str(out)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    drawn = {p.name for p in (out / "figures").glob("*.png")}
+    assert {"fig1_my5.png", "fig5_my5_ssim.png"} <= drawn and "minimal mnist5k sweep" not in r.stdout
+    assert not (out / "default_run").exists()
+    assert sorted((p.name, p.stat().st_mtime) for p in (ROOT / "results" / "figures").glob("*")) == committed
