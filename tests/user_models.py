@@ -65,8 +65,8 @@ def tiny_bert(out: Path, corpus, num_labels: int = 3, seed: int = 0) -> Path:
     cfg = BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                      intermediate_size=64, max_position_embeddings=128, num_labels=num_labels)
     torch.manual_seed(seed)
-    BertForSequenceClassification(cfg).save_pretrained(out)
-    tok.save_pretrained(out)
+    for part in (BertForSequenceClassification(cfg), tok):  # weights and tokenizer side by side, as from_pretrained reads them
+        part.save_pretrained(out)
     return out
 
 
