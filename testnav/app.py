@@ -100,7 +100,9 @@ def write_outputs(cfg, out_dir: Path, trace: pd.DataFrame, ranked: pd.DataFrame,
 def fit_population(cfg: DictConfig, search, lattice, budget: int) -> None:
     """The default population, shrunk to fit a small lattice (or budget) with a note; a population
     the user set on the command line is kept, and an impossible one is still refused."""
-    if not hasattr(search, "fit"):
+    from .searches.evolution import EvolutionSearch
+
+    if not isinstance(search, EvolutionSearch):  # only a population has a size to fit
         return
     try:
         from hydra.core.hydra_config import HydraConfig

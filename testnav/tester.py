@@ -168,7 +168,7 @@ class Tester:
         return self.benchmark.lattice
 
     def _search(self, name: str, stop_at, params: dict):
-        from .app import build_search, fit_population
+        from .app import build_search
 
         cfg = self.cfg.copy()
         OmegaConf.update(cfg, "search", OmegaConf.load(self._search_file(name)), merge=False)
@@ -179,7 +179,7 @@ class Tester:
         if stop_at is not None:
             cfg.search.stop_at = stop_at
         search, stop = build_search(cfg)
-        return search, stop, fit_population if "pop_size" not in params else None
+        return search, stop, "pop_size" not in params
 
     @staticmethod
     def _search_file(name: str) -> Path:
@@ -196,11 +196,12 @@ class Tester:
         first use), which adds Recall@P* and its AUC. stop_at: end once the stopping certificate's
         p_complete reaches it. params: the search's settings (conf/search/<name>.yaml), e.g. pop_size."""
         from .app import check_budget, check_seed, groundtruth_objectives, live_run, replay_run, stopping_rule
+        from .searches.evolution import EvolutionSearch
 
         search, stop, fit = self._search(name, stop_at, params)
         budget = check_budget(budget, self.lattice.size)
         seed = check_seed(seed)
-        if fit is not None and hasattr(search, "fit"):
+        if fit and isinstance(search, EvolutionSearch):  # the default population, fitted to a small lattice
             search.fit(self.lattice, budget)
         if not replay:
             from .live import LiveOracle
