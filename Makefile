@@ -37,7 +37,7 @@ test-all: lint          ## lint, then everything: also SIGKILL/resume, concurren
 test-slow: test-all     # the old name
 
 figures: install        ## every figure and table from results/ → results/figures, results/tables, results/report.md
-	$(PY) scripts/figures.py  # a fresh clone (no runs) first gets the minimal mnist5k sweep
+	$(PY) scripts/figures.py $(if $(RESULTS),--results $(RESULTS))  # RESULTS=DIR: only DIR's runs, drawn beside them; a fresh clone (no runs) first gets the minimal mnist5k sweep
 
 SLURM_PKGS := slurmctld slurmd slurm-client munge
 test-slurm: install     ## the SLURM launcher test on a throwaway single-node cluster on 127.0.0.1 (root; ~1–3 min)

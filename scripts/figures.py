@@ -2,11 +2,12 @@
 
     python scripts/figures.py [--results results] [--seeds 3] [--no-sweep] [--no-examples]
 
-With no search runs at all under the results folder (a fresh clone), it first runs the
-minimal mnist5k sweep the figures need — every search of the paper × {SSIM, KID} × a few
-seeds, evolutionary searches on the vectorised replay engine — and says so. With runs
-present it only draws: figures → <results>/figures/, tables → <results>/tables/,
-report → <results>/report.md.
+With no search runs at all under results/ (a fresh clone), it first runs the minimal mnist5k
+sweep the figures need — every search of the paper × {SSIM, KID} × a few seeds, evolutionary
+searches on the vectorised replay engine — and says so. With runs present it only draws:
+figures → <results>/figures/, tables → <results>/tables/, report → <results>/report.md.
+`--results DIR` for any other folder (a run directory, a sweep of your own benchmark) draws
+only what is there, beside it: no sweep, no default run, nothing under results/figures.
 """
 
 from __future__ import annotations
@@ -114,9 +115,10 @@ def main(argv=None) -> int:
     ap.add_argument("--no-examples", action="store_true", help="skip Figs. 5–6 (they rebuild the benchmark's data)")
     args = ap.parse_args(argv)
     results = Path(args.results)
+    own = results.resolve() != (ROOT / "results").resolve()  # a user's folder: draw what is there, add nothing
     t0 = time.perf_counter()
     res = load_results(results)
-    if res.runs.empty and not args.no_sweep:
+    if res.runs.empty and not args.no_sweep and not own:
         run_minimal_sweep(results, args.seeds)
         res = load_results(results)
     elif not res.runs.empty:
@@ -128,7 +130,7 @@ def main(argv=None) -> int:
     figures, tables = results / "figures", results / "tables"
     entries = draw_testnav(res, figures, tables, examples=not args.no_examples)
     extra, notes = draw_testifai(results, figures)
-    if not res.runs.empty and (res.runs["benchmark"] == default_benchmark()).any():  # beside a sweep of its benchmark
+    if not own and not res.runs.empty and (res.runs["benchmark"] == default_benchmark()).any():  # beside its sweep
         sentence, note = default_run(results, tables)
         if sentence:
             entries.insert(0, Entry("The default run", "make run", tables / "default_run.json", sentence, "table"))

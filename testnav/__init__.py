@@ -5,3 +5,26 @@ import os
 # Must hold before anything imports transformers: no test or default run touches the network.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def __getattr__(name):
+    """`testnav.Tester` without importing torch for every `import testnav` (run.py, the CLI guard)."""
+    if name == "Tester":
+        from .tester import Tester
+
+        return Tester
+    raise AttributeError(f"module 'testnav' has no attribute {name!r}")
+
+
+def _register_resolvers():
+    """`${testnav_run:…}` names run folders (conf/config.yaml); registered on import, so every
+    composition of conf/ (run.py, tests, scripts) can resolve it."""
+    from omegaconf import OmegaConf
+
+    from .cli import run_name
+
+    if not OmegaConf.has_resolver("testnav_run"):
+        OmegaConf.register_new_resolver("testnav_run", run_name)
+
+
+_register_resolvers()

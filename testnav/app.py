@@ -49,6 +49,11 @@ def load_objectives(cfg: DictConfig, fidelity: DictConfig, signals=()) -> tuple[
         obj = Objectives.from_table(df, "rho", 1.0, source=f"groundtruth.table={cfg.groundtruth.table}", signals=signals)
         return obj, {"benchmark": Path(cfg.groundtruth.table).stem, "fidelity": "rho", "table": str(cfg.groundtruth.table)}
     path, benchmark = build_groundtruth(cfg)
+    return groundtruth_objectives(path, benchmark, fidelity, signals)
+
+
+def groundtruth_objectives(path: Path, benchmark, fidelity, signals=()) -> tuple[Objectives, dict]:
+    """Normalised (δ, ρ) from a benchmark's ground-truth table, and what identifies them."""
     df = pd.read_parquet(path)
     if fidelity.column not in df.columns:
         raise UserError(f"fidelity={fidelity.name}: benchmark {benchmark.name} has no '{fidelity.column}' "
@@ -76,6 +81,13 @@ def check_budget(budget, space_size: int | None = None) -> int | None:
     return int(budget)
 
 
+def check_seed(seed) -> int:
+    """The run's seed: a whole number (it seeds the search and names the run)."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise UserError(f"seed={seed}: must be a whole number (e.g. seed=0, or -m seed='range(10)')")
+    return seed
+
+
 def write_outputs(cfg, out_dir: Path, trace: pd.DataFrame, ranked: pd.DataFrame, summary: dict) -> Path:
     trace_path = out_dir / f"trace.{cfg.trace_format}"
     for df, path in ((trace, trace_path), (ranked, out_dir / f"ranked.{cfg.trace_format}")):
@@ -83,6 +95,73 @@ def write_outputs(cfg, out_dir: Path, trace: pd.DataFrame, ranked: pd.DataFrame,
             df.to_parquet(tmp, index=False) if cfg.trace_format == "parquet" else df.to_csv(tmp, index=False)
     write_json_atomic(out_dir / "summary.json", summary)
     return trace_path
+
+
+def fit_population(cfg: DictConfig, search, lattice, budget: int) -> None:
+    """The default population, shrunk to fit a small lattice (or budget) with a note; a population
+    the user set on the command line is kept, and an impossible one is still refused."""
+    from .searches.evolution import EvolutionSearch
+
+    if not isinstance(search, EvolutionSearch):  # only a population has a size to fit
+        return
+    try:
+        from hydra.core.hydra_config import HydraConfig
+
+        given = HydraConfig.initialized() and any(o.lstrip("+~").startswith("search.pop_size=")
+                                                  for o in HydraConfig.get().overrides.task)
+    except ValueError:
+        given = False
+    if not given:
+        search.fit(lattice, budget)
+
+
+def replay_run(search, stop_at, obj: Objectives, identity: dict, budget: int, seed: int, stopping,
+               stopping_seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """One search against a ground-truth table: (trace, ranked list, summary), nothing written."""
+    table = TableOracle(obj)
+    oracle = CertifiedOracle(table, Certificate(obj.lattice, stop_at=stop_at, seed=seed))
+    t0 = time.perf_counter()
+    proposals, p_complete = run_certified(search, oracle, budget, seed, table.evaluate)
+    seconds = time.perf_counter() - t0
+    costs, unit = table_costs(identity["table"], obj.lattice, stopping, stopping_seed)
+    trace = make_trace(proposals, obj.lattice, table.evaluate(proposals), obj.pstar, costs)
+    trace["p_complete"] = p_complete
+    summary = summarize(trace, obj.lattice, obj.pstar, proposals, **identity, search=search.name, seed=seed,
+                        budget=budget)
+    summary.update(inference_summary(trace, obj.lattice, obj.pstar, costs, unit))
+    summary.update(summary_fields(oracle.certificate, p_complete))
+    summary["search_seconds"] = round(seconds, 4)
+    return trace, ranked_list(trace, obj.lattice.n), summary
+
+
+def live_run(search, stop_at, benchmark, fidelity, budget: int, seed: int, cache_dir, device: str,
+             live=None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """One search against the model itself (no table): (trace, ranked list, summary), nothing
+    written. `fidelity` has name, column and sign (a conf/fidelity node); `live` reuses a
+    LiveOracle (and its memo) from an earlier run on the same benchmark and fidelity."""
+    from .live import LiveOracle
+
+    if getattr(search, "engine", "pymoo") == "fast":
+        raise UserError("search.engine=fast replays a ground-truth table; a live search needs search.engine=pymoo")
+    if hasattr(search, "check"):  # population vs |Θ| and budget, before the model is loaded
+        search.check(benchmark.lattice, budget)
+    t0 = time.perf_counter()
+    if live is None:
+        live = LiveOracle(benchmark, cache_dir, device, fidelity.column, fidelity.sign)
+    done = live.evaluations
+    oracle = CertifiedOracle(live, Certificate(benchmark.lattice, stop_at=stop_at, seed=seed))
+    proposals, p_complete = run_certified(search, oracle, budget, seed, live.evaluate)
+    costs = np.full(benchmark.lattice.size, len(live.loaded.labels), dtype=np.int64)  # live: all of D per θ
+    trace = make_trace(proposals, benchmark.lattice, live.evaluate(proposals), None, costs)
+    trace["p_complete"] = p_complete
+    ranked = ranked_list(trace, benchmark.lattice.n)
+    summary = summarize(trace, benchmark.lattice, None, proposals, benchmark=benchmark.name,
+                        fidelity=fidelity.name, search=search.name, seed=seed, budget=budget)
+    summary.update(inference_summary(trace, benchmark.lattice, None, costs, FULL_D))
+    summary.update(summary_fields(oracle.certificate, p_complete))
+    summary.update(live=True, evaluations=live.evaluations - done, psi_clean=live.psi_clean,
+                   evaluation_seconds=round(live.seconds, 2), wall_seconds=round(time.perf_counter() - t0, 2))
+    return trace, ranked, summary
 
 
 def run_search(cfg: DictConfig, out_dir: Path) -> dict:
@@ -94,51 +173,24 @@ def run_search(cfg: DictConfig, out_dir: Path) -> dict:
         summary = json.loads((out_dir / "summary.json").read_text())
         print(human_summary(summary, out_dir, f"trace.{cfg.trace_format}") + f"\n  (reused the finished run {memo})")
         return summary
-    table = TableOracle(obj)
-    oracle = CertifiedOracle(table, Certificate(obj.lattice, stop_at=stop_at, seed=int(cfg.seed)))
-    t0 = time.perf_counter()
-    proposals, p_complete = run_certified(search, oracle, budget, int(cfg.seed), table.evaluate)
-    seconds = time.perf_counter() - t0
-    costs, unit = table_costs(identity["table"], obj.lattice, stopping_rule(cfg), int(cfg.tomography.seed))
-    trace = make_trace(proposals, obj.lattice, table.evaluate(proposals), obj.pstar, costs)
-    trace["p_complete"] = p_complete
-    summary = summarize(trace, obj.lattice, obj.pstar, proposals, **identity, search=search.name,
-                        seed=int(cfg.seed), budget=budget)
-    summary.update(inference_summary(trace, obj.lattice, obj.pstar, costs, unit))
-    summary.update(summary_fields(oracle.certificate, p_complete))
-    summary["search_seconds"] = round(seconds, 4)
+    fit_population(cfg, search, obj.lattice, budget)
+    trace, ranked, summary = replay_run(search, stop_at, obj, identity, budget, int(cfg.seed), stopping_rule(cfg),
+                                        int(cfg.tomography.seed))
     # into the memo first, then linked into the run directory: a run directory with a summary
     # always has a memo behind it, so a killed sweep's finished runs are never redone
-    path = write_outputs(cfg, memo if cfg.reuse_runs else out_dir, trace, ranked_list(trace, obj.lattice.n), summary)
+    path = write_outputs(cfg, memo if cfg.reuse_runs else out_dir, trace, ranked, summary)
     recall(cfg, memo, out_dir)
     print(human_summary(summary, out_dir, path.name))
     return summary
 
 
 def run_live(cfg: DictConfig, out_dir: Path) -> dict:
-    from .live import LiveOracle
-
     search, stop_at = build_search(cfg)
     benchmark = build(cfg.benchmark)
     budget = check_budget(cfg.budget, benchmark.lattice.size)
-    if getattr(search, "engine", "pymoo") == "fast":
-        raise UserError("search.engine=fast replays a ground-truth table; a live search needs search.engine=pymoo")
-    if hasattr(search, "check"):  # population vs |Θ| and budget, before the model is loaded
-        search.check(benchmark.lattice, budget)
-    t0 = time.perf_counter()
-    live = LiveOracle(benchmark, cfg.cache_dir, resolve_device(cfg.device), cfg.fidelity.column, cfg.fidelity.sign)
-    oracle = CertifiedOracle(live, Certificate(benchmark.lattice, stop_at=stop_at, seed=int(cfg.seed)))
-    proposals, p_complete = run_certified(search, oracle, budget, int(cfg.seed), live.evaluate)
-    costs = np.full(benchmark.lattice.size, len(live.loaded.labels), dtype=np.int64)  # live: all of D per θ
-    trace = make_trace(proposals, benchmark.lattice, live.evaluate(proposals), None, costs)
-    trace["p_complete"] = p_complete
-    ranked = ranked_list(trace, benchmark.lattice.n)
-    summary = summarize(trace, benchmark.lattice, None, proposals, benchmark=benchmark.name,
-                        fidelity=cfg.fidelity.name, search=search.name, seed=int(cfg.seed), budget=budget)
-    summary.update(inference_summary(trace, benchmark.lattice, None, costs, FULL_D))
-    summary.update(summary_fields(oracle.certificate, p_complete))
-    summary.update(live=True, evaluations=live.evaluations, psi_clean=live.psi_clean,
-                   evaluation_seconds=round(live.seconds, 2), wall_seconds=round(time.perf_counter() - t0, 2))
+    fit_population(cfg, search, benchmark.lattice, budget)
+    trace, ranked, summary = live_run(search, stop_at, benchmark, cfg.fidelity, budget, int(cfg.seed), cfg.cache_dir,
+                                      resolve_device(cfg.device))
     path = write_outputs(cfg, out_dir, trace, ranked, summary)
     top = ranked.head(5)
     lines = [f"live {search.name} on {benchmark.name} · {cfg.fidelity.name} · seed {cfg.seed}: "
@@ -215,6 +267,7 @@ def main(cfg: DictConfig, out_dir: Path) -> dict | None:
     if cfg.stage not in STAGES:
         raise UserError(f"stage={cfg.stage} (valid: {', '.join(STAGES)})")
     check_budget(cfg.budget)
+    check_seed(cfg.seed)
     if cfg.trace_format not in ("csv", "parquet"):
         raise UserError(f"trace_format={cfg.trace_format} (valid: csv, parquet)")
     if cfg.stage == "groundtruth":

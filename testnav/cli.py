@@ -1,8 +1,9 @@
 """Command-line guard rails: turn every user mistake into one line and a non-zero exit.
 
 Hydra reports a bad group option or a misspelt key over several lines with a pointer to
-HYDRA_FULL_ERROR; we check the overrides first against conf/ and name the bad value and
-the valid ones. Errors raised inside a run remove that run's directory, so nothing
+HYDRA_FULL_ERROR; we check the overrides first against the composed search path (conf/ and
+the user's own config directories) and name the bad value and the valid ones; keys are
+checked against the config as composed with the selected options (e.g. the chosen benchmark). Errors raised inside a run remove that run's directory, so nothing
 half-written is left under results/.
 """
 
@@ -49,16 +50,55 @@ def sweep_values(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+def config_dirs(argv: list[str], conf_dir: Path) -> tuple[list[Path], list[str]]:
+    """The config directories Hydra will compose from: the user's (`--config-dir DIR`, `-cd DIR`,
+    `hydra.searchpath=[file://DIR,…]`) and the packaged conf/ last; and the search path entries
+    to hand to compose (Hydra's own providers, e.g. pkg://, are passed through unexamined)."""
+    dirs, entries = [], []
+    for i, a in enumerate(argv):
+        value = None
+        if a in ("--config-dir", "-cd") and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif a.startswith("--config-dir="):
+            value = a.split("=", 1)[1]
+        if value is not None:
+            p = Path(value).expanduser().resolve()
+            if not p.is_dir():
+                fail(f"--config-dir {value}: no such directory")
+            dirs.append(p)
+            entries.append(f"file://{p}")
+        key, sep, rest = a.partition("=")
+        if sep and key.lstrip("+") == "hydra.searchpath":
+            for item in (x.strip().strip("'\"") for x in rest.strip("[]").split(",")):
+                if not item:
+                    continue
+                if item.startswith("file://") or "://" not in item:
+                    p = Path(item.removeprefix("file://")).expanduser().resolve()
+                    if not p.is_dir():
+                        fail(f"hydra.searchpath entry {item}: no such directory")
+                    dirs.append(p)
+                    entries.append(f"file://{p}")
+                else:
+                    entries.append(item)
+    return dirs + [conf_dir], entries
+
+
+def group_options(dirs: list[Path], group: str) -> list[str]:
+    """Every option of a config group over the search path (files starting with _ are templates)."""
+    return sorted({p.stem for d in dirs for p in (d / group).glob("*.yaml") if not p.stem.startswith("_")})
+
+
 def precheck(argv: list[str], conf_dir: Path) -> None:
     from hydra import compose, initialize_config_dir
 
-    overrides = [a for a in argv if "=" in a and not a.startswith("-")]
+    dirs, searchpath = config_dirs(argv, conf_dir)
+    overrides = [a for a in argv if "=" in a and not a.startswith("-") and not a.lstrip("+").startswith("hydra.searchpath=")]
     choices = {}
     for o in overrides:
         key, value = o.split("=", 1)
         key = key.lstrip("+~")
         if key in GROUPS:
-            valid = sorted(p.stem for p in (conf_dir / key).glob("*.yaml"))
+            valid = group_options(dirs, key)
             for v in sweep_values(value):
                 if v not in valid:
                     fail(f"unknown {key} '{v}' (valid: {', '.join(valid)})")
@@ -66,14 +106,19 @@ def precheck(argv: list[str], conf_dir: Path) -> None:
             if vals:
                 choices[key] = vals
         if key == "hydra/launcher":
-            valid = sorted({p.stem for p in (conf_dir / key).glob("*.yaml")} | set(BUILTIN_LAUNCHERS))
+            valid = sorted(set(group_options(dirs, key)) | set(BUILTIN_LAUNCHERS))
             if value not in valid:
                 fail(f"unknown hydra/launcher '{value}' (valid: {', '.join(valid)})")
+    extra = [f"hydra.searchpath=[{','.join(searchpath)}]"] if searchpath else []
     for combo in itertools.product(*choices.values()):
         picked = dict(zip(choices, combo))
-        with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3"):
-            cfg = compose(config_name="config", overrides=[f"{k}={v}" for k, v in picked.items()],
-                          return_hydra_config=True)
+        try:
+            with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3"):
+                cfg = compose(config_name="config", overrides=extra + [f"{k}={v}" for k, v in picked.items()],
+                              return_hydra_config=True)
+        except Exception as e:  # a broken user config: Hydra's message, on one line
+            where = ", ".join(f"{k}={v}" for k, v in picked.items()) or "the defaults"
+            fail(f"cannot compose {where}: {' '.join(str(e).split())}")
         tree = OmegaConf.to_container(cfg, resolve=False)
         tree.pop("hydra")
         check_keys(overrides, tree, picked)
@@ -127,7 +172,9 @@ def check_keys(overrides: list[str], tree: dict, picked: dict) -> None:
 
 
 def guarded(task, out_dir_of):
-    """Run `task()`; on a UserError remove the run directory it created and exit 2 with one line."""
+    """Run `task()`. On a UserError remove the run directory it created and exit 2 with one line;
+    on any other failure (a bug, Ctrl-C) keep the directory for the post-mortem but mark it with a
+    FAILED file holding the traceback, so no folder looks like a finished run."""
     try:
         return task()
     except UserError as e:
@@ -135,3 +182,24 @@ def guarded(task, out_dir_of):
         if out_dir is not None and Path(out_dir).exists():
             shutil.rmtree(out_dir, ignore_errors=True)
         fail(str(e))
+    except (Exception, KeyboardInterrupt):
+        out_dir = out_dir_of()
+        if out_dir is not None and Path(out_dir).is_dir():
+            import traceback
+
+            from .cache import write_text_atomic
+
+            write_text_atomic(Path(out_dir) / FAILED, traceback.format_exc())
+        raise
+
+
+FAILED = "FAILED"  # beside a run directory's files when the run raised
+
+
+def run_name(stage, benchmark, fidelity, search, seed) -> str:
+    """A run folder's name (the `testnav_run` resolver in conf/config.yaml): search runs (replay and
+    live) by benchmark, fidelity, search and seed, as the figure scanners read them; every other
+    stage by benchmark and stage, since fidelity and search play no part in it."""
+    if stage in ("search", "live"):
+        return f"{benchmark}_{fidelity}_{search}_s{seed}"
+    return f"{benchmark}_{stage}"

@@ -97,7 +97,9 @@ def bad_tables(tmp):
 
 # (overrides, what the one-line error must say); "table:X" replays on bad_tables()[X]
 BAD_INPUTS = [
-    (["benchmark=mnist6k"], "unknown benchmark 'mnist6k' (valid: cifar10, gtsrb, humaneval, mbpp, mnist, mnist5k, qqp, roboflow, tiny_imagenet)"),
+    (["benchmark=mnist6k"], "unknown benchmark 'mnist6k' (valid: cifar10, gtsrb, humaneval, image_classification, mbpp, mnist, "
+     "mnist5k, qqp, roboflow, text_classification, tiny_imagenet)"),
+    (["seed=abc"], "seed=abc: must be a whole number"),
     (["fidelity=lpips"], "unknown fidelity 'lpips' (valid: bertf1, chrf, kid, ssim)"),
     (["-m", "search=nsga2,nsga3"], "unknown search 'nsga3' (valid: deepgini, delta_only, dsa, ga, greedy, kmnc, lsa, nac, nsga2"),
     (["search.eta_c=0"], "search.eta_c=0.0: the distribution index must be > 0"),

@@ -63,3 +63,11 @@ def test_testifai_queries_notebook(cache_dir, monkeypatch):
     text = outputs(nb)
     assert "tests measured with" in text and "estimate − true" in text
     assert images(nb) >= 1
+
+
+@pytest.mark.slow
+def test_your_model_notebook(cache_dir, monkeypatch):
+    nb = execute("your_model.ipynb", cache_dir, monkeypatch)
+    text = outputs(nb)
+    assert "configurations run for" in text and "p_complete = " in text and "R_predicted" in text
+    assert images(nb) >= 1

@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from ..errors import UserError
+from ..models.monitor import Monitored
 from .base import Benchmark
 
 
@@ -16,7 +17,7 @@ from .base import Benchmark
 class Loaded:
     inputs: torch.Tensor  # (N, C, H, W) in [0, 1]: the clean test set D
     labels: torch.Tensor  # (N,)
-    model: torch.nn.Module  # exposes hidden(x) -> [layer activations], classifier(features) -> logits
+    model: torch.nn.Module  # a Monitored model, or one exposing hidden(x) -> [activations] and classifier(features)
     model_key: str  # hash identifying the trained weights
     train_inputs: torch.Tensor | None = None  # what input-level signals calibrate on (coverage ranges, KDEs)
     train_labels: torch.Tensor | None = None
@@ -30,18 +31,30 @@ class View:
         self.images, self.model, self.batch_size, self.labels, self.amp = images, model, batch_size, labels, amp
 
     @cached_property
-    def layers(self) -> list[torch.Tensor]:
+    def outputs(self) -> tuple[list[torch.Tensor], torch.Tensor | None]:
         """Batched inference; on CUDA with channels-last inputs and bf16 autocast (activations
-        are returned in float32 so every metric sees the same precision)."""
+        are returned in float32 so every metric sees the same precision). A `Monitored` model
+        gives its logits from the same pass; testnav's own nets give them from `classifier`
+        (None here, computed from the features when asked)."""
         cuda = self.images.is_cuda
-        chunks = []
+        monitored = isinstance(self.model, Monitored)
+        chunks, logits = [], []
         with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda and self.amp):
             for i in range(0, len(self.images), self.batch_size):
                 batch = self.images[i : i + self.batch_size]
                 if cuda and batch.shape[1] > 1:
                     batch = batch.contiguous(memory_format=torch.channels_last)
-                chunks.append([h.float() for h in self.model.hidden(batch)])
-        return [torch.cat(parts) for parts in zip(*chunks)]
+                if monitored:
+                    layers, z = self.model.monitor(batch)
+                    logits.append(z.float())
+                else:
+                    layers = self.model.hidden(batch)
+                chunks.append([h.float() for h in layers])
+        return [torch.cat(parts) for parts in zip(*chunks)], torch.cat(logits) if monitored else None
+
+    @property
+    def layers(self) -> list[torch.Tensor]:
+        return self.outputs[0]
 
     @property
     def features(self) -> torch.Tensor:
@@ -50,7 +63,10 @@ class View:
     @cached_property
     def probabilities(self) -> torch.Tensor:
         with torch.inference_mode():
-            return torch.softmax(self.model.classifier(self.features).double(), dim=1)
+            logits = self.outputs[1]
+            if logits is None:
+                logits = self.model.classifier(self.features)
+            return torch.softmax(logits.double(), dim=1)
 
     @property
     def predictions(self) -> torch.Tensor:

@@ -12,6 +12,9 @@ class ImageFolder:
         self.root, self.n, self.seed, self.image_size = root, n, int(seed), image_size
 
     def files(self):
+        if self.root is None:
+            from ..errors import UserError
+            raise UserError("benchmark.data.root is not set: give your image folder (root/<class>/<image>)")
         root = require(self.root, "give an image folder with one sub-folder per class (root/<class>/<image>)")
         classes = sorted(p.name for p in root.iterdir() if p.is_dir())
         items = [(f, i) for i, c in enumerate(classes) for f in sorted((root / c).iterdir()) if f.suffix.lower() in EXTENSIONS]

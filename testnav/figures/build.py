@@ -104,7 +104,7 @@ def _fig_examples(res: Results, b: str, f: str, out: Path, number: int, cache_di
 
     gt = res.truths[(b, f)]
     try:
-        items, note = example_items(b, gt, cache_dir)
+        items, note = example_items(b, gt, cache_dir, root=res.root)
     except Exception as e:  # no data or model on this machine, or not an image benchmark
         res.missing.append(f"Fig. {number} · {b}/{f}: example images unavailable ({type(e).__name__}: {str(e)[:100]})")
         return None

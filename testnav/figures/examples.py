@@ -1,7 +1,8 @@
 """The perturbed images behind Figs. 5–6: one test input under every Pareto-optimal θ.
 
 Why it rebuilds the benchmark: a ground-truth table holds scores, not images. The
-benchmark (from `conf/benchmark/<name>.yaml`, its data and cached model) is built again
+benchmark (from `conf/benchmark/<name>.yaml`, or as a run of it composed it, its data and
+cached model) is built again
 and its families are applied along prefixes with the same per-prefix generators as the
 ground-truth pass (`testnav.groundtruth.PrefixWalker`), to the whole of D, so the chosen
 input looks exactly as it did when its row of the table was computed (random families
@@ -31,6 +32,35 @@ def build_benchmark(name: str):
     return instantiate(cfg.benchmark, _convert_="all")
 
 
+def run_benchmark(name: str, root) -> tuple[object, str | None] | None:
+    """The benchmark as a run under `root` composed it (its .hydra/config.yaml: the user's own config
+    directory, command-line overrides), and the directory that run started in (relative data paths
+    are relative to it); None if no run of `name` is there."""
+    from hydra.utils import instantiate
+    from omegaconf import OmegaConf
+
+    for cfg_path in sorted(Path(root).rglob(".hydra/config.yaml"), reverse=True):  # newest first
+        cfg = OmegaConf.load(cfg_path)
+        if OmegaConf.select(cfg, "benchmark.name", default=None) != name:
+            continue
+        hydra = cfg_path.with_name("hydra.yaml")
+        cwd = OmegaConf.select(OmegaConf.load(hydra), "hydra.runtime.cwd", default=None) if hydra.exists() else None
+        return instantiate(cfg.benchmark, _convert_="all"), cwd
+    return None
+
+
+def any_benchmark(name: str, root=None) -> tuple[object, str | None]:
+    """The packaged benchmark `name` (as the committed figures were drawn), else the one a run under
+    `root` composed: so Figs. 5–6 work for a benchmark from `--config-dir` or the generic presets."""
+    try:
+        return build_benchmark(name), None
+    except Exception:
+        found = run_benchmark(name, root) if root is not None else None
+        if found is None:
+            raise
+        return found
+
+
 def perturbed_inputs(benchmark, loaded, thetas, index: int = 0) -> dict[tuple, np.ndarray]:
     """θ → the perturbed `index`-th input (C×H×W in [0, 1]) for each θ, walking prefixes in lattice order."""
     import torch
@@ -45,17 +75,20 @@ def perturbed_inputs(benchmark, loaded, thetas, index: int = 0) -> dict[tuple, n
     return out
 
 
-def example_items(name: str, gt, cache_dir, index: int = 0) -> tuple[list[dict], str]:
+def example_items(name: str, gt, cache_dir, index: int = 0, root=None) -> tuple[list[dict], str]:
     """Items for `plot_examples` (P* of `gt`, labelled with raw δ and normalised ρ), and a note."""
-    benchmark = build_benchmark(name)
+    import contextlib
+
+    benchmark, cwd = any_benchmark(name, root)
     if getattr(benchmark, "modality", "") != "vision":
         raise ValueError(f"benchmark {name} is not an image benchmark (modality {benchmark.modality})")
-    loaded = benchmark.load(cache_dir)
+    with contextlib.chdir(cwd) if cwd and Path(cwd).is_dir() else contextlib.nullcontext():
+        loaded = benchmark.load(cache_dir)
+        now = benchmark.key(loaded)  # describes the data files, relative to the run's directory too
     note = ""
     key = gt.meta.get("key")
-    if key and benchmark.key(loaded) != key:
-        note = (f"images from the current code; the table was computed under key {key} "
-                f"(now {benchmark.key(loaded)})")
+    if key and now != key:
+        note = f"images from the current code; the table was computed under key {key} (now {now})"
     front = gt.pstar
     tcols = [c for c in front.columns if c[:1] == "t" and c[1:].isdigit()]
     thetas = [tuple(int(v) for v in r) for r in front[tcols].to_numpy()]

@@ -1,5 +1,7 @@
-"""Any image classifier behind the interface the ground truth needs: `hidden(x)` (monitored
-activations, the last being the feature space) and `classifier(features)` (logits).
+"""Any image classifier behind the interface the ground truth needs: monitored activations
+(the last being the feature space) and logits. testnav's own nets expose `hidden(x)` and
+`classifier(features)`, timm's `forward_features` / `forward_head`; any other `nn.Module` is
+read by forward hooks (`Hooked`, testnav/models/monitor.py).
 
 `ModelSpec` builds one from YAML: an architecture (a timm model name, or a class path such
 as testnav.models.wrn.WideResNet) and a local checkpoint. Inputs arrive in [0, 1] at the
@@ -20,6 +22,7 @@ from torch import nn
 from ..cache import stable_hash
 from ..errors import UserError
 from .checkpoint import file_digest, load_into
+from .monitor import Hooked
 
 log = logging.getLogger(__name__)
 
@@ -27,20 +30,21 @@ log = logging.getLogger(__name__)
 INTERPOLATIONS = ("bilinear", "bicubic", "nearest")
 
 
-class Classifier(nn.Module):
-    """interpolation: the resize filter to `input_size`. uint8: resize the image as the 8-bit
-    tensor the publisher's pipeline holds (torchvision's Resize on a uint8 tensor, then ÷255),
-    rather than the [0, 1] floats; ehuynh1106/TinyImageNet-Transformers evaluates CaiT-S36 so
+class Preprocess(nn.Module):
+    """The model's own input pipeline on [0, 1] images: the resize to `input_size`, then mean/std.
+
+    interpolation: the resize filter. uint8: resize the image as the 8-bit tensor the
+    publisher's pipeline holds (torchvision's Resize on a uint8 tensor, then ÷255), rather than
+    the [0, 1] floats; ehuynh1106/TinyImageNet-Transformers evaluates CaiT-S36 so
     (Resize(384, BICUBIC) on uint8, ÷255, ImageNet mean/std). A clean image is exactly its
     8-bit file, so on D this is the publisher's pipeline bit for bit."""
 
-    def __init__(self, net: nn.Module, mean, std, input_size=None, interpolation: str = "bilinear",
-                 uint8: bool = False):
+    def __init__(self, mean, std, input_size=None, interpolation: str = "bilinear", uint8: bool = False):
         super().__init__()
-        self.net = net
         self.register_buffer("mean", torch.tensor(mean, dtype=torch.float32).view(1, -1, 1, 1))
         self.register_buffer("std", torch.tensor(std, dtype=torch.float32).view(1, -1, 1, 1))
-        self.input_size = input_size
+        self.input_size = None if input_size is None else (input_size, input_size) if isinstance(input_size, int) \
+            else tuple(input_size)
         if interpolation not in INTERPOLATIONS:
             raise UserError(f"benchmark.model.interpolation={interpolation} (valid: {', '.join(INTERPOLATIONS)})")
         self.interpolation, self.uint8 = interpolation, bool(uint8)
@@ -57,12 +61,23 @@ class Classifier(nn.Module):
             return F.interpolate(x, size=size, mode="nearest")
         return F.interpolate(x, size=size, mode=self.interpolation, antialias=True, align_corners=False)
 
-    def prepare(self, x):
+    def forward(self, x):
         if self.input_size is not None and tuple(x.shape[-2:]) != tuple(self.input_size):
             x = self.resize(x)
         if x.shape[1] == 1 and self.mean.shape[1] == 3:
             x = x.expand(-1, 3, -1, -1)
         return (x - self.mean) / self.std
+
+
+class Classifier(nn.Module):
+    """A net with testnav's own interface (`hidden()`, `classifier`) or a timm model
+    (`forward_features`, `forward_head`) behind its input pipeline (`Preprocess`)."""
+
+    def __init__(self, net: nn.Module, mean, std, input_size=None, interpolation: str = "bilinear",
+                 uint8: bool = False):
+        super().__init__()
+        self.net = net
+        self.prepare = Preprocess(mean, std, input_size, interpolation, uint8)
 
     def hidden(self, x):
         net = self.net
@@ -79,25 +94,37 @@ class Classifier(nn.Module):
 
 
 class ModelSpec:
-    """arch: a timm model name or a dotted class path; checkpoint: local weights (required
-    unless random_weights, which only tests use)."""
+    """arch: a timm model name, or a dotted path to a class or builder called with num_classes
+    (testnav.models.wrn.WideResNet, torchvision.models.resnet18, your own module); checkpoint:
+    local weights (required unless random_weights, which only tests use). layer: where the
+    features are read (testnav/models/monitor.py): null takes the net's own `hidden()` or timm's
+    pre-logits when it has them, else the input of its last nn.Linear; a module name (or a list)
+    reads that module's output by a forward hook."""
 
     def __init__(self, arch: str, num_classes: int, checkpoint: str | None = None, input_size=None,
                  mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5), kwargs: dict | None = None, random_weights: bool = False,
-                 interpolation: str = "bilinear", uint8: bool = False, trust_pickle: bool = False):
+                 interpolation: str = "bilinear", uint8: bool = False, trust_pickle: bool = False, layer=None):
+        self.layer = layer if layer is None or isinstance(layer, str) else [str(n) for n in layer]
+        if num_classes is None:
+            raise UserError(f"benchmark.model.num_classes is not set: give the number of classes {arch} predicts")
         self.arch, self.num_classes, self.checkpoint = arch, int(num_classes), checkpoint
         self.input_size = None if input_size is None else tuple(input_size) if not isinstance(input_size, int) \
             else (input_size, input_size)
         self.mean, self.std, self.kwargs, self.random_weights = list(mean), list(std), dict(kwargs or {}), random_weights
         self.interpolation, self.uint8, self.trust_pickle = interpolation, bool(uint8), bool(trust_pickle)
 
-    def build(self) -> Classifier:
+    def build(self) -> nn.Module:
         if "." in self.arch:
             module, _, cls = self.arch.rpartition(".")
             try:
-                net = getattr(importlib.import_module(module), cls)(num_classes=self.num_classes, **self.kwargs)
+                builder = getattr(importlib.import_module(module), cls)
             except (ImportError, AttributeError) as e:
                 raise UserError(f"model.arch={self.arch}: no such class ({e})") from None
+            try:
+                net = builder(num_classes=self.num_classes, **self.kwargs)
+            except TypeError as e:
+                raise UserError(f"model.arch={self.arch} cannot be built with num_classes={self.num_classes} and "
+                                f"benchmark.model.kwargs={self.kwargs} ({e})") from None
         else:
             import timm
 
@@ -112,12 +139,16 @@ class ModelSpec:
                             f".pt state dict or a Hugging Face snapshot directory>")
         else:
             log.warning("model %s has RANDOM weights (random_weights=true): for tests only", self.arch)
-        model = Classifier(net, self.mean, self.std, self.input_size, self.interpolation, self.uint8)
-        return model.eval()
+        own = hasattr(net, "hidden") or (hasattr(net, "forward_features") and hasattr(net, "forward_head"))
+        if own and self.layer is None:
+            return Classifier(net, self.mean, self.std, self.input_size, self.interpolation, self.uint8).eval()
+        pipeline = Preprocess(self.mean, self.std, self.input_size, self.interpolation, self.uint8)
+        return Hooked(net, pipeline, self.layer).eval()
 
     def key(self) -> str:
         return stable_hash({"arch": self.arch, "classes": self.num_classes, "input_size": self.input_size,
                             "mean": self.mean, "std": self.std, "kwargs": self.kwargs,
                             **({"interpolation": self.interpolation, "uint8": self.uint8}
                                if (self.interpolation, self.uint8) != ("bilinear", False) else {}),
+                            **({"layer": self.layer} if self.layer is not None else {}),
                             "weights": file_digest(self.checkpoint) if self.checkpoint else "random"})

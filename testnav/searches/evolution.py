@@ -12,6 +12,8 @@ two interchangeable engines.
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 from pymoo.core.evaluator import Evaluator
 from pymoo.core.problem import Problem
@@ -25,6 +27,8 @@ from pymoo.problems.static import StaticProblem
 from ..errors import UserError
 from ..lattice import Lattice
 from .fast import FastEvolution
+
+log = logging.getLogger(__name__)
 
 # Consecutive generations that produce no offspring before the run is declared stalled
 # (possible only with duplicate elimination on a tiny lattice).
@@ -78,6 +82,18 @@ class EvolutionSearch:
     @property
     def requires(self) -> tuple[str, ...]:
         return tuple(n for n in self.objectives if n not in ("delta", "rho"))
+
+    def fit(self, lattice: Lattice, budget: int) -> None:
+        """Shrink a population too large for the lattice or the budget, with a note. The paper's μ = 110
+        was chosen for 6⁴ = 1,296 configurations; on a small lattice μ = |Θ| would make the initial
+        population all of Θ, after which every offspring is a duplicate that pymoo eliminates, so μ is
+        capped at a third of |Θ| (27 of a 3⁴ = 81 lattice), and at the budget."""
+        if self.pop_size <= lattice.size and self.pop_size <= budget:
+            return
+        fitted = max(2, min(self.pop_size, lattice.size // 3, budget))
+        log.warning("search.pop_size=%d does not fit |Θ|=%d and budget=%d: using μ=%d (set search.pop_size "
+                    "to choose another)", self.pop_size, lattice.size, budget, fitted)
+        self.pop_size = fitted
 
     def check(self, lattice: Lattice, budget: int):
         if self.pop_size < 2:

@@ -16,7 +16,7 @@ import pandas as pd
 from ..cache import atomic_path, write_json_atomic
 from ..errors import UserError
 from ..assemble import build as instantiate, build_groundtruth, resolve_device
-from ..groundtruth import outcomes
+from ..groundtruth import compute_groundtruth, outcomes
 from .core import Settings, build, from_groundtruth
 from .executor import LiveExecutor, low_order
 from .query import Query
@@ -35,27 +35,34 @@ def write_csv(df: pd.DataFrame, path: Path) -> None:
 
 def make_tomography(cfg):
     """Returns (Tomography, benchmark name)."""
-    settings = settings_of(cfg)
-    source, quality_col = cfg.tomography.source, cfg.tomography.quality
+    if cfg.tomography.source not in ("replay", "live"):
+        raise UserError(f"tomography.source={cfg.tomography.source} (valid: replay, live)")
+    benchmark = instantiate(cfg.benchmark)
+    tomo = tomography_for(benchmark, settings_of(cfg), cfg.tomography.source, cfg.tomography.quality, cfg.cache_dir,
+                          resolve_device(cfg.device), cfg.progress)
+    return tomo, benchmark.name
+
+
+def tomography_for(benchmark, settings: Settings, source: str, quality_col, cache_dir, device: str, progress: bool):
+    """The tomography of a built benchmark (the CLI's and testnav.Tester's): low-order tests replayed
+    from its ground truth's per-input outcomes, or measured live on the model."""
     if source not in ("replay", "live"):
         raise UserError(f"tomography.source={source} (valid: replay, live)")
     if source == "replay":
-        path, benchmark = build_groundtruth(cfg)
+        path = compute_groundtruth(benchmark, cache_dir, device, progress=progress)
         df = pd.read_parquet(path)
         if quality_col is not None and quality_col not in df.columns:
             raise UserError(f"tomography.quality={quality_col}: the ground truth has no such column "
                             f"(valid: {', '.join(benchmark.metrics)} or null)")
         names = [f.name for f in benchmark.families]
         q = df[quality_col].to_numpy(float) if quality_col else None
-        return from_groundtruth(outcomes(df), benchmark.lattice, names, settings, q), benchmark.name
-    benchmark = instantiate(cfg.benchmark)
-    loaded = benchmark.load_nonempty(cfg.cache_dir)
-    device = resolve_device(cfg.device)
+        return from_groundtruth(outcomes(df), benchmark.lattice, names, settings, q)
+    loaded = benchmark.load_nonempty(cache_dir)
     loaded.inputs, loaded.labels = loaded.inputs.to(device), loaded.labels.to(device)
     loaded.model.to(device)
     measured = LiveExecutor(benchmark, loaded, settings.rule, settings.seed).run(
-        low_order(benchmark.lattice, settings.max_order), progress=cfg.progress)
-    return build(benchmark.lattice, [f.name for f in benchmark.families], measured, settings), benchmark.name
+        low_order(benchmark.lattice, settings.max_order), progress=progress)
+    return build(benchmark.lattice, [f.name for f in benchmark.families], measured, settings)
 
 
 def run_tomography(cfg, out_dir: Path) -> dict:
