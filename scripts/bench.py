@@ -14,6 +14,10 @@ Writes results/bench.md and results/bench.json. Sections (issue 10):
      measurement, labelled as CPU
   9. the code sandbox: time per program (HumanEval/0's check), before and after issue 19 (no root, reads
      confined), and a bare interpreter start for scale
+ 10. the ground truth against its inference bound: on sample chunks of mnist5k at each lattice size, the
+     full scoring (walk, inference, every metric and signal) timed beside the walk plus the bare model
+     forward on the same images; configurations and tables per second, and the ratio of the two
+ 11. search time per proposal, per search and lattice size, on generated tables (testnav.synthetic)
 Repeated timings are interleaved (A, B, A, B, …) and reported as median and spread, so a
 noisy shared machine skews both sides alike.
 
@@ -260,6 +264,80 @@ def section_replay(table: Path) -> dict:
                                             "pymoo_one_process": 5120 * per_run["nsga2/pymoo"]["median"]}}
 
 
+def section_groundtruth_bound(quick: bool) -> dict:
+    """Per lattice size (mnist5k, 4 families × ℓ levels): a few chunks spread over the walk, each
+    evaluated as the ground truth does (`rows_for`: walk, inference, every metric) and, alternately,
+    as its bound (the same walk plus the bare `model.hidden` forward at the benchmark's batch size).
+    Both sides walk from a fresh stack, so the shared-prefix work is the same on both."""
+    return {f"{levels}^4": _bound_at(levels, 2 if quick else 3) for levels in ((3,) if quick else (3, 6))}
+
+
+def _bound_at(levels: int, n_chunks: int) -> dict:
+    import torch
+    from tqdm import tqdm
+
+    from testnav.assemble import compose_benchmark
+    from testnav.groundtruth import PrefixWalker, chunk_prefixes, rows_for
+
+    bench = compose_benchmark([f"benchmark.levels={levels}"])
+    loaded = bench.load_nonempty(tempfile.gettempdir())
+    bench.prepare_metrics(loaded)
+    psi = bench.score(loaded, loaded.inputs)["psi"]
+    chunks = chunk_prefixes(bench.lattice)
+    picked = [chunks[i] for i in np.unique(np.linspace(0, len(chunks) - 1, n_chunks).round().astype(int))]
+    rest = [tuple(int(v) for v in r) for r in np.ndindex(*(levels,) * (bench.lattice.n - 2))]
+    thetas = [c + r for c in picked for r in rest]
+
+    def full():
+        with tqdm(disable=True) as bar:
+            rows_for(bench, loaded, PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed), thetas, psi, bar)
+
+    def bound():
+        walker = PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed)
+        with torch.inference_mode():
+            for t in thetas:
+                x = walker.images(t)
+                for i in range(0, len(x), bench.batch_size):
+                    loaded.model.hidden(x[i : i + bench.batch_size])
+
+    times = interleaved({"groundtruth": full, "bound": bound}, 2)
+    gt, b = times["groundtruth"]["median"], times["bound"]["median"]
+    size = bench.lattice.size
+    return {"configurations": size, "sampled": len(thetas), "seconds": times,
+            "configurations_per_second": len(thetas) / gt, "tables_per_second": len(thetas) / gt / size,
+            "projected_table_seconds": size * gt / len(thetas), "ratio_to_bound": gt / b}
+
+
+SCALE_SIZES = ((4, 6), (5, 6), (6, 6))  # 1,296, 7,776 and 46,656 configurations
+SCALE_BUDGET = 1296
+
+
+def section_search_scaling(quick: bool) -> dict:
+    """Wall time per proposal of each search on generated `pairs` tables of growing |Θ| (same budget
+    everywhere, the table's lookups included). TomoNav, whose cost grows with |Θ| fastest, only
+    where one run stays short."""
+    from testnav.oracle import TableOracle
+    from testnav.searches.ga import GASearch
+    from testnav.searches.greedy import GreedySearch
+    from testnav.searches.nsga2 import NSGA2Search
+    from testnav.searches.random_search import RandomSearch
+    from testnav.searches.tomonav import TomoNavSearch
+    from testnav.synthetic import synthetic_table
+    from testnav.table import Objectives
+
+    out = {}
+    for n, levels in SCALE_SIZES[:1] if quick else SCALE_SIZES:
+        oracle = TableOracle(Objectives.from_table(synthetic_table("pairs", n, levels, seed=7), "rho", 1.0))
+        searches = {"nsga2/fast": NSGA2Search(engine="fast"), "ga/fast": GASearch(engine="fast"),
+                    "greedy": GreedySearch(), "random": RandomSearch()}
+        if levels**n <= 10_000:
+            searches["tomonav"] = TomoNavSearch()
+        times = interleaved({k: (lambda s=s, o=oracle: s.run(o, SCALE_BUDGET, 0)) for k, s in searches.items()}, 1 if quick else 2)
+        out[f"{levels}^{n}"] = {"configurations": levels**n, "budget": SCALE_BUDGET,
+                                "ms_per_proposal": {k: 1000 * v["median"] / SCALE_BUDGET for k, v in times.items()}}
+    return out
+
+
 def section_tomography(table: Path) -> dict:
     import pandas as pd
 
@@ -301,6 +379,8 @@ def main(argv=None):
         report["sandbox"] = section_sandbox(args.quick)
         report["replay"] = section_replay(table)
         report["tomography"] = section_tomography(table)
+    report["groundtruth_bound"] = section_groundtruth_bound(args.quick)
+    report["search_scaling"] = section_search_scaling(args.quick)
     report["families"] = section_families(args.quick)
     report["gpu"] = section_gpu(args.quick, report["families"]["rows"])
     if "skipped" in report["gpu"]:
@@ -332,8 +412,33 @@ def render(r: dict) -> str:
     lines += [f"| peak RSS: `python run.py` cold (ground truth) | {m['run_py_cold_including_groundtruth']} MiB |",
               f"| peak RSS: grid replay | {m['grid_replay']} MiB |", "", "## Perturbation throughput", "",
               r["families"]["markdown"], ""]
-    lines += render_model(r) + render_sandbox(r)
+    lines += render_model(r) + render_sandbox(r) + render_scaling(r)
     return "\n".join(lines)
+
+
+def render_scaling(r: dict) -> list[str]:
+    """Sections 10 and 11 as Markdown (absent from a report written before they existed)."""
+    lines = []
+    if r.get("groundtruth_bound"):
+        lines += ["## Ground truth against its inference bound (mnist5k, 1,000 digits)", "",
+                  "Sample chunks at each lattice size; the ground truth (walk, inference, every metric and signal) "
+                  "and its bound (the same walk plus the bare LeNet-5 forward) timed alternately, medians of 2.", "",
+                  "| lattice | sampled | configurations/s | tables/s (projected table) | ground truth ÷ bound |",
+                  "|---|---:|---:|---:|---:|"]
+        for k, v in r["groundtruth_bound"].items():
+            lines.append(f"| {k} = {v['configurations']:,} | {v['sampled']} | {v['configurations_per_second']:.1f} | "
+                         f"{v['tables_per_second']:.4f} ({v['projected_table_seconds']:.0f} s) | {v['ratio_to_bound']:.2f}× |")
+        lines.append("")
+    if r.get("search_scaling"):
+        rows = r["search_scaling"]
+        names = sorted({k for v in rows.values() for k in v["ms_per_proposal"]})
+        lines += ["## Search time per proposal on generated tables (`pairs`, seed 7, budget 1,296)", "",
+                  "| lattice | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+        for k, v in rows.items():
+            cells = [f"{v['ms_per_proposal'][n]:.3f} ms" if n in v["ms_per_proposal"] else "not run" for n in names]
+            lines.append(f"| {k} = {v['configurations']:,} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines
 
 
 def _duration(s: float) -> str:

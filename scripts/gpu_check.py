@@ -17,7 +17,12 @@ section fails (the others still run and are written), 0 otherwise. Sections:
              thread, as `scripts/bench_families.py`) and imagecorruptions-imaug per image; the
              device output must equal the CPU output within 2/255 (same generator draws)
   groundtruth  mnist5k ground truth on the CPU and on the device (the pinned LeNet-5):
-             wall times; δ must be equal, ρ (SSIM) within 1e-4, P* identical
+             wall times; δ must be equal, ρ (SSIM) within 1e-4, P* identical. The metrics are
+             the same code on both: DSA's nearest neighbours class by class (one distance block
+             per predicted class) and KID's clean-vs-clean kernel sum computed once, so the
+             comparison covers them on the device too. Each configuration is still one
+             inference pass of |D| images (1,000 for mnist5k, under one batch); stacking a
+             chunk's configurations into one batch is what would fill a GPU, and is not done
 
 Without a CUDA device it prints one skip line and exits 0. `--device cpu --tiny` runs every
 section on tiny models, batches and lattices on the CPU in seconds (tests/test_gpu_check.py).

@@ -75,3 +75,26 @@ def test_report_renders_the_sandbox_row(bench):
     assert "before: no git history" in "\n".join(bench.render_sandbox({"sandbox": {"program": "p", "seconds": t,
                                                                                    "repeat": 5}}))
     assert bench.render_sandbox({}) == []
+
+
+def test_report_renders_the_bound_and_search_scaling_rows(bench):
+    t = {"median": 1.0, "min": 1.0, "max": 1.0}
+    r = {"groundtruth_bound": {"6^4": {"configurations": 1296, "sampled": 108, "seconds": {"groundtruth": t, "bound": t},
+                                       "configurations_per_second": 10.8, "tables_per_second": 10.8 / 1296,
+                                       "projected_table_seconds": 120.0, "ratio_to_bound": 1.25}},
+         "search_scaling": {"6^4": {"configurations": 1296, "budget": 1296, "ms_per_proposal": {"random": 0.01, "tomonav": 12.5}},
+                            "6^6": {"configurations": 46656, "budget": 1296, "ms_per_proposal": {"random": 0.02}}}}
+    md = "\n".join(bench.render_scaling(r))
+    assert "| 6^4 = 1,296 | 108 | 10.8 | 0.0083 (120 s) | 1.25× |" in md
+    assert "| lattice | random | tomonav |" in md and "| 6^6 = 46,656 | 0.020 ms | not run |" in md
+    assert bench.render_scaling({}) == []
+
+
+def test_search_scaling_section_times_every_search_on_a_generated_table(bench, monkeypatch):
+    """The smallest lattice only, budget cut so the test is quick; every search reports a time."""
+    monkeypatch.setattr(bench, "SCALE_SIZES", ((4, 4),))
+    monkeypatch.setattr(bench, "SCALE_BUDGET", 150)
+    out = bench.section_search_scaling(quick=True)
+    assert list(out) == ["4^4"] and out["4^4"]["configurations"] == 256
+    assert set(out["4^4"]["ms_per_proposal"]) == {"nsga2/fast", "ga/fast", "greedy", "random", "tomonav"}
+    assert all(v > 0 for v in out["4^4"]["ms_per_proposal"].values())

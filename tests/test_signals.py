@@ -71,6 +71,26 @@ def test_dsa_by_hand():
     assert m(v) == pytest.approx(1 / 4)
 
 
+def test_dsa_class_by_class_equals_the_masked_full_distance_matrix():
+    """The nearest training input of the predicted class, found class by class, is the one the
+    full (N, n_train) distance matrix with the other classes masked out gives (Kim et al.'s formula)."""
+    g = torch.Generator().manual_seed(0)
+    train_a, train_y = torch.randn(300, 6, generator=g, dtype=torch.float64), torch.randint(0, 5, (300,), generator=g)
+    test_a, probs = torch.randn(120, 6, generator=g, dtype=torch.float64), torch.rand(120, 6, generator=g, dtype=torch.float64)
+    m = DSA()
+    m.prepare(FakeView([train_a.tolist()], labels=train_y.tolist()))
+    view = FakeView([test_a.tolist()], probabilities=probs.tolist())  # class 5 has no training input: DSA = inf
+    pred = view.predictions
+    d = torch.cdist(test_a, train_a)
+    dist_a, nearest = d.masked_fill(train_y[None, :] != pred[:, None], float("inf")).min(dim=1)
+    full = torch.cdist(train_a, train_a).masked_fill(train_y[None, :] == train_y[:, None], float("inf")).min(dim=1).values
+    expected = dist_a / full[nearest]
+    assert (pred == 5).any() and m(view) == float("inf") == float(expected.mean())
+    keep = pred != 5
+    view = FakeView([test_a[keep].tolist()], probabilities=probs[keep].tolist())
+    assert m(view) == pytest.approx(float(expected[keep].mean()), rel=1e-12)
+
+
 def test_kde_matches_scipy_and_lsa_uses_predicted_class():
     g = torch.Generator().manual_seed(0)
     x = torch.randn(200, 4, generator=g, dtype=torch.float64)

@@ -1,6 +1,8 @@
+import pytest
 import torch
 from torchmetrics.functional.image import structural_similarity_index_measure
 
+from testnav.fidelity import kid
 from testnav.fidelity.ssim import ssim_per_image
 
 
@@ -31,3 +33,27 @@ def test_kid_feature_falls_back_by_name_when_inception_is_absent(monkeypatch):
         kid.KID(feature="clip")
     monkeypatch.setattr(kid, "inception_available", lambda: True)
     assert kid.KID(feature="inception").feature == "inception"
+
+
+@pytest.mark.parametrize("subsets, subset_size", [(1, 1000), (1, 64), (3, 40)])
+def test_kid_equals_torchmetrics(subsets, subset_size):
+    """The whole-set case (clean-vs-clean kernel sum computed once) and torchmetrics' random
+    subsets both give torchmetrics' KernelInceptionDistance on the same features."""
+    from torchmetrics.image.kid import KernelInceptionDistance
+
+    class Features:
+        def __init__(self, f):
+            self.features = f
+
+    g = torch.Generator().manual_seed(0)
+    clean, perturbed = torch.rand(64, 8, generator=g, dtype=torch.float64), torch.rand(64, 8, generator=g, dtype=torch.float64) * 1.3
+    m = kid.KID(subset_size=subset_size, subsets=subsets, feature="model")
+    m.prepare(Features(clean))
+    ref = KernelInceptionDistance(feature=torch.nn.Identity(), subsets=subsets, subset_size=min(subset_size, 64))
+    ref.update(clean, real=True)
+    ref.update(perturbed, real=False)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        want = float(ref.compute()[0])
+    assert m(Features(perturbed)) == pytest.approx(want, rel=1e-12)
+    assert m(Features(perturbed)) == pytest.approx(want, rel=1e-12)  # the cached clean sum is reused unchanged

@@ -17,7 +17,7 @@ import warnings
 from pathlib import Path
 
 import torch
-from torchmetrics.image.kid import KernelInceptionDistance
+from torchmetrics.image.kid import KernelInceptionDistance, poly_kernel
 
 from ..errors import UserError
 
@@ -49,7 +49,13 @@ def resolve_feature(feature: str, fallback: str | None) -> str:
 class KID:
     """Subset size min(subset_size, N). When the subset is the whole set every subset holds
     the same samples and the unbiased MMD² is permutation-invariant, so one subset is exact
-    and more would only repeat it; `subsets` is kept configurable for larger sets."""
+    and more would only repeat it; `subsets` is kept configurable for larger sets.
+
+    In that whole-set case (one subset of all N clean and all N perturbed features) the value
+    is torchmetrics' unbiased MMD² computed directly: the clean-vs-clean kernel sum does not
+    depend on the perturbed set, so it is computed once in `prepare` instead of once per
+    configuration, which saves a third of the kernel arithmetic of every call. Other cases go
+    through torchmetrics' random subsets; tests check both against torchmetrics."""
 
     def __init__(self, subset_size: int = 1000, subsets: int = 1, degree: int = 3, coef: float = 1.0, seed: int = 0,
                  feature: str = "model", fallback: str | None = "model", name: str = "kid"):
@@ -77,11 +83,22 @@ class KID:
                 feature=torch.nn.Identity(), subsets=self.subsets, subset_size=min(self.subset_size, len(features)),
                 degree=self.degree, coef=self.coef, reset_real_features=False).to(features.device)
         self.metric.update(features, real=True)
+        self._real = features if self.subsets == 1 and self.subset_size >= len(features) else None
+        if self._real is not None:
+            self._real_sum = _off_diagonal_sum(self._kernel(self._real, self._real))
+
+    def _kernel(self, f1: torch.Tensor, f2: torch.Tensor) -> torch.Tensor:
+        return poly_kernel(f1, f2, self.degree, None, self.coef)
 
     @torch.no_grad()
     def __call__(self, view) -> float:
+        fake = self.features(view) if self._real is not None else None
+        if fake is not None and len(fake) == len(self._real):
+            m = len(fake)
+            value = (self._real_sum + _off_diagonal_sum(self._kernel(fake, fake))) / (m * (m - 1))
+            return float(value - 2 * self._kernel(self._real, fake).sum(dim=0).sum() / (m**2))
         self.metric.reset()
-        self.metric.update(self.features(view), real=False)
+        self.metric.update(self.features(view) if fake is None else fake, real=False)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.seed)
             mean, _ = self.metric.compute()
@@ -90,3 +107,8 @@ class KID:
     def describe(self) -> dict:
         return {"metric": "kid", "subset_size": self.subset_size, "subsets": self.subsets, "degree": self.degree,
                 "coef": self.coef, "seed": self.seed, "feature": self.feature}
+
+
+def _off_diagonal_sum(k: torch.Tensor) -> torch.Tensor:
+    """Σ_{i≠j} k_ij, summed as torchmetrics' `maximum_mean_discrepancy` does (row sums less the diagonal)."""
+    return (k.sum(dim=-1) - torch.diag(k)).sum()
