@@ -22,9 +22,7 @@ class ImageClassification(VisionBenchmark):
         return {"test": self.data.describe(), "train": self.train_data.describe() if self.train_data else None}
 
     def code_parts(self) -> list:
-        arch = self.model_spec.arch
-        own = [arch.rpartition(".")[0]] if arch.startswith("testnav.") else []  # a class path into this package
-        return [*super().code_parts(), self.data, self.train_data, self.model_spec, *own]
+        return [*super().code_parts(), self.data, self.train_data, *self.model_spec.code_parts()]
 
     def load(self, cache_dir) -> Loaded:
         x, y = self.data.load()

@@ -145,6 +145,12 @@ class ModelSpec:
         pipeline = Preprocess(self.mean, self.std, self.input_size, self.interpolation, self.uint8)
         return Hooked(net, pipeline, self.layer).eval()
 
+    def code_parts(self) -> list:
+        """What computes its outputs, for the ground-truth key: this spec, and the module of an
+        architecture given as a class path into this package (its code is the model)."""
+        own = [self.arch.rpartition(".")[0]] if self.arch.startswith("testnav.") else []
+        return [self, *own]
+
     def key(self) -> str:
         return stable_hash({"arch": self.arch, "classes": self.num_classes, "input_size": self.input_size,
                             "mean": self.mean, "std": self.std, "kwargs": self.kwargs,

@@ -123,6 +123,10 @@ class GivenModel:
                                   self.interpolation)
         return Hooked(self.module, pipeline, self.layer).eval()
 
+    def code_parts(self) -> list:
+        """What computes its outputs, for the ground-truth key: the wrapper and the module itself."""
+        return [self, self.module]
+
     def key(self) -> str:
         return stable_hash({"weights": weights_digest(self.module), "class": type(self.module).__qualname__,
                             "mean": self.mean, "std": self.std, "input_size": self.input_size,
