@@ -112,10 +112,13 @@ def main(argv=None) -> int:
     ap.add_argument("--results", default=str(ROOT / "results"), help="results folder (default: results/)")
     ap.add_argument("--seeds", type=int, default=3, help="seeds of the minimal sweep, if one is needed (default 3)")
     ap.add_argument("--no-sweep", action="store_true", help="never run the minimal sweep; draw what there is")
+    ap.add_argument("--sweep", action="store_true",
+                    help="with --results DIR: treat DIR as results/ (minimal sweep if it has no runs, the default "
+                         "run), as scripts/reproduce.py does in its scratch folder")
     ap.add_argument("--no-examples", action="store_true", help="skip Figs. 5–6 (they rebuild the benchmark's data)")
     args = ap.parse_args(argv)
     results = Path(args.results)
-    own = results.resolve() != (ROOT / "results").resolve()  # a user's folder: draw what is there, add nothing
+    own = results.resolve() != (ROOT / "results").resolve() and not args.sweep  # a user's folder: add nothing
     t0 = time.perf_counter()
     res = load_results(results)
     if res.runs.empty and not args.no_sweep and not own:

@@ -74,7 +74,7 @@ def regenerate(scratch: Path, seeds: int, cache: Path) -> list[tuple[str, str, s
                                             f"cache_dir={cache}", f"tomography.out={scratch / 'tables' / 'testifai'}",
                                             f"hydra.run.dir={scratch / 'study_run'}"])
     step(f"minimal sweep, tables, figures and report (scripts/figures.py, {seeds} seeds)",
-         [py, str(ROOT / "scripts" / "figures.py"), "--results", str(scratch), "--seeds", str(seeds)])
+         [py, str(ROOT / "scripts" / "figures.py"), "--results", str(scratch), "--sweep", "--seeds", str(seeds)])
     return rows
 
 
