@@ -25,8 +25,9 @@ install: $(STAMP)
 run: install            ## the main job on the embedded default benchmark (mnist5k)
 	$(PY) run.py
 
-lint: install           ## ruff (rules in pyproject.toml): undefined names, unused imports, bugbear
+lint: install           ## ruff (rules in pyproject.toml): undefined names, unused imports, bugbear; and the layout
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 test: lint              ## lint, then the contributor tier, before every commit (offline, both cores; README states its time)
 	$(PY) -m pytest -n 2

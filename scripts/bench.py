@@ -55,10 +55,17 @@ def interleaved(fns: dict, repeat: int) -> dict:
 
 def run_app(args, cache) -> tuple[float, int, str]:
     """Wall time, peak RSS (MiB) and stdout of one `python run.py …` in a fresh process."""
-    cmd = [PY, "-c", "import resource,runpy,sys; sys.argv=['run.py']+sys.argv[1:]; "
-           "exec(\"try:\\n runpy.run_path('run.py', run_name='__main__')\\nfinally:\\n "
-           "print('PEAK_RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\")",
-           *args, f"cache_dir={cache}", "progress=false", f"hydra.run.dir={cache}/run_{time.time_ns()}"]
+    cmd = [
+        PY,
+        "-c",
+        "import resource,runpy,sys; sys.argv=['run.py']+sys.argv[1:]; "
+        "exec(\"try:\\n runpy.run_path('run.py', run_name='__main__')\\nfinally:\\n "
+        "print('PEAK_RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\")",
+        *args,
+        f"cache_dir={cache}",
+        "progress=false",
+        f"hydra.run.dir={cache}/run_{time.time_ns()}",
+    ]
     t0 = time.perf_counter()
     r = subprocess.run(cmd, cwd=ROOT, env=ENV, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -72,14 +79,27 @@ def section_families(quick: bool) -> dict:
     args = ["--batch", "200", "--ref-images", "50"] if quick else ["--rounds", "3"]  # medians: a noisy shared host
     with tempfile.TemporaryDirectory() as tmp:
         rows = Path(tmp) / "rows.json"
-        r = subprocess.run([PY, str(ROOT / "scripts" / "bench_families.py"), *args, "--json", str(rows)], cwd=ROOT,
-                           env=ENV, capture_output=True, text=True)
-        return {"markdown": r.stdout.strip(), "ok": r.returncode == 0,
-                "rows": json.loads(rows.read_text()) if rows.exists() else []}
+        r = subprocess.run(
+            [PY, str(ROOT / "scripts" / "bench_families.py"), *args, "--json", str(rows)],
+            cwd=ROOT,
+            env=ENV,
+            capture_output=True,
+            text=True,
+        )
+        return {
+            "markdown": r.stdout.strip(),
+            "ok": r.returncode == 0,
+            "rows": json.loads(rows.read_text()) if rows.exists() else [],
+        }
 
 
-TINY = {"configurations": 1296, "levels": 6, "images": 10_000, "input_size": 384,
-        "families": ("speckle_noise", "glass_blur", "brightness", "pixelate")}  # conf/benchmark/tiny_imagenet.yaml
+TINY = {
+    "configurations": 1296,
+    "levels": 6,
+    "images": 10_000,
+    "input_size": 384,
+    "families": ("speckle_noise", "glass_blur", "brightness", "pixelate"),
+}  # conf/benchmark/tiny_imagenet.yaml
 
 
 def project_groundtruth(n_images: int, model_images_per_s: float, family_images_per_s, levels: int = 6) -> dict:
@@ -88,13 +108,19 @@ def project_groundtruth(n_images: int, model_images_per_s: float, family_images_
     where the i-th family (0-based, in lattice order) is applied (levels − 1)·levels^i times to
     the whole data set (1,295 applications for 4 families × 6 levels)."""
     k = len(family_images_per_s)
-    configs = levels ** k
-    apps = [(levels - 1) * levels ** i for i in range(k)]
+    configs = levels**k
+    apps = [(levels - 1) * levels**i for i in range(k)]
     inference = configs * n_images / model_images_per_s
     perturb = n_images * sum(a / f for a, f in zip(apps, family_images_per_s))
-    return {"configurations": configs, "images": n_images, "inferences": configs * n_images,
-            "family_applications": apps, "inference_seconds": inference, "perturbation_seconds": perturb,
-            "total_seconds": inference + perturb}
+    return {
+        "configurations": configs,
+        "images": n_images,
+        "inferences": configs * n_images,
+        "family_applications": apps,
+        "inference_seconds": inference,
+        "perturbation_seconds": perturb,
+        "total_seconds": inference + perturb,
+    }
 
 
 def _family_throughput(device, size: int, batch: int, repeat: int, names=None) -> dict:
@@ -149,8 +175,13 @@ def _cait_throughput(device, batch: int, repeat: int, bf16: bool) -> dict:
             sync()
             times.append(time.perf_counter() - t0)
     med = statistics.median(times)
-    return {"batch": batch, "repeat": repeat, "dtype": "bf16 autocast" if bf16 else "float32",
-            "seconds_per_batch": {"median": med, "min": min(times), "max": max(times)}, "images_per_s": batch / med}
+    return {
+        "batch": batch,
+        "repeat": repeat,
+        "dtype": "bf16 autocast" if bf16 else "float32",
+        "seconds_per_batch": {"median": med, "min": min(times), "max": max(times)},
+        "images_per_s": batch / med,
+    }
 
 
 def section_gpu(quick: bool, family_rows=(), cuda_available: bool | None = None) -> dict:
@@ -167,10 +198,21 @@ def section_gpu(quick: bool, family_rows=(), cuda_available: bool | None = None)
 
     ref = {(r["family"], r["size"]): r["reference"] for r in family_rows}
     fams = {size: _family_throughput("cuda", size, 1000 if quick else 10_000, 3) for size in (32, 64)}
-    rows = [{"family": n, "size": s, "ours_gpu": v, "reference_cpu": ref.get((n, s)),
-             "ratio": v / ref[n, s] if (n, s) in ref else None} for s, d in fams.items() for n, v in d.items()]
+    rows = [
+        {
+            "family": n,
+            "size": s,
+            "ours_gpu": v,
+            "reference_cpu": ref.get((n, s)),
+            "ratio": v / ref[n, s] if (n, s) in ref else None,
+        }
+        for s, d in fams.items()
+        for n, v in d.items()
+    ]
     cait = _cait_throughput("cuda", 256, 5 if quick else 20, bf16=True)
-    proj = project_groundtruth(TINY["images"], cait["images_per_s"], [fams[64][n] for n in TINY["families"]], TINY["levels"])
+    proj = project_groundtruth(
+        TINY["images"], cait["images_per_s"], [fams[64][n] for n in TINY["families"]], TINY["levels"]
+    )
     return {"device": torch.cuda.get_device_name(0), "families": rows, "cait_s36": cait, "projection": proj}
 
 
@@ -187,7 +229,9 @@ def section_cpu_model(quick: bool) -> dict:
     finally:
         torch.set_num_threads(threads)
     cait["threads"] = threads
-    proj = project_groundtruth(TINY["images"], cait["images_per_s"], [fams[n] for n in TINY["families"]], TINY["levels"])
+    proj = project_groundtruth(
+        TINY["images"], cait["images_per_s"], [fams[n] for n in TINY["families"]], TINY["levels"]
+    )
     return {"device": "cpu", "cait_s36": cait, "families_64px_one_thread": fams, "projection": proj}
 
 
@@ -224,9 +268,14 @@ def section_prefix(n_inputs: int) -> dict:
         counts["naive"] = n
 
     times = interleaved({"shared": shared, "naive": naive}, 2)
-    return {"inputs": n_inputs, "applications_shared": counts["shared"], "applications_naive_nonidentity": counts["naive"],
-            "applications_naive_all": len(thetas) * bench.lattice.n, "seconds": times,
-            "ratio_naive_over_shared": times["naive"]["median"] / times["shared"]["median"]}
+    return {
+        "inputs": n_inputs,
+        "applications_shared": counts["shared"],
+        "applications_naive_nonidentity": counts["naive"],
+        "applications_naive_all": len(thetas) * bench.lattice.n,
+        "seconds": times,
+        "ratio_naive_over_shared": times["naive"]["median"] / times["shared"]["median"],
+    }
 
 
 def section_replay(table: Path) -> dict:
@@ -243,8 +292,14 @@ def section_replay(table: Path) -> dict:
     obj = Objectives.from_table(pd.read_parquet(table), "ssim", 1.0)
     oracle = TableOracle(obj)
     B = 5 * obj.lattice.size
-    runs = {"nsga2/pymoo": NSGA2Search(), "nsga2/fast": NSGA2Search(engine="fast"), "ga/pymoo": GASearch(),
-            "ga/fast": GASearch(engine="fast"), "greedy": GreedySearch(), "random": RandomSearch()}
+    runs = {
+        "nsga2/pymoo": NSGA2Search(),
+        "nsga2/fast": NSGA2Search(engine="fast"),
+        "ga/pymoo": GASearch(),
+        "ga/fast": GASearch(engine="fast"),
+        "greedy": GreedySearch(),
+        "random": RandomSearch(),
+    }
     seeds = iter(range(10_000))
     per_run = interleaved({k: (lambda s=s: s.run(oracle, B, next(seeds))) for k, s in runs.items()}, 3)
     # lock-step batch: the grid's 16 settings × 10 seeds of one μ, on one table
@@ -254,14 +309,24 @@ def section_replay(table: Path) -> dict:
     sample = {}
     for mu in (20, 110):
         t0 = time.perf_counter()
-        FastEvolution(obj.lattice, mu).run_many(np.broadcast_to(values, (len(jobs),) + values.shape), B,
-                                                [s for *_, s in jobs], [c for c, *_ in jobs], [m for _, m, _ in jobs])
+        FastEvolution(obj.lattice, mu).run_many(
+            np.broadcast_to(values, (len(jobs),) + values.shape),
+            B,
+            [s for *_, s in jobs],
+            [c for c, *_ in jobs],
+            [m for _, m, _ in jobs],
+        )
         sample[mu] = (time.perf_counter() - t0) / len(jobs)
     fast_per_run = statistics.mean(sample.values())  # μ ∈ {20, 110} bracket the grid's {20, 50, 80, 110}
-    return {"per_run_seconds": per_run, "grid_fast_per_run_lockstep": sample,
-            "grid_5120_projected_seconds": {"fast_one_process": 5120 * fast_per_run,
-                                            "fast_two_processes": 5120 * fast_per_run / 2,
-                                            "pymoo_one_process": 5120 * per_run["nsga2/pymoo"]["median"]}}
+    return {
+        "per_run_seconds": per_run,
+        "grid_fast_per_run_lockstep": sample,
+        "grid_5120_projected_seconds": {
+            "fast_one_process": 5120 * fast_per_run,
+            "fast_two_processes": 5120 * fast_per_run / 2,
+            "pymoo_one_process": 5120 * per_run["nsga2/pymoo"]["median"],
+        },
+    }
 
 
 def section_groundtruth_bound(quick: bool) -> dict:
@@ -303,9 +368,15 @@ def _bound_at(levels: int, n_chunks: int) -> dict:
     times = interleaved({"groundtruth": full, "bound": bound}, 2)
     gt, b = times["groundtruth"]["median"], times["bound"]["median"]
     size = bench.lattice.size
-    return {"configurations": size, "sampled": len(thetas), "seconds": times,
-            "configurations_per_second": len(thetas) / gt, "tables_per_second": len(thetas) / gt / size,
-            "projected_table_seconds": size * gt / len(thetas), "ratio_to_bound": gt / b}
+    return {
+        "configurations": size,
+        "sampled": len(thetas),
+        "seconds": times,
+        "configurations_per_second": len(thetas) / gt,
+        "tables_per_second": len(thetas) / gt / size,
+        "projected_table_seconds": size * gt / len(thetas),
+        "ratio_to_bound": gt / b,
+    }
 
 
 SCALE_SIZES = ((4, 6), (5, 6), (6, 6))  # 1,296, 7,776 and 46,656 configurations
@@ -328,13 +399,22 @@ def section_search_scaling(quick: bool) -> dict:
     out = {}
     for n, levels in SCALE_SIZES[:1] if quick else SCALE_SIZES:
         oracle = TableOracle(Objectives.from_table(synthetic_table("pairs", n, levels, seed=7), "rho", 1.0))
-        searches = {"nsga2/fast": NSGA2Search(engine="fast"), "ga/fast": GASearch(engine="fast"),
-                    "greedy": GreedySearch(), "random": RandomSearch()}
+        searches = {
+            "nsga2/fast": NSGA2Search(engine="fast"),
+            "ga/fast": GASearch(engine="fast"),
+            "greedy": GreedySearch(),
+            "random": RandomSearch(),
+        }
         if levels**n <= 10_000:
             searches["tomonav"] = TomoNavSearch()
-        times = interleaved({k: (lambda s=s, o=oracle: s.run(o, SCALE_BUDGET, 0)) for k, s in searches.items()}, 1 if quick else 2)
-        out[f"{levels}^{n}"] = {"configurations": levels**n, "budget": SCALE_BUDGET,
-                                "ms_per_proposal": {k: 1000 * v["median"] / SCALE_BUDGET for k, v in times.items()}}
+        times = interleaved(
+            {k: (lambda s=s, o=oracle: s.run(o, SCALE_BUDGET, 0)) for k, s in searches.items()}, 1 if quick else 2
+        )
+        out[f"{levels}^{n}"] = {
+            "configurations": levels**n,
+            "budget": SCALE_BUDGET,
+            "ms_per_proposal": {k: 1000 * v["median"] / SCALE_BUDGET for k, v in times.items()},
+        }
     return out
 
 
@@ -350,8 +430,10 @@ def section_tomography(table: Path) -> dict:
     out = outcomes(df)
     lattice = Lattice(4, 6)
     t = inference_counts(out, lattice, Settings(), "4D")
-    return {r.regime: {"inferences": int(r.inferences), "fraction_of_full": float(r.fraction_of_full)}
-            for r in t.itertuples()}
+    return {
+        r.regime: {"inferences": int(r.inferences), "fraction_of_full": float(r.fraction_of_full)}
+        for r in t.itertuples()
+    }
 
 
 def main(argv=None):
@@ -364,16 +446,32 @@ def main(argv=None):
         warm_wall, warm_rss, _ = run_app([], tmp)
         table = next(Path(tmp).glob("groundtruth/mnist5k-*.parquet"))
         meta = json.loads(table.with_suffix(".json").read_text())
-        report["end_to_end"] = {"cold_seconds": cold_wall, "warm_seconds": warm_wall,
-                                "targets": {"cold": 180, "warm": 20}}
+        report["end_to_end"] = {
+            "cold_seconds": cold_wall,
+            "warm_seconds": warm_wall,
+            "targets": {"cold": 180, "warm": 20},
+        }
         gt_s = meta["seconds"]
-        report["groundtruth"] = {"configurations": 1296, "seconds_cold": gt_s, "configurations_per_second": 1296 / gt_s,
-                                 "inferences_per_second": 1296 * meta["n_inputs"] / gt_s,
-                                 "warm": "cache hit (included in the warm end-to-end time)",
-                                 "family_applications": meta["family_applications"],
-                                 "naive_applications": meta["naive_applications"]}
-        grid_wall, grid_rss, _ = run_app(["experiment=testnav_grid", "grid.pop_size=[110]", "grid.eta_c=[1,5]",
-                                          "grid.eta_m=[5]", "grid.seeds=5", f"grid.out={tmp}/tables"], tmp)
+        report["groundtruth"] = {
+            "configurations": 1296,
+            "seconds_cold": gt_s,
+            "configurations_per_second": 1296 / gt_s,
+            "inferences_per_second": 1296 * meta["n_inputs"] / gt_s,
+            "warm": "cache hit (included in the warm end-to-end time)",
+            "family_applications": meta["family_applications"],
+            "naive_applications": meta["naive_applications"],
+        }
+        grid_wall, grid_rss, _ = run_app(
+            [
+                "experiment=testnav_grid",
+                "grid.pop_size=[110]",
+                "grid.eta_c=[1,5]",
+                "grid.eta_m=[5]",
+                "grid.seeds=5",
+                f"grid.out={tmp}/tables",
+            ],
+            tmp,
+        )
         report["memory_mib"] = {"run_py_cold_including_groundtruth": cold_rss, "grid_replay": grid_rss}
         report["prefix_sharing"] = section_prefix(200 if args.quick else 1000)
         report["sandbox"] = section_sandbox(args.quick)
@@ -394,24 +492,46 @@ def main(argv=None):
 
 
 def render(r: dict) -> str:
-    e, g, p, rp, t, m = r["end_to_end"], r["groundtruth"], r["prefix_sharing"], r["replay"], r["tomography"], r["memory_mib"]
-    lines = ["# make bench", "", "| measure | value |", "|---|---|",
-             f"| `python run.py` cold / warm | {e['cold_seconds']:.1f} s / {e['warm_seconds']:.1f} s (targets ≤ 180 s / ≤ 20 s) |",
-             f"| ground truth, 1,296 configurations | {g['seconds_cold']:.1f} s: {g['configurations_per_second']:.1f} cfg/s, "
-             f"{g['inferences_per_second']:,.0f} inferences/s |",
-             f"| family applications shared / naive | {g['family_applications']:,} / {g['naive_applications']:,} |",
-             f"| perturbation walk naive ÷ shared ({p['inputs']} images) | {p['ratio_naive_over_shared']:.2f}× "
-             f"(shared {p['seconds']['shared']['median']:.1f} s, naive {p['seconds']['naive']['median']:.1f} s, medians of 2) |"]
+    e, g, p, rp, t, m = (
+        r["end_to_end"],
+        r["groundtruth"],
+        r["prefix_sharing"],
+        r["replay"],
+        r["tomography"],
+        r["memory_mib"],
+    )
+    lines = [
+        "# make bench",
+        "",
+        "| measure | value |",
+        "|---|---|",
+        f"| `python run.py` cold / warm | {e['cold_seconds']:.1f} s / {e['warm_seconds']:.1f} s (targets ≤ 180 s / ≤ 20 s) |",
+        f"| ground truth, 1,296 configurations | {g['seconds_cold']:.1f} s: {g['configurations_per_second']:.1f} cfg/s, "
+        f"{g['inferences_per_second']:,.0f} inferences/s |",
+        f"| family applications shared / naive | {g['family_applications']:,} / {g['naive_applications']:,} |",
+        f"| perturbation walk naive ÷ shared ({p['inputs']} images) | {p['ratio_naive_over_shared']:.2f}× "
+        f"(shared {p['seconds']['shared']['median']:.1f} s, naive {p['seconds']['naive']['median']:.1f} s, medians of 2) |",
+    ]
     for k, v in rp["per_run_seconds"].items():
-        lines.append(f"| replay {k}, B = 6,480 | {v['median'] * 1000:.0f} ms per run (range {v['min'] * 1000:.0f}–{v['max'] * 1000:.0f}) |")
+        lines.append(
+            f"| replay {k}, B = 6,480 | {v['median'] * 1000:.0f} ms per run (range {v['min'] * 1000:.0f}–{v['max'] * 1000:.0f}) |"
+        )
     pr = rp["grid_5120_projected_seconds"]
-    lines += [f"| 5,120-run grid, projected | fast {pr['fast_one_process'] / 60:.1f} min (one process), "
-              f"{pr['fast_two_processes'] / 60:.1f} min (two); pymoo {pr['pymoo_one_process'] / 3600:.1f} h (target ≤ 5 min) |"]
+    lines += [
+        f"| 5,120-run grid, projected | fast {pr['fast_one_process'] / 60:.1f} min (one process), "
+        f"{pr['fast_two_processes'] / 60:.1f} min (two); pymoo {pr['pymoo_one_process'] / 3600:.1f} h (target ≤ 5 min) |"
+    ]
     for k, v in t.items():
         lines.append(f"| tomography 4D, {k} | {v['inferences']:,} inferences ({v['fraction_of_full']:.1%} of full) |")
-    lines += [f"| peak RSS: `python run.py` cold (ground truth) | {m['run_py_cold_including_groundtruth']} MiB |",
-              f"| peak RSS: grid replay | {m['grid_replay']} MiB |", "", "## Perturbation throughput", "",
-              r["families"]["markdown"], ""]
+    lines += [
+        f"| peak RSS: `python run.py` cold (ground truth) | {m['run_py_cold_including_groundtruth']} MiB |",
+        f"| peak RSS: grid replay | {m['grid_replay']} MiB |",
+        "",
+        "## Perturbation throughput",
+        "",
+        r["families"]["markdown"],
+        "",
+    ]
     lines += render_model(r) + render_sandbox(r) + render_scaling(r)
     return "\n".join(lines)
 
@@ -420,20 +540,30 @@ def render_scaling(r: dict) -> list[str]:
     """Sections 10 and 11 as Markdown (absent from a report written before they existed)."""
     lines = []
     if r.get("groundtruth_bound"):
-        lines += ["## Ground truth against its inference bound (mnist5k, 1,000 digits)", "",
-                  "Sample chunks at each lattice size; the ground truth (walk, inference, every metric and signal) "
-                  "and its bound (the same walk plus the bare LeNet-5 forward) timed alternately, medians of 2.", "",
-                  "| lattice | sampled | configurations/s | tables/s (projected table) | ground truth ÷ bound |",
-                  "|---|---:|---:|---:|---:|"]
+        lines += [
+            "## Ground truth against its inference bound (mnist5k, 1,000 digits)",
+            "",
+            "Sample chunks at each lattice size; the ground truth (walk, inference, every metric and signal) "
+            "and its bound (the same walk plus the bare LeNet-5 forward) timed alternately, medians of 2.",
+            "",
+            "| lattice | sampled | configurations/s | tables/s (projected table) | ground truth ÷ bound |",
+            "|---|---:|---:|---:|---:|",
+        ]
         for k, v in r["groundtruth_bound"].items():
-            lines.append(f"| {k} = {v['configurations']:,} | {v['sampled']} | {v['configurations_per_second']:.1f} | "
-                         f"{v['tables_per_second']:.4f} ({v['projected_table_seconds']:.0f} s) | {v['ratio_to_bound']:.2f}× |")
+            lines.append(
+                f"| {k} = {v['configurations']:,} | {v['sampled']} | {v['configurations_per_second']:.1f} | "
+                f"{v['tables_per_second']:.4f} ({v['projected_table_seconds']:.0f} s) | {v['ratio_to_bound']:.2f}× |"
+            )
         lines.append("")
     if r.get("search_scaling"):
         rows = r["search_scaling"]
         names = sorted({k for v in rows.values() for k in v["ms_per_proposal"]})
-        lines += ["## Search time per proposal on generated tables (`pairs`, seed 7, budget 1,296)", "",
-                  "| lattice | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+        lines += [
+            "## Search time per proposal on generated tables (`pairs`, seed 7, budget 1,296)",
+            "",
+            "| lattice | " + " | ".join(names) + " |",
+            "|---|" + "---:|" * len(names),
+        ]
         for k, v in rows.items():
             cells = [f"{v['ms_per_proposal'][n]:.3f} ms" if n in v["ms_per_proposal"] else "not run" for n in names]
             lines.append(f"| {k} = {v['configurations']:,} | " + " | ".join(cells) + " |")
@@ -456,28 +586,43 @@ def render_model(r: dict) -> list[str]:
             return lines
         m, p = c["cait_s36"], c["projection"]
         fam = ", ".join(f"{n} {v:,.0f}" for n, v in c["families_64px_one_thread"].items())
-        lines += ["CPU measurement instead (not the GPU figure issue 10 asks for; labelled CPU throughout):", "",
-                  "| measure | value |", "|---|---|",
-                  f"| CaiT-S36 (384 px, random weights) on the **CPU**, {m['dtype']}, batch {m['batch']}, "
-                  f"{m['threads']} thread(s) | {m['images_per_s']:.2f} images/s (median of {m['repeat']}; "
-                  f"{m['seconds_per_batch']['min']:.1f}–{m['seconds_per_batch']['max']:.1f} s per batch) |",
-                  f"| families at 64 px, **CPU**, one thread (images/s) | {fam} |"]
+        lines += [
+            "CPU measurement instead (not the GPU figure issue 10 asks for; labelled CPU throughout):",
+            "",
+            "| measure | value |",
+            "|---|---|",
+            f"| CaiT-S36 (384 px, random weights) on the **CPU**, {m['dtype']}, batch {m['batch']}, "
+            f"{m['threads']} thread(s) | {m['images_per_s']:.2f} images/s (median of {m['repeat']}; "
+            f"{m['seconds_per_batch']['min']:.1f}–{m['seconds_per_batch']['max']:.1f} s per batch) |",
+            f"| families at 64 px, **CPU**, one thread (images/s) | {fam} |",
+        ]
     else:
         m, p = g["cait_s36"], g["projection"]
-        lines += [f"Device: {g['device']}.", "", "| family | size | ours on GPU (img/s) | reference, CPU (img/s) | ratio |",
-                  "|---|---|---:|---:|---:|"]
+        lines += [
+            f"Device: {g['device']}.",
+            "",
+            "| family | size | ours on GPU (img/s) | reference, CPU (img/s) | ratio |",
+            "|---|---|---:|---:|---:|",
+        ]
         for row in g["families"]:
             ref = f"{row['reference_cpu']:,.0f}" if row["reference_cpu"] else "–"
             ratio = f"{row['ratio']:.1f}×" if row["ratio"] else "–"
             lines.append(f"| {row['family']} | {row['size']} | {row['ours_gpu']:,.0f} | {ref} | {ratio} |")
-        lines += ["", "| measure | value |", "|---|---|",
-                  f"| CaiT-S36 (384 px, random weights), {m['dtype']}, channels-last, batch {m['batch']} | "
-                  f"{m['images_per_s']:,.0f} images/s (median of {m['repeat']}) |"]
+        lines += [
+            "",
+            "| measure | value |",
+            "|---|---|",
+            f"| CaiT-S36 (384 px, random weights), {m['dtype']}, channels-last, batch {m['batch']} | "
+            f"{m['images_per_s']:,.0f} images/s (median of {m['repeat']}) |",
+        ]
     where = "CPU" if "skipped" in g else "one GPU"
-    lines += [f"| projected ground truth on {where}: {p['configurations']:,} configurations × {p['images']:,} images "
-              f"| {_duration(p['total_seconds'])}: inference {_duration(p['inference_seconds'])} "
-              f"({p['inferences']:,} inferences), perturbation {_duration(p['perturbation_seconds'])} "
-              f"({sum(p['family_applications']):,} family applications to the data set) |", ""]
+    lines += [
+        f"| projected ground truth on {where}: {p['configurations']:,} configurations × {p['images']:,} images "
+        f"| {_duration(p['total_seconds'])}: inference {_duration(p['inference_seconds'])} "
+        f"({p['inferences']:,} inferences), perturbation {_duration(p['perturbation_seconds'])} "
+        f"({sum(p['family_applications']):,} family applications to the data set) |",
+        "",
+    ]
     return lines
 
 
@@ -489,7 +634,9 @@ def _sandbox_before(tmp: str):
     import importlib.util
 
     for name in ("sandbox.py", "_sandbox_child.py"):
-        r = subprocess.run(["git", "show", f"{SANDBOX_BEFORE}:testnav/{name}"], cwd=ROOT, capture_output=True, text=True)
+        r = subprocess.run(
+            ["git", "show", f"{SANDBOX_BEFORE}:testnav/{name}"], cwd=ROOT, capture_output=True, text=True
+        )
         if r.returncode != 0:
             return None
         Path(tmp, name).write_text(r.stdout)
@@ -510,14 +657,20 @@ def section_sandbox(quick: bool) -> dict:
     program = check_program(problem, problem["canonical_solution"])
     with tempfile.TemporaryDirectory() as tmp:
         before = _sandbox_before(tmp)
-        fns = {"bare": lambda: subprocess.run([PY, "-I", "-B", "-c", program], check=True, capture_output=True),
-               "after": lambda: run_program(program).passed or sys.exit("bench: the sandbox failed HumanEval/0")}
+        fns = {
+            "bare": lambda: subprocess.run([PY, "-I", "-B", "-c", program], check=True, capture_output=True),
+            "after": lambda: run_program(program).passed or sys.exit("bench: the sandbox failed HumanEval/0"),
+        }
         if before is not None:
             fns["before"] = lambda: before.run_program(program).passed or sys.exit("bench: old sandbox failed")
         repeat = 5 if quick else 30
         times = interleaved(fns, repeat)
-    return {"program": problem["task_id"], "seconds": times, "repeat": repeat,
-            "before_commit": SANDBOX_BEFORE if before else None}
+    return {
+        "program": problem["task_id"],
+        "seconds": times,
+        "repeat": repeat,
+        "before_commit": SANDBOX_BEFORE if before else None,
+    }
 
 
 def render_sandbox(r: dict) -> list[str]:
@@ -526,11 +679,20 @@ def render_sandbox(r: dict) -> list[str]:
         return []
     t = sb["seconds"]
     ms = {k: v["median"] * 1000 for k, v in t.items()}
-    before = (f"before {ms['before']:.0f} ms → after {ms['after']:.0f} ms ({ms['after'] / ms['before']:.2f}×)"
-              if "before" in ms else f"after {ms['after']:.0f} ms (before: no git history)")
-    return ["## Code sandbox", "", "| measure | value |", "|---|---|",
-            f"| time per program ({sb['program']} check, one at a time, medians of {sb['repeat']} interleaved runs) "
-            f"| {before}; bare `python -I -B -c` {ms['bare']:.0f} ms |", ""]
+    before = (
+        f"before {ms['before']:.0f} ms → after {ms['after']:.0f} ms ({ms['after'] / ms['before']:.2f}×)"
+        if "before" in ms
+        else f"after {ms['after']:.0f} ms (before: no git history)"
+    )
+    return [
+        "## Code sandbox",
+        "",
+        "| measure | value |",
+        "|---|---|",
+        f"| time per program ({sb['program']} check, one at a time, medians of {sb['repeat']} interleaved runs) "
+        f"| {before}; bare `python -I -B -c` {ms['bare']:.0f} ms |",
+        "",
+    ]
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from testnav.data.scenes import scenes
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.family_reference import reference_function  # noqa: E402  (the test-support package, beside scripts/)
+
 TABLES = {32: "imagenet_c_32", 64: "imagenet_c_64"}
 GEOMEAN = ("speckle_noise", "glass_blur", "brightness", "pixelate")
 
@@ -80,13 +81,20 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=1000, help="images per batch for our families")
     ap.add_argument("--ref-images", type=int, default=200, help="images timed for the per-image reference")
     ap.add_argument("--sizes", type=int, nargs="+", default=[32, 64], choices=sorted(TABLES))
-    ap.add_argument("--families", nargs="+", metavar="NAME", help="only these families (reference names, e.g. pixelate)")
+    ap.add_argument(
+        "--families", nargs="+", metavar="NAME", help="only these families (reference names, e.g. pixelate)"
+    )
     ap.add_argument("--level", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=3, help="best of this many timed runs per side (a noisy shared host)")
-    ap.add_argument("--rounds", type=int, default=1,
-                    help="time every case this many times, one sweep after another; report medians")
-    ap.add_argument("--threads", type=int, default=1,
-                    help="torch CPU threads (default 1: per-core comparison with the single-threaded reference)")
+    ap.add_argument(
+        "--rounds", type=int, default=1, help="time every case this many times, one sweep after another; report medians"
+    )
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch CPU threads (default 1: per-core comparison with the single-threaded reference)",
+    )
     ap.add_argument("--no-thp", action="store_true", help="skip the THP_MEM_ALLOC_ENABLE=1 timing of our side")
     ap.add_argument("--json", type=pathlib.Path, help="also write the rows as JSON here")
     ap.add_argument("--ours-only", action="store_true", help=argparse.SUPPRESS)  # the THP child: JSON of ours
@@ -97,8 +105,9 @@ def main(argv=None):
 
     cases = []  # (name, size, family, ours_fn, ref_fn, reference images)
     for size in args.sizes:
-        families = instantiate(OmegaConf.load(ROOT / "conf" / "families" / f"{TABLES[size]}.yaml").families,
-                               _convert_="all")
+        families = instantiate(
+            OmegaConf.load(ROOT / "conf" / "families" / f"{TABLES[size]}.yaml").families, _convert_="all"
+        )
         x = images(args.batch, size)
         u8 = (x[: args.ref_images] * 255).round().to(torch.uint8).permute(0, 2, 3, 1).numpy()
         pil = [Image.fromarray(img) for img in u8]
@@ -125,16 +134,27 @@ def main(argv=None):
                 continue
             t_ours, t_ref = interleaved_best(ours_fn, ref_fn, args.repeat)
             runs[name, size].append((args.batch / t_ours, n_ref / t_ref))
-            print(f"  round {r + 1}: {name} {size}px: ours {args.batch / t_ours:,.0f} img/s, "
-                  f"reference {n_ref / t_ref:,.0f} img/s", file=sys.stderr, flush=True)
+            print(
+                f"  round {r + 1}: {name} {size}px: ours {args.batch / t_ours:,.0f} img/s, "
+                f"reference {n_ref / t_ref:,.0f} img/s",
+                file=sys.stderr,
+                flush=True,
+            )
     ours_only = {f"{n} {sz}": statistics.median(o for o, _ in v) for (n, sz), v in runs.items()}
     rows, ratios, round_ratios = [], {}, {}
-    for name, size, family, *_ in ([] if args.ours_only else cases):
+    for name, size, family, *_ in [] if args.ours_only else cases:
         v = runs[name, size]
         ratios[name, size] = statistics.median(o / t for o, t in v)
         round_ratios[name, size] = [o / t for o, t in v]
-        rows.append((name, size, family.params[args.level - 1], statistics.median(o for o, _ in v),
-                     statistics.median(t for _, t in v)))
+        rows.append(
+            (
+                name,
+                size,
+                family.params[args.level - 1],
+                statistics.median(o for o, _ in v),
+                statistics.median(t for _, t in v),
+            )
+        )
     if args.ours_only:
         print(json.dumps(ours_only))
         return
@@ -144,41 +164,64 @@ def main(argv=None):
         child = [a for a in (argv if argv is not None else sys.argv[1:])] + ["--ours-only"]
         if "--json" in child:  # the child prints its JSON
             i = child.index("--json")
-            del child[i:i + 2]
-        r = subprocess.run([sys.executable, __file__, *child], capture_output=True, text=True,
-                           env={**os.environ, "THP_MEM_ALLOC_ENABLE": "1"})
+            del child[i : i + 2]
+        r = subprocess.run(
+            [sys.executable, __file__, *child],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "THP_MEM_ALLOC_ENABLE": "1"},
+        )
         if r.returncode == 0:
             thp = json.loads(r.stdout.strip().splitlines()[-1])
         else:
             print(f"THP child failed:\n{r.stderr[-2000:]}", file=sys.stderr)
 
-    print(f"Batch {args.batch} (reference: {args.ref_images} images, one at a time; best of {args.repeat}, "
-          f"the two sides timed alternately; median of {args.rounds} round(s), each timing every row once), "
-          f"level {args.level}, "
-          f"torch {torch.__version__} CPU, {torch.get_num_threads()} thread(s); reference single-threaded. "
-          "THP: our side again in a process with THP_MEM_ALLOC_ENABLE=1 (huge-page allocations, "
-          "no per-call page faults on batch-sized outputs).")
+    print(
+        f"Batch {args.batch} (reference: {args.ref_images} images, one at a time; best of {args.repeat}, "
+        f"the two sides timed alternately; median of {args.rounds} round(s), each timing every row once), "
+        f"level {args.level}, "
+        f"torch {torch.__version__} CPU, {torch.get_num_threads()} thread(s); reference single-threaded. "
+        "THP: our side again in a process with THP_MEM_ALLOC_ENABLE=1 (huge-page allocations, "
+        "no per-call page faults on batch-sized outputs)."
+    )
     print()
     print("| family | size | parameter | ours (img/s) | ours, THP (img/s) | reference (img/s) | ratio | ratio, THP |")
     print("|---|---|---|---:|---:|---:|---:|---:|")
     ratios_thp = {}
     if args.json:
-        args.json.write_text(json.dumps([{"family": n, "size": sz, "param": str(pm), "ours": o, "reference": t,
-                                          "ours_thp": thp.get(f"{n} {sz}")} for n, sz, pm, o, t in rows]))
+        args.json.write_text(
+            json.dumps(
+                [
+                    {
+                        "family": n,
+                        "size": sz,
+                        "param": str(pm),
+                        "ours": o,
+                        "reference": t,
+                        "ours_thp": thp.get(f"{n} {sz}"),
+                    }
+                    for n, sz, pm, o, t in rows
+                ]
+            )
+        )
     for name, size, param, ours, theirs in rows:
         o_thp = thp.get(f"{name} {size}")
         if o_thp:
             ratios_thp[name, size] = o_thp / theirs
         cells = (f"{o_thp:,.0f}", f"{o_thp / theirs:.2f}×") if o_thp else ("–", "–")
-        print(f"| {name} | {size} | {param} | {ours:,.0f} | {cells[0]} | {theirs:,.0f} | {ratios[name, size]:.2f}× | {cells[1]} |")
+        print(
+            f"| {name} | {size} | {param} | {ours:,.0f} | {cells[0]} | {theirs:,.0f} | {ratios[name, size]:.2f}× | {cells[1]} |"
+        )
     print()
     if args.rounds > 1:  # the spread behind the medians
         for size in args.sizes:
             names = [n for n in GEOMEAN if (n, size) in round_ratios]
             if names:
                 per_round = [geomean([round_ratios[n, size][r] for n in names]) for r in range(args.rounds)]
-                print(f"geometric mean ratio over {', '.join(GEOMEAN)} at {size} px, round by round: "
-                      f"{', '.join(f'{g:.2f}×' for g in per_round)}  ")
+                print(
+                    f"geometric mean ratio over {', '.join(GEOMEAN)} at {size} px, round by round: "
+                    f"{', '.join(f'{g:.2f}×' for g in per_round)}  "
+                )
     for label, rs in (("", ratios), (", THP", ratios_thp)):
         if not rs:
             continue

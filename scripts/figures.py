@@ -33,22 +33,42 @@ EVOLUTIONARY = [m for m in METHODS if m not in PLAIN]  # engine=fast applies
 def sweep_commands(results: Path, seeds: int) -> list[list[str]]:
     """The minimal sweep: two Hydra multiruns (search.engine exists only for the evolutionary searches)."""
     stamp = time.strftime("%Y-%m-%d/%H-%M-%S")
-    common = ["benchmark=mnist5k", "fidelity=ssim,kid", f"seed=range({seeds})", "progress=false",
-              f"cache_dir={(results / 'cache').resolve()}"]
+    common = [
+        "benchmark=mnist5k",
+        "fidelity=ssim,kid",
+        f"seed=range({seeds})",
+        "progress=false",
+        f"cache_dir={(results / 'cache').resolve()}",
+    ]
     return [
-        [sys.executable, str(ROOT / "run.py"), "-m", f"search={','.join(EVOLUTIONARY)}", "search.engine=fast", *common,
-         f"hydra.sweep.dir={(results / 'multirun' / stamp).resolve()}_figures_evolutionary"],
-        [sys.executable, str(ROOT / "run.py"), "-m", f"search={','.join(PLAIN)}", *common,
-         f"hydra.sweep.dir={(results / 'multirun' / stamp).resolve()}_figures_baselines"],
+        [
+            sys.executable,
+            str(ROOT / "run.py"),
+            "-m",
+            f"search={','.join(EVOLUTIONARY)}",
+            "search.engine=fast",
+            *common,
+            f"hydra.sweep.dir={(results / 'multirun' / stamp).resolve()}_figures_evolutionary",
+        ],
+        [
+            sys.executable,
+            str(ROOT / "run.py"),
+            "-m",
+            f"search={','.join(PLAIN)}",
+            *common,
+            f"hydra.sweep.dir={(results / 'multirun' / stamp).resolve()}_figures_baselines",
+        ],
     ]
 
 
 def run_minimal_sweep(results: Path, seeds: int) -> float:
     n = len(METHODS) * 2 * seeds
-    print(f"figures: no search runs under {results}/ — running the minimal mnist5k sweep first: "
-          f"{len(METHODS)} searches × {{SSIM, KID}} × {seeds} seeds = {n} runs "
-          f"(evolutionary searches with search.engine=fast; the ground truth is computed first if not cached).",
-          flush=True)
+    print(
+        f"figures: no search runs under {results}/ — running the minimal mnist5k sweep first: "
+        f"{len(METHODS)} searches × {{SSIM, KID}} × {seeds} seeds = {n} runs "
+        f"(evolutionary searches with search.engine=fast; the ground truth is computed first if not cached).",
+        flush=True,
+    )
     t0 = time.perf_counter()
     for cmd in sweep_commands(results, seeds):
         print("  $ " + " ".join(cmd[1:]), flush=True)
@@ -67,8 +87,19 @@ def default_benchmark() -> str:
     return next(d["benchmark"] for d in defaults if isinstance(d, dict) and "benchmark" in d)
 
 
-DEFAULT_RUN_KEYS = ("benchmark", "fidelity", "search", "seed", "budget", "pstar_size", "pstar_orders", "auc_recall",
-                    "final_recall", "unique_to_full_recall", "budget_to_full_recall")
+DEFAULT_RUN_KEYS = (
+    "benchmark",
+    "fidelity",
+    "search",
+    "seed",
+    "budget",
+    "pstar_size",
+    "pstar_orders",
+    "auc_recall",
+    "final_recall",
+    "unique_to_full_recall",
+    "budget_to_full_recall",
+)
 
 
 def default_run(results: Path, tables: Path):
@@ -76,8 +107,13 @@ def default_run(results: Path, tables: Path):
     states exactly what a new user sees first. A replay against the same cache: a memo hit after
     the first time. Returns the report entry, or None with a note if it could not run."""
     out = results / "default_run"  # not under runs/: the loader would count it as a sweep's run
-    cmd = [sys.executable, str(ROOT / "run.py"), "progress=false", f"cache_dir={(results / 'cache').resolve()}",
-           f"hydra.run.dir={out.resolve()}"]
+    cmd = [
+        sys.executable,
+        str(ROOT / "run.py"),
+        "progress=false",
+        f"cache_dir={(results / 'cache').resolve()}",
+        f"hydra.run.dir={out.resolve()}",
+    ]
     done = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode:
         return None, f"the default run (make run) failed: {done.stderr.strip().splitlines()[-1:]}"
@@ -87,11 +123,17 @@ def default_run(results: Path, tables: Path):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(numbers, indent=2) + "\n")
     orders = ", ".join(map(str, s["pstar_orders"][1:]))
-    full = (f"full recall after {s['unique_to_full_recall']:,} unique configurations ({s['budget_to_full_recall']:,} "
-            "proposals)" if s["unique_to_full_recall"] else "full recall never reached")
-    sentence = (f"`make run` replays {s['search']} (pymoo engine, seed {s['seed']}, budget {s['budget']:,}) on "
-                f"{s['benchmark']} · {s['fidelity']} and prints |P*| = {s['pstar_size']} (Θ1–Θ4: {orders}), "
-                f"AUC-Recall@P* = {s['auc_recall']:.3f}, final recall {s['final_recall']:.3f}, {full}.")
+    full = (
+        f"full recall after {s['unique_to_full_recall']:,} unique configurations ({s['budget_to_full_recall']:,} "
+        "proposals)"
+        if s["unique_to_full_recall"]
+        else "full recall never reached"
+    )
+    sentence = (
+        f"`make run` replays {s['search']} (pymoo engine, seed {s['seed']}, budget {s['budget']:,}) on "
+        f"{s['benchmark']} · {s['fidelity']} and prints |P*| = {s['pstar_size']} (Θ1–Θ4: {orders}), "
+        f"AUC-Recall@P* = {s['auc_recall']:.3f}, final recall {s['final_recall']:.3f}, {full}."
+    )
     return sentence, None
 
 
@@ -112,9 +154,12 @@ def main(argv=None) -> int:
     ap.add_argument("--results", default=str(ROOT / "results"), help="results folder (default: results/)")
     ap.add_argument("--seeds", type=int, default=3, help="seeds of the minimal sweep, if one is needed (default 3)")
     ap.add_argument("--no-sweep", action="store_true", help="never run the minimal sweep; draw what there is")
-    ap.add_argument("--sweep", action="store_true",
-                    help="with --results DIR: treat DIR as results/ (minimal sweep if it has no runs, the default "
-                         "run), as scripts/reproduce.py does in its scratch folder")
+    ap.add_argument(
+        "--sweep",
+        action="store_true",
+        help="with --results DIR: treat DIR as results/ (minimal sweep if it has no runs, the default "
+        "run), as scripts/reproduce.py does in its scratch folder",
+    )
     ap.add_argument("--no-examples", action="store_true", help="skip Figs. 5–6 (they rebuild the benchmark's data)")
     args = ap.parse_args(argv)
     results = Path(args.results)
@@ -142,8 +187,10 @@ def main(argv=None) -> int:
     report = write_report(entries, res, results / "report.md", extra_notes=notes)
     for e in entries:
         print(f"  {e.path}")
-    print(f"figures: {sum(e.kind == 'figure' for e in entries)} figures, {sum(e.kind == 'table' for e in entries)} "
-          f"tables, report {report} ({time.perf_counter() - t0:.0f} s in all)")
+    print(
+        f"figures: {sum(e.kind == 'figure' for e in entries)} figures, {sum(e.kind == 'table' for e in entries)} "
+        f"tables, report {report} ({time.perf_counter() - t0:.0f} s in all)"
+    )
     gaps = notes + res.missing
     if gaps:
         print(f"figures: {len(gaps)} gap(s), listed at the end of {report.name}:")

@@ -24,8 +24,7 @@ from testnav import golden  # noqa: E402
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("action", choices=["check", "write"])
-    ap.add_argument("--scale", choices=sorted(golden.SCALES), action="append",
-                    help="which golden (default: all)")
+    ap.add_argument("--scale", choices=sorted(golden.SCALES), action="append", help="which golden (default: all)")
     ap.add_argument("--cache-dir", default=str(ROOT / "results" / "cache"))
     ap.add_argument("--golden-dir", default=str(golden.GOLDEN_DIR))
     args = ap.parse_args(argv)
@@ -34,8 +33,11 @@ def main(argv=None) -> int:
         table = golden.groundtruth(scale, args.cache_dir, progress=True)
         stem = Path(args.golden_dir) / scale
         if args.action == "write":
-            about = {"scale": scale, "overrides": list(golden.SCALES[scale]),
-                     "made_by": f"python scripts/golden.py write --scale {scale}"}
+            about = {
+                "scale": scale,
+                "overrides": list(golden.SCALES[scale]),
+                "made_by": f"python scripts/golden.py write --scale {scale}",
+            }
             csv, meta = golden.write(table, stem, about)
             print(f"golden {scale}: wrote {csv.relative_to(ROOT)} and {meta.name}")
             continue

@@ -51,23 +51,62 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT))
 
-FULL = {"cait": {"arch": "cait_s36_384", "input": 384, "kwargs": {}, "default_batch": 256, "max_batch": 4096,
-                 "repeat": 5},
-        "roberta": {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072,
-                    "batch": 256, "tokens": 128, "repeat": 5},
-        "codegen": {"n_embd": 2560, "n_layer": 32, "n_head": 32, "rotary_dim": 64, "vocab_size": 51200,
-                    "batch": 8, "tokens": 1024, "repeat": 3},
-        "families": {"batch": 10_000, "cpu_batch": 1000, "ref_images": 100, "repeat": 2},
-        "groundtruth": {"overrides": []}}
-TINY = {"cait": {"arch": "cait_s36_384", "input": 32,
-                 "kwargs": {"img_size": 32, "embed_dim": 32, "depth": 1, "num_heads": 2, "depth_token_only": 1},
-                 "default_batch": 2, "max_batch": 8, "repeat": 1},
-        "roberta": {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64,
-                    "vocab_size": 1000, "batch": 2, "tokens": 16, "repeat": 1},
-        "codegen": {"n_embd": 32, "n_layer": 2, "n_head": 2, "rotary_dim": 8, "vocab_size": 1000,
-                    "batch": 2, "tokens": 16, "repeat": 1},
-        "families": {"batch": 8, "cpu_batch": 8, "ref_images": 2, "repeat": 1},
-        "groundtruth": {"overrides": ["benchmark.levels=2", "benchmark.test_per_class=2"]}}
+FULL = {
+    "cait": {"arch": "cait_s36_384", "input": 384, "kwargs": {}, "default_batch": 256, "max_batch": 4096, "repeat": 5},
+    "roberta": {
+        "hidden_size": 768,
+        "num_hidden_layers": 12,
+        "num_attention_heads": 12,
+        "intermediate_size": 3072,
+        "batch": 256,
+        "tokens": 128,
+        "repeat": 5,
+    },
+    "codegen": {
+        "n_embd": 2560,
+        "n_layer": 32,
+        "n_head": 32,
+        "rotary_dim": 64,
+        "vocab_size": 51200,
+        "batch": 8,
+        "tokens": 1024,
+        "repeat": 3,
+    },
+    "families": {"batch": 10_000, "cpu_batch": 1000, "ref_images": 100, "repeat": 2},
+    "groundtruth": {"overrides": []},
+}
+TINY = {
+    "cait": {
+        "arch": "cait_s36_384",
+        "input": 32,
+        "kwargs": {"img_size": 32, "embed_dim": 32, "depth": 1, "num_heads": 2, "depth_token_only": 1},
+        "default_batch": 2,
+        "max_batch": 8,
+        "repeat": 1,
+    },
+    "roberta": {
+        "hidden_size": 32,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "intermediate_size": 64,
+        "vocab_size": 1000,
+        "batch": 2,
+        "tokens": 16,
+        "repeat": 1,
+    },
+    "codegen": {
+        "n_embd": 32,
+        "n_layer": 2,
+        "n_head": 2,
+        "rotary_dim": 8,
+        "vocab_size": 1000,
+        "batch": 2,
+        "tokens": 16,
+        "repeat": 1,
+    },
+    "families": {"batch": 8, "cpu_batch": 8, "ref_images": 2, "repeat": 1},
+    "groundtruth": {"overrides": ["benchmark.levels=2", "benchmark.test_per_class=2"]},
+}
 RHO_TOL = 1e-4
 FAMILY_TOL = 2 / 255
 
@@ -144,8 +183,12 @@ def section_cait(c: Check) -> dict:
     s = c.sizes["cait"]
     model = ModelSpec(s["arch"], 200, input_size=s["input"], kwargs=s["kwargs"], random_weights=True).build()
     model = model.to(c.device)
-    settings = {"fp32": (False, False, False), "bf16 autocast": (True, False, False),
-                "bf16 + channels-last": (True, True, False), "bf16 + channels-last + compile": (True, True, True)}
+    settings = {
+        "fp32": (False, False, False),
+        "bf16 autocast": (True, False, False),
+        "bf16 + channels-last": (True, True, False),
+        "bf16 + channels-last + compile": (True, True, True),
+    }
     rows = []
     for name, (bf16, cl, compiled) in settings.items():
         if compiled and not c.time_compile:
@@ -157,12 +200,17 @@ def section_cait(c: Check) -> dict:
             x = torch.rand(batch, 3, s["input"], s["input"], device=c.device)
             if cl:
                 x = x.contiguous(memory_format=torch.channels_last)
-            with torch.inference_mode(), torch.autocast(torch.device(c.device).type, dtype=torch.bfloat16,
-                                                          enabled=bf16):
+            with (
+                torch.inference_mode(),
+                torch.autocast(torch.device(c.device).type, dtype=torch.bfloat16, enabled=bf16),
+            ):
                 return net(x)
 
-        largest = largest_batch(forward, s["default_batch"], s["max_batch"]) if not compiled else \
-            max((r["batch"] for r in rows if r["setting"] == "bf16 + channels-last"), default=s["default_batch"])
+        largest = (
+            largest_batch(forward, s["default_batch"], s["max_batch"])
+            if not compiled
+            else max((r["batch"] for r in rows if r["setting"] == "bf16 + channels-last"), default=s["default_batch"])
+        )
         for batch in sorted({s["default_batch"], largest}):
             compile_s = None
             if compiled:  # the first call compiles for this batch size; timed apart
@@ -173,13 +221,22 @@ def section_cait(c: Check) -> dict:
                 compile_s = time.perf_counter() - t0
             c.reset_peak()
             sec = c.timed(lambda b=batch: forward(b), s["repeat"])
-            row = {"setting": name, "batch": batch, "largest": batch == largest, "images_per_s": batch / sec,
-                   "peak_gib": c.peak_gib(), "compile_s": compile_s}
+            row = {
+                "setting": name,
+                "batch": batch,
+                "largest": batch == largest,
+                "images_per_s": batch / sec,
+                "peak_gib": c.peak_gib(),
+                "compile_s": compile_s,
+            }
             rows.append(row)
-            c.row("cait", f"{name}, batch {batch}{' (largest that fits)' if batch == largest else ''}: "
-                          f"{row['images_per_s']:,.1f} images/s"
-                          + (f", peak {row['peak_gib']:.1f} GiB" if row["peak_gib"] is not None else "")
-                          + (f", compile {compile_s:.1f} s" if compile_s is not None else ""))
+            c.row(
+                "cait",
+                f"{name}, batch {batch}{' (largest that fits)' if batch == largest else ''}: "
+                f"{row['images_per_s']:,.1f} images/s"
+                + (f", peak {row['peak_gib']:.1f} GiB" if row["peak_gib"] is not None else "")
+                + (f", compile {compile_s:.1f} s" if compile_s is not None else ""),
+            )
     best = max(rows, key=lambda r: r["images_per_s"])
     c.row("cait", f"best: {best['setting']} at batch {best['batch']}: {best['images_per_s']:,.1f} images/s")
     return {"arch": s["arch"], "input": s["input"], "rows": rows, "best": best}
@@ -190,8 +247,9 @@ def section_text(c: Check) -> dict:
 
     out = {}
     s = c.sizes["roberta"]
-    cfg = transformers.RobertaConfig(**{k: v for k, v in s.items() if k not in ("batch", "tokens", "repeat")},
-                                     num_labels=2)
+    cfg = transformers.RobertaConfig(
+        **{k: v for k, v in s.items() if k not in ("batch", "tokens", "repeat")}, num_labels=2
+    )
     with torch.device(c.device):
         model = transformers.RobertaForSequenceClassification(cfg).eval()
     ids = torch.randint(3, cfg.vocab_size, (s["batch"], s["tokens"]), device=c.device)
@@ -203,18 +261,33 @@ def section_text(c: Check) -> dict:
 
     c.reset_peak()
     rate = s["batch"] / c.timed(roberta, s["repeat"])
-    out["roberta"] = {"layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size, "batch": s["batch"],
-                      "tokens": s["tokens"], "sequences_per_s": rate, "peak_gib": c.peak_gib()}
-    c.row("text", f"RoBERTa ({cfg.num_hidden_layers} layers, {cfg.hidden_size} wide), pairs of {s['tokens']} tokens, "
-                  f"batch {s['batch']}: {rate:,.1f} sequences/s")
+    out["roberta"] = {
+        "layers": cfg.num_hidden_layers,
+        "hidden": cfg.hidden_size,
+        "batch": s["batch"],
+        "tokens": s["tokens"],
+        "sequences_per_s": rate,
+        "peak_gib": c.peak_gib(),
+    }
+    c.row(
+        "text",
+        f"RoBERTa ({cfg.num_hidden_layers} layers, {cfg.hidden_size} wide), pairs of {s['tokens']} tokens, "
+        f"batch {s['batch']}: {rate:,.1f} sequences/s",
+    )
     del model
     s = c.sizes["codegen"]
     layers = s["n_layer"]
     while True:
         try:
-            cfg = transformers.CodeGenConfig(n_embd=s["n_embd"], n_layer=layers, n_head=s["n_head"],
-                                             rotary_dim=s["rotary_dim"], vocab_size=s["vocab_size"],
-                                             n_positions=max(2048, s["tokens"]), n_ctx=max(2048, s["tokens"]))
+            cfg = transformers.CodeGenConfig(
+                n_embd=s["n_embd"],
+                n_layer=layers,
+                n_head=s["n_head"],
+                rotary_dim=s["rotary_dim"],
+                vocab_size=s["vocab_size"],
+                n_positions=max(2048, s["tokens"]),
+                n_ctx=max(2048, s["tokens"]),
+            )
             with torch.device(c.device):
                 model = transformers.CodeGenForCausalLM(cfg).to(torch.bfloat16 if c.cuda else torch.float32).eval()
             ids = torch.randint(0, cfg.vocab_size, (s["batch"], s["tokens"]), device=c.device)
@@ -233,10 +306,20 @@ def section_text(c: Check) -> dict:
             torch.cuda.empty_cache()
             layers //= 2
     params = sum(p.numel() for p in model.parameters())
-    out["codegen"] = {"layers": layers, "layers_of_2b": s["n_layer"], "params": params, "batch": s["batch"],
-                      "tokens": s["tokens"], "tokens_per_s": rate, "peak_gib": c.peak_gib()}
-    c.row("text", f"CodeGen decoder, {params / 1e9:.2f} B parameters ({layers} of {s['n_layer']} layers), "
-                  f"forward on {s['batch']} × {s['tokens']} tokens: {rate:,.0f} tokens/s")
+    out["codegen"] = {
+        "layers": layers,
+        "layers_of_2b": s["n_layer"],
+        "params": params,
+        "batch": s["batch"],
+        "tokens": s["tokens"],
+        "tokens_per_s": rate,
+        "peak_gib": c.peak_gib(),
+    }
+    c.row(
+        "text",
+        f"CodeGen decoder, {params / 1e9:.2f} B parameters ({layers} of {s['n_layer']} layers), "
+        f"forward on {s['batch']} × {s['tokens']} tokens: {rate:,.0f} tokens/s",
+    )
     return out
 
 
@@ -274,8 +357,9 @@ def section_families(c: Check, bench, only=None) -> dict:
             cpu = bench._family_throughput("cpu", size, s["cpu_batch"], s["repeat"], only)
         finally:
             torch.set_num_threads(threads)
-        fams = instantiate(OmegaConf.load(ROOT / "conf" / "families" / f"{TABLES[size]}.yaml").families,
-                           _convert_="all")
+        fams = instantiate(
+            OmegaConf.load(ROOT / "conf" / "families" / f"{TABLES[size]}.yaml").families, _convert_="all"
+        )
         x = images(max(s["ref_images"], 8), size)
         for f in fams:
             name = type(f).reference
@@ -285,16 +369,27 @@ def section_families(c: Check, bench, only=None) -> dict:
             there = f(x.to(c.device), level, torch.Generator().manual_seed(0)).cpu()
             diff = float((here - there).abs().max())
             ref = reference_rate(name, f, x[: s["ref_images"]], level, s["repeat"])
-            row = {"family": name, "size": size, "device": dev[name], "cpu_one_thread": cpu[name], "reference": ref,
-                   "device_vs_cpu": dev[name] / cpu[name], "device_vs_reference": dev[name] / ref,
-                   "max_abs_diff_device_cpu": diff}
+            row = {
+                "family": name,
+                "size": size,
+                "device": dev[name],
+                "cpu_one_thread": cpu[name],
+                "reference": ref,
+                "device_vs_cpu": dev[name] / cpu[name],
+                "device_vs_reference": dev[name] / ref,
+                "max_abs_diff_device_cpu": diff,
+            }
             rows.append(row)
-            c.row("families", f"{name} {size} px: device {dev[name]:,.0f}, CPU {cpu[name]:,.0f}, reference "
-                              f"{ref:,.0f} images/s ({row['device_vs_cpu']:.1f}× CPU, "
-                              f"{row['device_vs_reference']:.1f}× reference); |device − CPU| ≤ {diff:.2g}")
+            c.row(
+                "families",
+                f"{name} {size} px: device {dev[name]:,.0f}, CPU {cpu[name]:,.0f}, reference "
+                f"{ref:,.0f} images/s ({row['device_vs_cpu']:.1f}× CPU, "
+                f"{row['device_vs_reference']:.1f}× reference); |device − CPU| ≤ {diff:.2g}",
+            )
             if diff > FAMILY_TOL:
-                raise AssertionError(f"{name} {size} px: device output differs from the CPU's by {diff:.3g} "
-                                     f"(> {FAMILY_TOL:.3g})")
+                raise AssertionError(
+                    f"{name} {size} px: device output differs from the CPU's by {diff:.3g} (> {FAMILY_TOL:.3g})"
+                )
     return {"level": level, "rows": rows}
 
 
@@ -320,9 +415,15 @@ def compare_tables(cpu, dev) -> dict:
     delta_equal = same_rows and np.array_equal(cpu["delta"].to_numpy(), dev["delta"].to_numpy())
     rho_diff = float(np.abs(cpu["ssim"].to_numpy() - dev["ssim"].to_numpy()).max()) if same_rows else math.inf
     p_cpu, p_dev = (Objectives.from_table(t, "ssim", 1.0).pstar for t in (cpu, dev))
-    return {"configurations": len(cpu), "delta_equal": bool(delta_equal), "rho_max_abs_diff": rho_diff,
-            "rho_tolerance": RHO_TOL, "pstar_size": len(p_cpu), "pstar_identical": bool(np.array_equal(p_cpu, p_dev)),
-            "ok": bool(delta_equal and rho_diff <= RHO_TOL and np.array_equal(p_cpu, p_dev))}
+    return {
+        "configurations": len(cpu),
+        "delta_equal": bool(delta_equal),
+        "rho_max_abs_diff": rho_diff,
+        "rho_tolerance": RHO_TOL,
+        "pstar_size": len(p_cpu),
+        "pstar_identical": bool(np.array_equal(p_cpu, p_dev)),
+        "ok": bool(delta_equal and rho_diff <= RHO_TOL and np.array_equal(p_cpu, p_dev)),
+    }
 
 
 def section_groundtruth(c: Check, work: Path) -> dict:
@@ -340,60 +441,90 @@ def section_groundtruth(c: Check, work: Path) -> dict:
         walls[side] = time.perf_counter() - t0
         c.row("groundtruth", f"mnist5k on {device}: {walls[side]:.1f} s")
     cmp = compare_tables(tables["cpu"], tables["device"])
-    c.row("groundtruth", f"{cmp['configurations']} configurations: δ equal {cmp['delta_equal']}, "
-                         f"max |ρ_device − ρ_cpu| = {cmp['rho_max_abs_diff']:.2g} (tolerance {RHO_TOL:g}), "
-                         f"P* ({cmp['pstar_size']}) identical {cmp['pstar_identical']}")
+    c.row(
+        "groundtruth",
+        f"{cmp['configurations']} configurations: δ equal {cmp['delta_equal']}, "
+        f"max |ρ_device − ρ_cpu| = {cmp['rho_max_abs_diff']:.2g} (tolerance {RHO_TOL:g}), "
+        f"P* ({cmp['pstar_size']}) identical {cmp['pstar_identical']}",
+    )
     if not cmp["ok"]:
         raise AssertionError(f"mnist5k ground truth on {c.device} differs from the CPU's: {cmp}")
     return {"wall_s": walls, **cmp}
 
 
 def render(r: dict) -> str:
-    lines = ["# make gpu-check", "", f"Device: {r['device_name']}; torch {r['torch']}; {r['date']}; "
-             f"total {r['seconds']:.0f} s. Random-weight models (nothing downloaded).", ""]
+    lines = [
+        "# make gpu-check",
+        "",
+        f"Device: {r['device_name']}; torch {r['torch']}; {r['date']}; "
+        f"total {r['seconds']:.0f} s. Random-weight models (nothing downloaded).",
+        "",
+    ]
     if "cait" in r:
         cait = r["cait"]
-        lines += ["## CaiT-S36 at 384 px", "", "| setting | batch | images/s | peak GPU memory (GiB) | compile (s) |",
-                  "|---|---:|---:|---:|---:|"]
+        lines += [
+            "## CaiT-S36 at 384 px",
+            "",
+            "| setting | batch | images/s | peak GPU memory (GiB) | compile (s) |",
+            "|---|---:|---:|---:|---:|",
+        ]
         for row in cait["rows"]:
             peak = f"{row['peak_gib']:.1f}" if row["peak_gib"] is not None else "–"
             comp = f"{row['compile_s']:.1f}" if row["compile_s"] is not None else "–"
-            lines.append(f"| {row['setting']} | {row['batch']}{' (largest)' if row['largest'] else ''} | "
-                         f"{row['images_per_s']:,.1f} | {peak} | {comp} |")
+            lines.append(
+                f"| {row['setting']} | {row['batch']}{' (largest)' if row['largest'] else ''} | "
+                f"{row['images_per_s']:,.1f} | {peak} | {comp} |"
+            )
         p = r.get("projection")
         if p:
-            lines += ["", f"Tiny-ImageNet ground truth, best setting ({cait['best']['setting']}, batch "
-                          f"{cait['best']['batch']}): {p['configurations']:,} configurations × "
-                          f"{p['inferences'] // p['configurations']:,} images = {p['inferences']:,} inferences: "
-                          f"**{p['total_seconds'] / 3600:.2f} h** (inference {p['inference_seconds'] / 3600:.2f} h, "
-                          f"perturbation on the device {p['perturbation_seconds'] / 3600:.2f} h)."]
+            lines += [
+                "",
+                f"Tiny-ImageNet ground truth, best setting ({cait['best']['setting']}, batch "
+                f"{cait['best']['batch']}): {p['configurations']:,} configurations × "
+                f"{p['inferences'] // p['configurations']:,} images = {p['inferences']:,} inferences: "
+                f"**{p['total_seconds'] / 3600:.2f} h** (inference {p['inference_seconds'] / 3600:.2f} h, "
+                f"perturbation on the device {p['perturbation_seconds'] / 3600:.2f} h).",
+            ]
         lines.append("")
     if "text" in r:
         t = r["text"]
-        lines += ["## Text models (bf16 autocast)", "",
-                  f"- RoBERTa ({t['roberta']['layers']} layers, hidden {t['roberta']['hidden']}), QQP-like pairs of "
-                  f"{t['roberta']['tokens']} tokens, batch {t['roberta']['batch']}: "
-                  f"{t['roberta']['sequences_per_s']:,.1f} sequences/s",
-                  f"- CodeGen decoder, {t['codegen']['params'] / 1e9:.2f} B parameters ({t['codegen']['layers']} of "
-                  f"CodeGen-2B's {t['codegen']['layers_of_2b']} layers), forward on {t['codegen']['batch']} × "
-                  f"{t['codegen']['tokens']} tokens: {t['codegen']['tokens_per_s']:,.0f} tokens/s", ""]
+        lines += [
+            "## Text models (bf16 autocast)",
+            "",
+            f"- RoBERTa ({t['roberta']['layers']} layers, hidden {t['roberta']['hidden']}), QQP-like pairs of "
+            f"{t['roberta']['tokens']} tokens, batch {t['roberta']['batch']}: "
+            f"{t['roberta']['sequences_per_s']:,.1f} sequences/s",
+            f"- CodeGen decoder, {t['codegen']['params'] / 1e9:.2f} B parameters ({t['codegen']['layers']} of "
+            f"CodeGen-2B's {t['codegen']['layers_of_2b']} layers), forward on {t['codegen']['batch']} × "
+            f"{t['codegen']['tokens']} tokens: {t['codegen']['tokens_per_s']:,.0f} tokens/s",
+            "",
+        ]
     if "families" in r:
-        lines += ["## Image families, level 3 (images/s)", "",
-                  "| family | size | device | CPU, 1 thread | imagecorruptions-imaug | device ÷ CPU | device ÷ reference "
-                  "| max \\|device − CPU\\| |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += [
+            "## Image families, level 3 (images/s)",
+            "",
+            "| family | size | device | CPU, 1 thread | imagecorruptions-imaug | device ÷ CPU | device ÷ reference "
+            "| max \\|device − CPU\\| |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
         for row in r["families"]["rows"]:
-            lines.append(f"| {row['family']} | {row['size']} | {row['device']:,.0f} | {row['cpu_one_thread']:,.0f} | "
-                         f"{row['reference']:,.0f} | {row['device_vs_cpu']:.1f}× | {row['device_vs_reference']:.1f}× | "
-                         f"{row['max_abs_diff_device_cpu']:.2g} |")
+            lines.append(
+                f"| {row['family']} | {row['size']} | {row['device']:,.0f} | {row['cpu_one_thread']:,.0f} | "
+                f"{row['reference']:,.0f} | {row['device_vs_cpu']:.1f}× | {row['device_vs_reference']:.1f}× | "
+                f"{row['max_abs_diff_device_cpu']:.2g} |"
+            )
         lines.append("")
     if "groundtruth" in r:
         g = r["groundtruth"]
-        lines += ["## mnist5k ground truth, device against CPU", "",
-                  f"- wall time: CPU {g['wall_s']['cpu']:.1f} s, device "
-                  f"{g['wall_s']['device']:.1f} s",
-                  f"- {g['configurations']} configurations: δ equal: {g['delta_equal']}; max |Δρ| (SSIM) = "
-                  f"{g['rho_max_abs_diff']:.2g} (tolerance {g['rho_tolerance']:g}); P* ({g['pstar_size']} "
-                  f"configurations) identical: {g['pstar_identical']}", ""]
+        lines += [
+            "## mnist5k ground truth, device against CPU",
+            "",
+            f"- wall time: CPU {g['wall_s']['cpu']:.1f} s, device {g['wall_s']['device']:.1f} s",
+            f"- {g['configurations']} configurations: δ equal: {g['delta_equal']}; max |Δρ| (SSIM) = "
+            f"{g['rho_max_abs_diff']:.2g} (tolerance {g['rho_tolerance']:g}); P* ({g['pstar_size']} "
+            f"configurations) identical: {g['pstar_identical']}",
+            "",
+        ]
     if r["failures"]:
         lines += ["## Failures", ""] + [f"- {f}" for f in r["failures"]] + [""]
     return "\n".join(lines)
@@ -403,8 +534,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", default="cuda", help="cuda (default), cuda:N, or cpu (with --tiny: tests)")
     ap.add_argument("--tiny", action="store_true", help="tiny models, batches and lattice (seconds, for tests)")
-    ap.add_argument("--sections", nargs="+", default=["cait", "text", "families", "groundtruth"],
-                    choices=["cait", "text", "families", "groundtruth"])
+    ap.add_argument(
+        "--sections",
+        nargs="+",
+        default=["cait", "text", "families", "groundtruth"],
+        choices=["cait", "text", "families", "groundtruth"],
+    )
     ap.add_argument("--families", nargs="+", help="only these image families (default: all ten)")
     ap.add_argument("--no-compile", action="store_true", help="skip the torch.compile rows")
     ap.add_argument("--out", type=Path, default=ROOT / "results", help="folder for gpu.md and gpu.json")
@@ -415,9 +550,13 @@ def main(argv=None) -> int:
     c = Check(args.device, args.tiny, time_compile=not args.no_compile)
     bench = load_bench()
     t_start = time.perf_counter()
-    report = {"device": args.device, "tiny": args.tiny, "torch": torch.__version__,
-              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-              "device_name": torch.cuda.get_device_name(torch.device(args.device)) if c.cuda else "CPU"}
+    report = {
+        "device": args.device,
+        "tiny": args.tiny,
+        "torch": torch.__version__,
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "device_name": torch.cuda.get_device_name(torch.device(args.device)) if c.cuda else "CPU",
+    }
     with tempfile.TemporaryDirectory(prefix="gpu-check-") as tmp:
         for name in args.sections:
             try:
@@ -438,19 +577,27 @@ def main(argv=None) -> int:
                     torch.cuda.empty_cache()
     if "cait" in report and "families" in report and not args.families:
         fam64 = {r["family"]: r["device"] for r in report["families"]["rows"] if r["size"] == 64}
-        report["projection"] = bench.project_groundtruth(bench.TINY["images"], report["cait"]["best"]["images_per_s"],
-                                                         [fam64[n] for n in bench.TINY["families"]],
-                                                         bench.TINY["levels"])
+        report["projection"] = bench.project_groundtruth(
+            bench.TINY["images"],
+            report["cait"]["best"]["images_per_s"],
+            [fam64[n] for n in bench.TINY["families"]],
+            bench.TINY["levels"],
+        )
         p = report["projection"]
-        c.row("projection", f"Tiny-ImageNet ground truth ({p['inferences']:,} inferences): "
-                            f"{p['total_seconds'] / 3600:.2f} h at the best CaiT setting")
+        c.row(
+            "projection",
+            f"Tiny-ImageNet ground truth ({p['inferences']:,} inferences): "
+            f"{p['total_seconds'] / 3600:.2f} h at the best CaiT setting",
+        )
     report["failures"] = c.failures
     report["seconds"] = time.perf_counter() - t_start
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "gpu.json").write_text(json.dumps(report, indent=1, default=str))
     (args.out / "gpu.md").write_text(render(report))
-    print(f"gpu-check: {'FAILED (' + '; '.join(c.failures) + ')' if c.failures else 'ok'} in "
-          f"{report['seconds']:.0f} s → {args.out / 'gpu.md'}")
+    print(
+        f"gpu-check: {'FAILED (' + '; '.join(c.failures) + ')' if c.failures else 'ok'} in "
+        f"{report['seconds']:.0f} s → {args.out / 'gpu.md'}"
+    )
     return 1 if c.failures else 0
 
 

@@ -45,10 +45,24 @@ def coverage(tables, n_designs: int = 1, trees: int = 100) -> pd.DataFrame:
                     for level in LEVELS:
                         lo, hi = model.interval(level, test)
                         inside = (y[test] >= lo) & (y[test] <= hi)
-                        rows.append({"tables": kind, "table": table, "design": design, "surrogate": surrogate,
-                                     "seed": seed, "level": level, "delta": inside[:, 0].mean(), "rho": inside[:, 1].mean()})
+                        rows.append(
+                            {
+                                "tables": kind,
+                                "table": table,
+                                "design": design,
+                                "surrogate": surrogate,
+                                "seed": seed,
+                                "level": level,
+                                "delta": inside[:, 0].mean(),
+                                "rho": inside[:, 1].mean(),
+                            }
+                        )
     df = pd.DataFrame(rows)
-    return df.groupby(["tables", "table", "design", "surrogate", "level"], sort=False)[["delta", "rho"]].mean().reset_index()
+    return (
+        df.groupby(["tables", "table", "design", "surrogate", "level"], sort=False)[["delta", "rho"]]
+        .mean()
+        .reset_index()
+    )
 
 
 def metric_tables(path: str):
@@ -59,19 +73,28 @@ def metric_tables(path: str):
 
 
 def markdown(df: pd.DataFrame) -> str:
-    lines = ["| tables | design | surrogate | nominal | coverage δ | coverage ρ | worst table (δ, ρ) |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| tables | design | surrogate | nominal | coverage δ | coverage ρ | worst table (δ, ρ) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for (kind, design, surrogate, level), g in df.groupby(["tables", "design", "surrogate", "level"], sort=False):
         worst = g.loc[(g[["delta", "rho"]] - level).abs().max(axis=1).idxmax()]
-        lines.append(f"| {kind} | {design} | {surrogate} | {level:.0%} | {g.delta.mean():.3f} | {g.rho.mean():.3f} "
-                     f"| {worst.delta:.3f}, {worst.rho:.3f} ({worst.table}) |")
+        lines.append(
+            f"| {kind} | {design} | {surrogate} | {level:.0%} | {g.delta.mean():.3f} | {g.rho.mean():.3f} "
+            f"| {worst.delta:.3f}, {worst.rho:.3f} ({worst.table}) |"
+        )
     return "\n".join(lines) + "\n"
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, nargs="*", default=[200], help="generated-table seeds (held out)")
-    ap.add_argument("--table", action="append", default=[],
-                    help="a mnist5k ground-truth parquet (ssim and kid) or results/golden/mnist5k.csv")
+    ap.add_argument(
+        "--table",
+        action="append",
+        default=[],
+        help="a mnist5k ground-truth parquet (ssim and kid) or results/golden/mnist5k.csv",
+    )
     ap.add_argument("--designs", type=int, default=1, help="independent designs per table (coverage averaged)")
     ap.add_argument("--trees", type=int, default=100, help="the forest's trees (the certificate's count by default)")
     ap.add_argument("--out", default="results/tables/coverage")

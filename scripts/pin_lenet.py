@@ -58,17 +58,32 @@ def main() -> int:
         shutil.copyfile(trained, target)
     digest = file_digest(target)
     accuracy = float((predict(loaded.model, loaded.inputs) == loaded.labels).float().mean())
-    facts = {"file": target.name, "sha256": digest, "recipe": bench.recipe, "data": bench.data_description(),
-             "clean_accuracy_on_D": accuracy, "train_seconds": round(seconds, 1),
-             "made_by": "python scripts/pin_lenet.py", "date": time.strftime("%Y-%m-%d"),
-             "machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
-                         "torch": torch.__version__, "python": platform.python_version(),
-                         "platform": platform.platform(), "cpu_capability": torch.backends.cpu.get_cpu_capability()}}
+    facts = {
+        "file": target.name,
+        "sha256": digest,
+        "recipe": bench.recipe,
+        "data": bench.data_description(),
+        "clean_accuracy_on_D": accuracy,
+        "train_seconds": round(seconds, 1),
+        "made_by": "python scripts/pin_lenet.py",
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": {
+            "cpu": cpu_model(),
+            "cores": os.cpu_count(),
+            "torch_threads": torch.get_num_threads(),
+            "torch": torch.__version__,
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        },
+    }
     target.with_suffix(".json").write_text(json.dumps(facts, indent=2) + "\n")
     text = YAML.read_text()
     YAML.write_text(re.sub(r"(?m)^(  sha256: ).*$", rf"\g<1>{digest}", text))
-    print(f"pinned {target} (sha256 {digest}), clean accuracy on D {accuracy:.4f}, trained in {seconds:.1f} s;"
-          f" {YAML.relative_to(ROOT)} updated")
+    print(
+        f"pinned {target} (sha256 {digest}), clean accuracy on D {accuracy:.4f}, trained in {seconds:.1f} s;"
+        f" {YAML.relative_to(ROOT)} updated"
+    )
     return 0
 
 

@@ -48,10 +48,12 @@ THRESHOLD = 99.0
 
 def families():
     """(name, ReCode file stem, harness family, parameter, partial prompts?, seeded?)"""
-    return [("butterfingers", "ButterFingersPerturbation", ButterFingers(), 0.05, False, True),
-            ("charcase", "ChangeCharCase", CharCase(), 0.35, False, True),
-            ("whitespace", "WhitespacePerturbation", Whitespace([(0.05, 0.10)]), (0.05, 0.10), False, True),
-            ("newline", "new_line_afterdoc", Newline(), 1, True, False)]
+    return [
+        ("butterfingers", "ButterFingersPerturbation", ButterFingers(), 0.05, False, True),
+        ("charcase", "ChangeCharCase", CharCase(), 0.35, False, True),
+        ("whitespace", "WhitespacePerturbation", Whitespace([(0.05, 0.10)]), (0.05, 0.10), False, True),
+        ("newline", "new_line_afterdoc", Newline(), 1, True, False),
+    ]
 
 
 def read_jsonl(p: Path) -> list[dict]:
@@ -110,8 +112,9 @@ def compare(recode: Path, dataset: str, fam_row, seed: int, problems: list[dict]
     if isinstance(fam, Newline):
         ours_items = fam.apply(batch, param, None).items
     else:
-        ours_items = [(h, fam.perturb(d, param, random.Random(seed), batch.ctx(i)), c)
-                      for i, (h, d, c) in enumerate(batch.items)]
+        ours_items = [
+            (h, fam.perturb(d, param, random.Random(seed), batch.ctx(i)), c) for i, (h, d, c) in enumerate(batch.items)
+        ]
     agree = total = 0
     documented: dict[str, int] = {}
     for i, p in enumerate(problems):
@@ -119,8 +122,11 @@ def compare(recode: Path, dataset: str, fam_row, seed: int, problems: list[dict]
             continue
         head, doc, _ = batch.items[i]
         protected = fam.protected_set(batch.ctx(i)) if fam.masked else ()
-        dev = [] if isinstance(fam, Newline) else deviations(head, doc, p["prompt"], p["entry_point"], protected,
-                                                             fam.masked)
+        dev = (
+            []
+            if isinstance(fam, Newline)
+            else deviations(head, doc, p["prompt"], p["entry_point"], protected, fam.masked)
+        )
         if dev:
             for d in dev:
                 documented[d] = documented.get(d, 0) + 1
@@ -157,21 +163,27 @@ def main(argv=None) -> int:
             if not src.is_file():
                 continue
             problems = read_jsonl(src)
-            for seed in (seeds if seeded else [0]):
+            for seed in seeds if seeded else [0]:
                 if not released(recode, dataset, stem, seed).is_file():
                     continue
                 a, t, doc = compare(recode, dataset, row, seed, problems)
                 agree, total, with_dev, lines = agree + a, total + t, with_dev + doc.get("prompts", 0), lines + 1
                 detail = ", ".join(f"{k} {v}" for k, v in sorted(doc.items()) if k != "prompts")
                 pct = 100.0 * a / t if t else 100.0
-                print(f"{dataset} {name} s{seed}: {a} of {t} agree ({pct:.1f}%); "
-                      f"{doc.get('prompts', 0)} with a documented deviation" + (f" ({detail})" if detail else ""))
+                print(
+                    f"{dataset} {name} s{seed}: {a} of {t} agree ({pct:.1f}%); "
+                    f"{doc.get('prompts', 0)} with a documented deviation" + (f" ({detail})" if detail else "")
+                )
     if lines == 0:
-        raise UserError(f"--recode {recode}: no ReCode release found (expected nominal/HumanEval.jsonl and "
-                        "perturbed_finalized/{humaneval,mbpp}/full/{nlaugmenter,format}/…)")
+        raise UserError(
+            f"--recode {recode}: no ReCode release found (expected nominal/HumanEval.jsonl and "
+            "perturbed_finalized/{humaneval,mbpp}/full/{nlaugmenter,format}/…)"
+        )
     pct = 100.0 * agree / total if total else 0.0
-    print(f"agreement {pct:.1f}% on prompts without a documented deviation ({agree} of {total}); "
-          f"{with_dev} prompts with a documented deviation")
+    print(
+        f"agreement {pct:.1f}% on prompts without a documented deviation ({agree} of {total}); "
+        f"{with_dev} prompts with a documented deviation"
+    )
     return 0 if pct >= THRESHOLD else 1
 
 

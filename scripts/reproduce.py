@@ -60,21 +60,50 @@ def regenerate(scratch: Path, seeds: int, cache: Path) -> list[tuple[str, str, s
         want = json.loads(stem.with_suffix(".json").read_text())["fronts"]
         for metric, have in golden.fronts(table).items():
             w = want.get(metric, {})
-            rows.append((f"{scale} · P* under {metric}", f"{w.get('pstar_size')} {tuple(w.get('pstar_orders', []))}",
-                         f"{have['pstar_size']} {tuple(have['pstar_orders'])}",
-                         "identical" if w.get("pstar") == have["pstar"] else "DIFFERENT"))
-        rows.append((f"{scale} · δ and ρ of all {len(table):,} θ", "results/golden/" + stem.name + ".csv",
-                     f"{len(problems)} difference(s)", "identical (δ exact, ρ ± 1e-6)" if not problems else "DIFFERENT"))
+            rows.append(
+                (
+                    f"{scale} · P* under {metric}",
+                    f"{w.get('pstar_size')} {tuple(w.get('pstar_orders', []))}",
+                    f"{have['pstar_size']} {tuple(have['pstar_orders'])}",
+                    "identical" if w.get("pstar") == have["pstar"] else "DIFFERENT",
+                )
+            )
+        rows.append(
+            (
+                f"{scale} · δ and ρ of all {len(table):,} θ",
+                "results/golden/" + stem.name + ".csv",
+                f"{len(problems)} difference(s)",
+                "identical (δ exact, ρ ± 1e-6)" if not problems else "DIFFERENT",
+            )
+        )
         for p in problems[:20]:
             print(f"  {scale}: {p}")
-        golden.write(table, scratch / "golden" / scale, {"scale": scale, "overrides": list(golden.SCALES[scale]),
-                                                        "made_by": f"python scripts/golden.py write --scale {scale}"})
+        golden.write(
+            table,
+            scratch / "golden" / scale,
+            {
+                "scale": scale,
+                "overrides": list(golden.SCALES[scale]),
+                "made_by": f"python scripts/golden.py write --scale {scale}",
+            },
+        )
     py = sys.executable
-    step("TestifAI studies (stage=study)", [py, str(ROOT / "run.py"), "stage=study", "progress=false",
-                                            f"cache_dir={cache}", f"tomography.out={scratch / 'tables' / 'testifai'}",
-                                            f"hydra.run.dir={scratch / 'study_run'}"])
-    step(f"minimal sweep, tables, figures and report (scripts/figures.py, {seeds} seeds)",
-         [py, str(ROOT / "scripts" / "figures.py"), "--results", str(scratch), "--sweep", "--seeds", str(seeds)])
+    step(
+        "TestifAI studies (stage=study)",
+        [
+            py,
+            str(ROOT / "run.py"),
+            "stage=study",
+            "progress=false",
+            f"cache_dir={cache}",
+            f"tomography.out={scratch / 'tables' / 'testifai'}",
+            f"hydra.run.dir={scratch / 'study_run'}",
+        ],
+    )
+    step(
+        f"minimal sweep, tables, figures and report (scripts/figures.py, {seeds} seeds)",
+        [py, str(ROOT / "scripts" / "figures.py"), "--results", str(scratch), "--sweep", "--seeds", str(seeds)],
+    )
     return rows
 
 
@@ -85,8 +114,12 @@ def flat(path: Path) -> dict:
         return json.loads(path.read_text())
     df = pd.read_csv(path)
     keys = list(df.columns[:2] if df.iloc[:, 0].duplicated().any() else df.columns[:1])
-    return {f"{' · '.join(str(r[k]) for k in keys)} | {c}": r[c]
-            for _, r in df.iterrows() for c in df.columns if c not in keys}
+    return {
+        f"{' · '.join(str(r[k]) for k in keys)} | {c}": r[c]
+        for _, r in df.iterrows()
+        for c in df.columns
+        if c not in keys
+    }
 
 
 def same(a, b) -> str:
@@ -114,8 +147,14 @@ def compare(scratch: Path) -> list[tuple[str, str, str, str]]:
     for name in TABLES:
         old, new = COMMITTED / "tables" / name, scratch / "tables" / name
         if not old.exists() or not new.exists():
-            rows.append((f"tables/{name}", "present" if old.exists() else "missing",
-                         "present" if new.exists() else "missing", "DIFFERENT"))
+            rows.append(
+                (
+                    f"tables/{name}",
+                    "present" if old.exists() else "missing",
+                    "present" if new.exists() else "missing",
+                    "DIFFERENT",
+                )
+            )
             continue
         a, b = flat(old), flat(new)
         for k in sorted(set(a) | set(b), key=lambda k: (list(a).index(k) if k in a else len(a), k)):
@@ -133,17 +172,33 @@ def compare(scratch: Path) -> list[tuple[str, str, str, str]]:
         num = a.select_dtypes("number").columns
         gap = scaled_gap(a[num].to_numpy(float), b[num].to_numpy(float)) if len(num) else 0.0
         text_same = a.drop(columns=num).equals(b.drop(columns=num))
-        verdict = ("identical" if gap == 0 and text_same else f"within {TOL:g}" if gap <= TOL and text_same
-                   else "DIFFERENT")
+        verdict = (
+            "identical" if gap == 0 and text_same else f"within {TOL:g}" if gap <= TOL and text_same else "DIFFERENT"
+        )
         rows.append((f"{rel} ({a.shape[0]} rows × {a.shape[1]})", "committed", f"largest gap {gap:.2g}", verdict))
     report_same = (COMMITTED / "report.md").read_text() == (scratch / "report.md").read_text()
-    rows.append(("report.md (every sentence and number)", "committed", "regenerated",
-                 "identical" if report_same else "DIFFERENT"))
+    rows.append(
+        (
+            "report.md (every sentence and number)",
+            "committed",
+            "regenerated",
+            "identical" if report_same else "DIFFERENT",
+        )
+    )
     pngs = sorted(p.name for p in (COMMITTED / "figures").glob("*.png"))
-    alike = sum((scratch / "figures" / p).exists() and filecmp.cmp(COMMITTED / "figures" / p, scratch / "figures" / p,
-                                                                    shallow=False) for p in pngs)
-    rows.append((f"figures/*.png ({len(pngs)})", "committed", f"{alike} byte-identical",
-                 "identical" if alike == len(pngs) else "drawing differs (not a failure)"))
+    alike = sum(
+        (scratch / "figures" / p).exists()
+        and filecmp.cmp(COMMITTED / "figures" / p, scratch / "figures" / p, shallow=False)
+        for p in pngs
+    )
+    rows.append(
+        (
+            f"figures/*.png ({len(pngs)})",
+            "committed",
+            f"{alike} byte-identical",
+            "identical" if alike == len(pngs) else "drawing differs (not a failure)",
+        )
+    )
     return rows
 
 
@@ -178,8 +233,10 @@ def main(argv=None) -> int:
     for what, old, new, verdict in rows:
         print(f"{what:<{width}}  {old:>22}  {new:>22}  {verdict}")
     bad = [r for r in rows if r[3] == "DIFFERENT"]
-    print(f"\nreproduce: {len(rows)} lines, {len(bad)} different, in {time.perf_counter() - t0:.0f} s: "
-          f"{'PASS' if not bad else 'FAIL'}")
+    print(
+        f"\nreproduce: {len(rows)} lines, {len(bad)} different, in {time.perf_counter() - t0:.0f} s: "
+        f"{'PASS' if not bad else 'FAIL'}"
+    )
     if args.update:
         update(scratch)
         return 0

@@ -32,6 +32,7 @@ from testnav.searches.tomonav import TomoNavSearch
 from testnav.synthetic import PROFILES, profile_table
 from testnav.table import Objectives
 
+
 def tomonav():
     """TomoNav with the defaults of conf/search/tomonav.yaml (what `search=tomonav` runs)."""
     cfg = OmegaConf.to_container(OmegaConf.load(Path(__file__).resolve().parents[1] / "conf/search/tomonav.yaml"))
@@ -65,10 +66,23 @@ def record(split, table, obj, name, seed) -> list[dict]:
     in_pstar[obj.pstar] = True
     found = np.cumsum(in_pstar[proposals] & first(proposals))
     uniq = np.cumsum(first(proposals))
-    return [{"split": split, "table": table, "search": name, "seed": seed, "space_size": obj.lattice.size,
-             "budget": budget, "pstar_size": int(in_pstar.sum()), "proposals": b, "unique": int(uniq[b - 1]),
-             "log_product": lp, "recall": found[b - 1] / in_pstar.sum(), "complete": bool(found[b - 1] == in_pstar.sum())}
-            for (b, _), lp in zip(cert.points, cert.log_products)]
+    return [
+        {
+            "split": split,
+            "table": table,
+            "search": name,
+            "seed": seed,
+            "space_size": obj.lattice.size,
+            "budget": budget,
+            "pstar_size": int(in_pstar.sum()),
+            "proposals": b,
+            "unique": int(uniq[b - 1]),
+            "log_product": lp,
+            "recall": found[b - 1] / in_pstar.sum(),
+            "complete": bool(found[b - 1] == in_pstar.sum()),
+        }
+        for (b, _), lp in zip(cert.points, cert.log_products)
+    ]
 
 
 def first(p):
@@ -102,38 +116,60 @@ def choose(df: pd.DataFrame, splits=("train",)) -> float:
 
 
 def markdown(df: pd.DataFrame, chosen: float, splits=("train",)) -> str:
-    lines = [f"dependence exponent chosen on the {' + '.join(splits)} split(s): {chosen:g} (grid {', '.join(map(str, GRID))}); "
-             f"stop_at = {TARGET}", "",
-             "| split | search | runs | early stops (before Θ is exhausted) | complete at an early stop "
-             "| unique at an early stop (of |Θ|) | unique to full recall | proposals saved (of 5|Θ|), all runs |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"dependence exponent chosen on the {' + '.join(splits)} split(s): {chosen:g} (grid {', '.join(map(str, GRID))}); "
+        f"stop_at = {TARGET}",
+        "",
+        "| split | search | runs | early stops (before Θ is exhausted) | complete at an early stop "
+        "| unique at an early stop (of |Θ|) | unique to full recall | proposals saved (of 5|Θ|), all runs |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     full = df[df.complete].groupby(["split", "table", "search", "seed"])["unique"].min().rename("u_full")
     s = stops(df, chosen).join(full, on=["split", "table", "search", "seed"])
     for (split, search), g in s.groupby(["split", "search"], sort=False):
         e = early(g)
         at = f"{e.unique.mean():.0f} ({(e.unique / e.space_size).mean():.0%})" if len(e) else "—"
-        lines.append(f"| {split} | {search} | {len(g)} | {len(e)} | {int(e.complete.sum())}/{len(e)} | {at} "
-                     f"| {g.u_full.mean():.0f} | {g.saved.mean():.0f} ({(g.saved / g.budget).mean():.0%}) |")
-    lines += ["", "Per exponent and split: early stops (before Θ was exhausted) / runs, share of early stops with P* "
-              "complete, mean share of the budget saved over all runs", "",
-              "| dependence | " + " | ".join(sorted(df.split.unique())) + " |", "|---|" + "---|" * df.split.nunique()]
+        lines.append(
+            f"| {split} | {search} | {len(g)} | {len(e)} | {int(e.complete.sum())}/{len(e)} | {at} "
+            f"| {g.u_full.mean():.0f} | {g.saved.mean():.0f} ({(g.saved / g.budget).mean():.0%}) |"
+        )
+    lines += [
+        "",
+        "Per exponent and split: early stops (before Θ was exhausted) / runs, share of early stops with P* "
+        "complete, mean share of the budget saved over all runs",
+        "",
+        "| dependence | " + " | ".join(sorted(df.split.unique())) + " |",
+        "|---|" + "---|" * df.split.nunique(),
+    ]
     for k in GRID:
         st = stops(df, k)
-        cells = [f"{len(early(g))}/{len(g)}, {early(g).complete.mean() if len(early(g)) else float('nan'):.0%}, "
-                 f"{(g.saved / g.budget).mean():.0%}" for _, g in st.groupby("split")]
+        cells = [
+            f"{len(early(g))}/{len(g)}, {early(g).complete.mean() if len(early(g)) else float('nan'):.0%}, "
+            f"{(g.saved / g.budget).mean():.0%}"
+            for _, g in st.groupby("split")
+        ]
         lines.append(f"| {k} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--train", type=int, nargs="*", default=[100], help="generated-table seeds that choose the exponent")
+    ap.add_argument(
+        "--train", type=int, nargs="*", default=[100], help="generated-table seeds that choose the exponent"
+    )
     ap.add_argument("--test", type=int, nargs="*", default=[200], help="generated-table seeds held out")
     ap.add_argument("--profiles", nargs="+", default=list(PROFILES), choices=list(PROFILES))
     ap.add_argument("--run-seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--searches", nargs="+", default=list(SEARCHES), choices=list(SEARCHES))
-    ap.add_argument("--table", action="append", default=[], help="a mnist5k ground-truth parquet or results/golden/mnist5k.csv (held out)")
-    ap.add_argument("--checkpoints", action="append", default=[], help="reuse recorded checkpoints (CSV) instead of running")
+    ap.add_argument(
+        "--table",
+        action="append",
+        default=[],
+        help="a mnist5k ground-truth parquet or results/golden/mnist5k.csv (held out)",
+    )
+    ap.add_argument(
+        "--checkpoints", action="append", default=[], help="reuse recorded checkpoints (CSV) instead of running"
+    )
     ap.add_argument("--test-name", default="test", help="the split name of the --test seeds' runs")
     ap.add_argument("--choose-on", nargs="+", default=["train"], help="splits the exponent is chosen on")
     ap.add_argument("--out", default="results/tables/stopping")

@@ -107,20 +107,28 @@ def main(argv=None) -> int:
     questions = [q.strip() for q in text.splitlines() if q.strip()]
     a, b = args.levels.split("-") if "-" in args.levels else (args.levels, args.levels)
     levels = range(int(a), int(b) + 1)
-    print(f"{len(questions)} questions, levels {a}-{b}, {args.seeds} seeds; "
-          f"{sum(w in STOPWORDS for q in questions for w in WORD.findall(q))} of "
-          f"{sum(len(WORD.findall(q)) for q in questions)} words are stopwords")
-    for name, make in (("synonym", lambda stop: Synonym(lexicon=args.lexicon, stopwords=stop)),
-                       ("typo", lambda stop: Typo(stopwords=stop))):
+    print(
+        f"{len(questions)} questions, levels {a}-{b}, {args.seeds} seeds; "
+        f"{sum(w in STOPWORDS for q in questions for w in WORD.findall(q))} of "
+        f"{sum(len(WORD.findall(q)) for q in questions)} words are stopwords"
+    )
+    for name, make in (
+        ("synonym", lambda stop: Synonym(lexicon=args.lexicon, stopwords=stop)),
+        ("typo", lambda stop: Typo(stopwords=stop)),
+    ):
         try:
             before, after = (share(make(stop), questions, levels, args.seeds) for stop in (False, True))
         except UserError as e:
             print(f"{name}: not measured ({e})")
             continue
-        print(f"{name}: " + "; ".join(
-            f"stopwords={flag} {s} of {t} edits on stopwords ({100 * s / max(t, 1):.1f}%), "
-            f"{c} ({100 * c / max(t, 1):.1f}%) on capitalised ones" for flag, (s, c, t) in (("false", before),
-                                                                                           ("true", after))))
+        print(
+            f"{name}: "
+            + "; ".join(
+                f"stopwords={flag} {s} of {t} edits on stopwords ({100 * s / max(t, 1):.1f}%), "
+                f"{c} ({100 * c / max(t, 1):.1f}%) on capitalised ones"
+                for flag, (s, c, t) in (("false", before), ("true", after))
+            )
+        )
     x = TextBatch(tuple((q,) for q in questions), editable=(0,))
     y = Contraction()(x, 5, torch.Generator().manual_seed(0))
     changed = sum(a != b for a, b in zip(x.items, y.items))

@@ -37,8 +37,11 @@ def variants(df, seeds, specs, objectives=None):
                 us.append(unique_to_full_recall(c) or np.nan)
             summary[json.dumps(kw)][0].append(np.mean(aucs))
             summary[json.dumps(kw)][1].append(np.nanmean(us) / obj.lattice.size)
-            print(f"{col:14s} {json.dumps(kw):60s} AUC {np.mean(aucs):.3f} ± {np.std(aucs):.3f}  "
-                  f"u to full {np.nanmean(us):.0f} ± {np.nanstd(us):.0f}  ({time.perf_counter() - t0:.0f} s)", flush=True)
+            print(
+                f"{col:14s} {json.dumps(kw):60s} AUC {np.mean(aucs):.3f} ± {np.std(aucs):.3f}  "
+                f"u to full {np.nanmean(us):.0f} ± {np.nanstd(us):.0f}  ({time.perf_counter() - t0:.0f} s)",
+                flush=True,
+            )
     print("\nover all tables: mean AUC, mean unique-to-full-recall as a share of |Θ|")
     for kw, (aucs, us) in summary.items():
         print(f"  {kw:60s} AUC {np.mean(aucs):.3f}  u to full {np.mean(us):.3f} |Θ|  ({len(aucs)} tables)")
@@ -61,8 +64,13 @@ def calibration(df, seeds):
                     rest = np.setdiff1d(np.arange(lat.size), low)
                     low = np.r_[low, np.sort(np.random.default_rng(seed).choice(rest, 30, replace=False))]
                 test = np.setdiff1d(np.arange(lat.size), low)
-                preds = {k: Surrogate(lat, k, seed=seed).fit(low, y[low]).predict(test) for k in ("additive_forest", "forest")}
-                tf = np.column_stack([ScoreSurrogate(seed=seed).fit(lat, low, y[low, k]).predict(test) for k in range(2)])
+                preds = {
+                    k: Surrogate(lat, k, seed=seed).fit(low, y[low]).predict(test)
+                    for k in ("additive_forest", "forest")
+                }
+                tf = np.column_stack(
+                    [ScoreSurrogate(seed=seed).fit(lat, low, y[low, k]).predict(test) for k in range(2)]
+                )
                 preds["testifai_forest"] = (tf, None)
                 for k, (m, sd) in preds.items():
                     row = [np.sqrt(((m - y[test]) ** 2).mean(0)), [spearmanr(m[:, j], y[test, j])[0] for j in range(2)]]
@@ -72,8 +80,10 @@ def calibration(df, seeds):
                     acc.setdefault(k, []).append(row)
             for k, rows in acc.items():
                 mean = [np.round(np.mean([r[i] for r in rows], 0), 3) for i in range(len(rows[0]))]
-                print(f"{col:5s} {design:12s} {k:16s} RMSE(δ,ρ) {mean[0]} Spearman {mean[1]}"
-                      + (f"  |err|≤1σ {mean[2]} ≤2σ {mean[3]}" if len(mean) > 2 else ""))
+                print(
+                    f"{col:5s} {design:12s} {k:16s} RMSE(δ,ρ) {mean[0]} Spearman {mean[1]}"
+                    + (f"  |err|≤1σ {mean[2]} ≤2σ {mean[3]}" if len(mean) > 2 else "")
+                )
 
 
 def main(argv=None):
@@ -89,7 +99,11 @@ def main(argv=None):
     if args.generated:
         from testnav.synthetic import PROFILES, profile_table
 
-        objs = [(f"{p}/{s}", Objectives.from_table(profile_table(p, s))) for s in args.generated for p in args.profiles or PROFILES]
+        objs = [
+            (f"{p}/{s}", Objectives.from_table(profile_table(p, s)))
+            for s in args.generated
+            for p in args.profiles or PROFILES
+        ]
         variants(None, args.seeds, specs, objs)
         return 0
     from interval_coverage import metric_tables

@@ -62,8 +62,13 @@ def readable_paths() -> list:
     already loaded (libc's directory also holds libcrypto, libz, libffi, … that the stdlib's extension
     modules load later), the dynamic linker's cache, /dev/urandom and this process's /proc entry.
     No site-packages is granted: HumanEval and MBPP solutions need only the standard library."""
-    paths = {os.path.join(sys.base_prefix, "lib"), os.path.dirname(os.__file__), "/etc/ld.so.cache", "/dev/urandom",
-             f"/proc/{os.getpid()}"}
+    paths = {
+        os.path.join(sys.base_prefix, "lib"),
+        os.path.dirname(os.__file__),
+        "/etc/ld.so.cache",
+        "/dev/urandom",
+        f"/proc/{os.getpid()}",
+    }
     try:
         with open("/proc/self/maps") as fh:
             mapped = [ln.split(None, 5) for ln in fh]
@@ -76,8 +81,9 @@ def readable_paths() -> list:
 
 def _traversable(path: str, uid: int, gid: int) -> bool:
     st = os.stat(path)
-    return bool(st.st_mode & 0o001 or (st.st_uid == uid and st.st_mode & 0o100) or
-                (st.st_gid == gid and st.st_mode & 0o010))
+    return bool(
+        st.st_mode & 0o001 or (st.st_uid == uid and st.st_mode & 0o100) or (st.st_gid == gid and st.st_mode & 0o010)
+    )
 
 
 def expose(ctypes, libc, paths: list, uid: int, gid: int) -> bool:
@@ -103,8 +109,10 @@ def expose(ctypes, libc, paths: list, uid: int, gid: int) -> bool:
     check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "making / private")  # nothing propagates out
     for top, inner in closed.items():
         fds = [(p, os.open(p, os.O_PATH | os.O_CLOEXEC), os.path.isdir(p)) for p in inner]  # before the tmpfs
-        check(libc.mount(b"tmpfs", top.encode(), b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, b"mode=0711,size=64k"),
-              f"tmpfs on {top}")
+        check(
+            libc.mount(b"tmpfs", top.encode(), b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, b"mode=0711,size=64k"),
+            f"tmpfs on {top}",
+        )
         for p, fd, isdir in fds:
             if isdir:
                 os.makedirs(p, 0o755, exist_ok=True)
@@ -131,8 +139,10 @@ def drop_root(user: list, workdir: str) -> str:
         return f"sandbox: could not switch to uid {uid} (the program is not run as root)"
     stdlib = os.path.dirname(os.__file__)
     if not os.access(stdlib, os.R_OK | os.X_OK):
-        return (f"sandbox: uid {uid} cannot read the standard library at {stdlib} (no mount namespace to expose it): "
-                f"use a Python installed where that user can read it (e.g. /usr/local), or allow CAP_SYS_ADMIN")
+        return (
+            f"sandbox: uid {uid} cannot read the standard library at {stdlib} (no mount namespace to expose it): "
+            f"use a Python installed where that user can read it (e.g. /usr/local), or allow CAP_SYS_ADMIN"
+        )
     return ""
 
 
@@ -187,12 +197,117 @@ def landlock(ctypes, libc, workdir: str, readable: list) -> int:
 # namespaces, mounts, modules, clocks, ownership/mode changes) and signal syscalls allowed only
 # towards the sandbox process itself. Numbers per architecture (x86-64 / arm64 generic table).
 _DENY = {
-    "x86_64": [41, 53, 56, 57, 58, 59, 90, 91, 92, 93, 94, 101, 103, 155, 159, 161, 163, 164, 165, 166, 167, 168, 169,
-               170, 171, 172, 173, 175, 176, 227, 246, 248, 249, 250, 260, 268, 272, 298, 303, 304, 308, 310, 311, 312,
-               313, 320, 321, 322, 323, 424, 425, 426, 427, 434, 435, 438, 452],
-    "aarch64": [198, 199, 220, 221, 52, 53, 54, 55, 117, 116, 41, 171, 51, 89, 170, 40, 39, 224, 225, 142, 161, 162,
-                105, 106, 112, 104, 217, 218, 219, 97, 241, 264, 265, 268, 270, 271, 272, 273, 294, 280, 281, 282, 424,
-                425, 426, 427, 434, 435, 438, 452],
+    "x86_64": [
+        41,
+        53,
+        56,
+        57,
+        58,
+        59,
+        90,
+        91,
+        92,
+        93,
+        94,
+        101,
+        103,
+        155,
+        159,
+        161,
+        163,
+        164,
+        165,
+        166,
+        167,
+        168,
+        169,
+        170,
+        171,
+        172,
+        173,
+        175,
+        176,
+        227,
+        246,
+        248,
+        249,
+        250,
+        260,
+        268,
+        272,
+        298,
+        303,
+        304,
+        308,
+        310,
+        311,
+        312,
+        313,
+        320,
+        321,
+        322,
+        323,
+        424,
+        425,
+        426,
+        427,
+        434,
+        435,
+        438,
+        452,
+    ],
+    "aarch64": [
+        198,
+        199,
+        220,
+        221,
+        52,
+        53,
+        54,
+        55,
+        117,
+        116,
+        41,
+        171,
+        51,
+        89,
+        170,
+        40,
+        39,
+        224,
+        225,
+        142,
+        161,
+        162,
+        105,
+        106,
+        112,
+        104,
+        217,
+        218,
+        219,
+        97,
+        241,
+        264,
+        265,
+        268,
+        270,
+        271,
+        272,
+        273,
+        294,
+        280,
+        281,
+        282,
+        424,
+        425,
+        426,
+        427,
+        434,
+        435,
+        438,
+        452,
+    ],
 }
 _SELF_ONLY = {"x86_64": [62, 200, 234, 129, 297], "aarch64": [129, 130, 131, 138, 240]}  # kill, tkill, tgkill, sigqueue
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
@@ -231,8 +346,14 @@ def rlimits(limits: dict) -> list:
     import resource
 
     done = []
-    table = {"cpu": resource.RLIMIT_CPU, "memory": resource.RLIMIT_AS, "fsize": resource.RLIMIT_FSIZE,
-             "nofile": resource.RLIMIT_NOFILE, "nproc": resource.RLIMIT_NPROC, "core": resource.RLIMIT_CORE}
+    table = {
+        "cpu": resource.RLIMIT_CPU,
+        "memory": resource.RLIMIT_AS,
+        "fsize": resource.RLIMIT_FSIZE,
+        "nofile": resource.RLIMIT_NOFILE,
+        "nproc": resource.RLIMIT_NPROC,
+        "core": resource.RLIMIT_CORE,
+    }
     for name, res in table.items():
         value = limits.get(name)
         if value is None:
@@ -254,21 +375,75 @@ def install_guard(workdir: str, readable: list) -> None:
     read_roots = tuple([root] + [os.path.realpath(p) for p in readable])
     realpath, fspath, isinstance_, str_, bytes_, int_ = os.path.realpath, os.fspath, isinstance, str, bytes, int
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-    blocked = frozenset({
-        "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "subprocess.Popen",
-        "os.kill", "os.killpg", "signal.pthread_kill", "pty.spawn",
-        "socket.__new__", "socket.socket", "socket.socketpair", "socket.connect", "socket.bind", "socket.sendto",
-        "socket.sendmsg", "socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr",
-        "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "ctypes.call_function", "ctypes.addressof",
-        "ctypes.string_at", "ctypes.wstring_at", "ctypes.PyObj_FromPtr", "ctypes.set_errno",
-        "sys.addaudithook", "resource.setrlimit", "resource.prlimit", "os.setuid", "os.setgid",
-        "sys._current_frames", "sys.setprofile", "sys.settrace",
-    })
-    path_events = frozenset({"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.link",
-                             "os.symlink", "os.truncate", "os.utime", "os.chflags", "os.lchflags", "os.mkfifo",
-                             "os.mknod", "os.setxattr", "os.removexattr", "shutil.rmtree", "shutil.chown",
-                             "os.lchmod", "os.lchown"})
-    blocked_imports = frozenset({"ctypes", "_ctypes", "cffi", "_cffi_backend", "_posixsubprocess", "_xxsubinterpreters"})
+    blocked = frozenset(
+        {
+            "os.system",
+            "os.exec",
+            "os.posix_spawn",
+            "os.spawn",
+            "os.fork",
+            "os.forkpty",
+            "subprocess.Popen",
+            "os.kill",
+            "os.killpg",
+            "signal.pthread_kill",
+            "pty.spawn",
+            "socket.__new__",
+            "socket.socket",
+            "socket.socketpair",
+            "socket.connect",
+            "socket.bind",
+            "socket.sendto",
+            "socket.sendmsg",
+            "socket.getaddrinfo",
+            "socket.gethostbyname",
+            "socket.gethostbyaddr",
+            "ctypes.dlopen",
+            "ctypes.dlsym",
+            "ctypes.cdata",
+            "ctypes.call_function",
+            "ctypes.addressof",
+            "ctypes.string_at",
+            "ctypes.wstring_at",
+            "ctypes.PyObj_FromPtr",
+            "ctypes.set_errno",
+            "sys.addaudithook",
+            "resource.setrlimit",
+            "resource.prlimit",
+            "os.setuid",
+            "os.setgid",
+            "sys._current_frames",
+            "sys.setprofile",
+            "sys.settrace",
+        }
+    )
+    path_events = frozenset(
+        {
+            "os.remove",
+            "os.rename",
+            "os.rmdir",
+            "os.mkdir",
+            "os.chmod",
+            "os.chown",
+            "os.link",
+            "os.symlink",
+            "os.truncate",
+            "os.utime",
+            "os.chflags",
+            "os.lchflags",
+            "os.mkfifo",
+            "os.mknod",
+            "os.setxattr",
+            "os.removexattr",
+            "shutil.rmtree",
+            "shutil.chown",
+            "os.lchmod",
+            "os.lchown",
+        }
+    )
+    blocked_imports = frozenset(
+        {"ctypes", "_ctypes", "cffi", "_cffi_backend", "_posixsubprocess", "_xxsubinterpreters"}
+    )
 
     def resolved(path):
         """The real path of a str/bytes/PathLike, or None if it cannot be resolved."""
@@ -300,8 +475,9 @@ def install_guard(workdir: str, readable: list) -> None:
             raise PermissionError(f"sandbox: {event} is not allowed")
         if event == "open":
             path, mode, flags = (list(args) + [None, None, None])[:3]
-            writing = (isinstance_(mode, str_) and any(c in mode for c in "wax+")) or \
-                      (isinstance_(flags, int_) and flags & write_flags)
+            writing = (isinstance_(mode, str_) and any(c in mode for c in "wax+")) or (
+                isinstance_(flags, int_) and flags & write_flags
+            )
             if writing and not inside(path):
                 raise PermissionError(f"sandbox: writing {path!r} outside the working directory is not allowed")
             if not may_read(path):

@@ -1,12 +1,12 @@
 """Stage dispatch behind run.py: a newcomer can follow a run from here to summary.json.
 
-    stage=groundtruth → compute_groundtruth(benchmark)          → results/cache/groundtruth/*.parquet
-                        (groundtruth.shards=k, groundtruth.shard=i: one of k jobs; the last one merges)
-    stage=search      → Objectives (table) → Search.run(Oracle) → trace, ranked list, summary.json
-    stage=live        → LiveOracle (the model, memoised) → Search.run(Oracle) → same outputs, no P*
-    stage=grid        → NSGA-II hyperparameter grid (§3.3)     → results/tables/grid*.csv, grid_selection.json
-    stage=tomography | query | study → TestifAI (testnav/tomography/stage.py)
-    stage=check       → load every artifact, clean ψ(D) against the paper, throughput (testnav/check.py)
+stage=groundtruth → compute_groundtruth(benchmark)          → results/cache/groundtruth/*.parquet
+                    (groundtruth.shards=k, groundtruth.shard=i: one of k jobs; the last one merges)
+stage=search      → Objectives (table) → Search.run(Oracle) → trace, ranked list, summary.json
+stage=live        → LiveOracle (the model, memoised) → Search.run(Oracle) → same outputs, no P*
+stage=grid        → NSGA-II hyperparameter grid (§3.3)     → results/tables/grid*.csv, grid_selection.json
+stage=tomography | query | study → TestifAI (testnav/tomography/stage.py)
+stage=check       → load every artifact, clean ψ(D) against the paper, throughput (testnav/check.py)
 """
 
 from __future__ import annotations
@@ -46,8 +46,14 @@ def load_objectives(cfg: DictConfig, fidelity: DictConfig, signals=()) -> tuple[
     """Normalised (δ, ρ) over Θ (plus any extra signals), from an external table or the benchmark's ground truth."""
     if cfg.groundtruth.table:
         df = read_table(cfg.groundtruth.table)
-        obj = Objectives.from_table(df, "rho", 1.0, source=f"groundtruth.table={cfg.groundtruth.table}", signals=signals)
-        return obj, {"benchmark": Path(cfg.groundtruth.table).stem, "fidelity": "rho", "table": str(cfg.groundtruth.table)}
+        obj = Objectives.from_table(
+            df, "rho", 1.0, source=f"groundtruth.table={cfg.groundtruth.table}", signals=signals
+        )
+        return obj, {
+            "benchmark": Path(cfg.groundtruth.table).stem,
+            "fidelity": "rho",
+            "table": str(cfg.groundtruth.table),
+        }
     path, benchmark = build_groundtruth(cfg)
     return groundtruth_objectives(path, benchmark, fidelity, signals)
 
@@ -56,12 +62,19 @@ def groundtruth_objectives(path: Path, benchmark, fidelity, signals=()) -> tuple
     """Normalised (δ, ρ) from a benchmark's ground-truth table, and what identifies them."""
     df = pd.read_parquet(path)
     if fidelity.column not in df.columns:
-        raise UserError(f"fidelity={fidelity.name}: benchmark {benchmark.name} has no '{fidelity.column}' "
-                        f"column (valid for it: {', '.join(benchmark.metrics)})")
-    obj = Objectives.from_table(df, fidelity.column, float(fidelity.sign), source=f"benchmark={benchmark.name}",
-                                signals=signals)
-    return obj, {"benchmark": benchmark.name, "fidelity": fidelity.name, "table": str(path),
-                 "psi_clean": read_meta(path).get("psi_clean")}
+        raise UserError(
+            f"fidelity={fidelity.name}: benchmark {benchmark.name} has no '{fidelity.column}' "
+            f"column (valid for it: {', '.join(benchmark.metrics)})"
+        )
+    obj = Objectives.from_table(
+        df, fidelity.column, float(fidelity.sign), source=f"benchmark={benchmark.name}", signals=signals
+    )
+    return obj, {
+        "benchmark": benchmark.name,
+        "fidelity": fidelity.name,
+        "table": str(path),
+        "psi_clean": read_meta(path).get("psi_clean"),
+    }
 
 
 def stopping_rule(cfg: DictConfig):
@@ -107,16 +120,18 @@ def fit_population(cfg: DictConfig, search, lattice, budget: int) -> None:
     try:
         from hydra.core.hydra_config import HydraConfig
 
-        given = HydraConfig.initialized() and any(o.lstrip("+~").startswith("search.pop_size=")
-                                                  for o in HydraConfig.get().overrides.task)
+        given = HydraConfig.initialized() and any(
+            o.lstrip("+~").startswith("search.pop_size=") for o in HydraConfig.get().overrides.task
+        )
     except ValueError:
         given = False
     if not given:
         search.fit(lattice, budget)
 
 
-def replay_run(search, stop_at, obj: Objectives, identity: dict, budget: int, seed: int, stopping,
-               stopping_seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def replay_run(
+    search, stop_at, obj: Objectives, identity: dict, budget: int, seed: int, stopping, stopping_seed: int = 0
+) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """One search against a ground-truth table: (trace, ranked list, summary), nothing written."""
     table = TableOracle(obj)
     oracle = CertifiedOracle(table, Certificate(obj.lattice, stop_at=stop_at, seed=seed))
@@ -126,16 +141,18 @@ def replay_run(search, stop_at, obj: Objectives, identity: dict, budget: int, se
     costs, unit = table_costs(identity["table"], obj.lattice, stopping, stopping_seed)
     trace = make_trace(proposals, obj.lattice, table.evaluate(proposals), obj.pstar, costs)
     trace["p_complete"] = p_complete
-    summary = summarize(trace, obj.lattice, obj.pstar, proposals, **identity, search=search.name, seed=seed,
-                        budget=budget)
+    summary = summarize(
+        trace, obj.lattice, obj.pstar, proposals, **identity, search=search.name, seed=seed, budget=budget
+    )
     summary.update(inference_summary(trace, obj.lattice, obj.pstar, costs, unit))
     summary.update(summary_fields(oracle.certificate, p_complete))
     summary["search_seconds"] = round(seconds, 4)
     return trace, ranked_list(trace, obj.lattice.n), summary
 
 
-def live_run(search, stop_at, benchmark, fidelity, budget: int, seed: int, cache_dir, device: str,
-             live=None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def live_run(
+    search, stop_at, benchmark, fidelity, budget: int, seed: int, cache_dir, device: str, live=None
+) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """One search against the model itself (no table): (trace, ranked list, summary), nothing
     written. `fidelity` has name, column and sign (a conf/fidelity node); `live` reuses a
     LiveOracle (and its memo) from an earlier run on the same benchmark and fidelity."""
@@ -155,12 +172,26 @@ def live_run(search, stop_at, benchmark, fidelity, budget: int, seed: int, cache
     trace = make_trace(proposals, benchmark.lattice, live.evaluate(proposals), None, costs)
     trace["p_complete"] = p_complete
     ranked = ranked_list(trace, benchmark.lattice.n)
-    summary = summarize(trace, benchmark.lattice, None, proposals, benchmark=benchmark.name,
-                        fidelity=fidelity.name, search=search.name, seed=seed, budget=budget)
+    summary = summarize(
+        trace,
+        benchmark.lattice,
+        None,
+        proposals,
+        benchmark=benchmark.name,
+        fidelity=fidelity.name,
+        search=search.name,
+        seed=seed,
+        budget=budget,
+    )
     summary.update(inference_summary(trace, benchmark.lattice, None, costs, FULL_D))
     summary.update(summary_fields(oracle.certificate, p_complete))
-    summary.update(live=True, evaluations=live.evaluations - done, psi_clean=live.psi_clean,
-                   evaluation_seconds=round(live.seconds, 2), wall_seconds=round(time.perf_counter() - t0, 2))
+    summary.update(
+        live=True,
+        evaluations=live.evaluations - done,
+        psi_clean=live.psi_clean,
+        evaluation_seconds=round(live.seconds, 2),
+        wall_seconds=round(time.perf_counter() - t0, 2),
+    )
     return trace, ranked, summary
 
 
@@ -174,8 +205,9 @@ def run_search(cfg: DictConfig, out_dir: Path) -> dict:
         print(human_summary(summary, out_dir, f"trace.{cfg.trace_format}") + f"\n  (reused the finished run {memo})")
         return summary
     fit_population(cfg, search, obj.lattice, budget)
-    trace, ranked, summary = replay_run(search, stop_at, obj, identity, budget, int(cfg.seed), stopping_rule(cfg),
-                                        int(cfg.tomography.seed))
+    trace, ranked, summary = replay_run(
+        search, stop_at, obj, identity, budget, int(cfg.seed), stopping_rule(cfg), int(cfg.tomography.seed)
+    )
     # into the memo first, then linked into the run directory: a run directory with a summary
     # always has a memo behind it, so a killed sweep's finished runs are never redone
     path = write_outputs(cfg, memo if cfg.reuse_runs else out_dir, trace, ranked, summary)
@@ -189,15 +221,21 @@ def run_live(cfg: DictConfig, out_dir: Path) -> dict:
     benchmark = build(cfg.benchmark)
     budget = check_budget(cfg.budget, benchmark.lattice.size)
     fit_population(cfg, search, benchmark.lattice, budget)
-    trace, ranked, summary = live_run(search, stop_at, benchmark, cfg.fidelity, budget, int(cfg.seed), cfg.cache_dir,
-                                      resolve_device(cfg.device))
+    trace, ranked, summary = live_run(
+        search, stop_at, benchmark, cfg.fidelity, budget, int(cfg.seed), cfg.cache_dir, resolve_device(cfg.device)
+    )
     path = write_outputs(cfg, out_dir, trace, ranked, summary)
     top = ranked.head(5)
-    lines = [f"live {search.name} on {benchmark.name} · {cfg.fidelity.name} · seed {cfg.seed}: "
-             f"{summary['evaluations']} configurations evaluated for {budget} proposals in {summary['wall_seconds']} s",
-             "  first of the ranked list R (Pareto rank, then crowding distance):"]
-    lines += [f"    θ={tuple(int(r[f't{i + 1}']) for i in range(benchmark.lattice.n))}  δ={r.delta:.3f}  ρ={r.rho:.3f}  "
-              f"rank {int(r['rank'])}" for _, r in top.iterrows()]
+    lines = [
+        f"live {search.name} on {benchmark.name} · {cfg.fidelity.name} · seed {cfg.seed}: "
+        f"{summary['evaluations']} configurations evaluated for {budget} proposals in {summary['wall_seconds']} s",
+        "  first of the ranked list R (Pareto rank, then crowding distance):",
+    ]
+    lines += [
+        f"    θ={tuple(int(r[f't{i + 1}']) for i in range(benchmark.lattice.n))}  δ={r.delta:.3f}  ρ={r.rho:.3f}  "
+        f"rank {int(r['rank'])}"
+        for _, r in top.iterrows()
+    ]
     lines.append(f"  run directory: {out_dir}  (summary.json, {path.name}, ranked.{cfg.trace_format})")
     print("\n".join(lines))
     return summary
@@ -219,17 +257,21 @@ def run_grid_stage(cfg: DictConfig, out_dir: Path) -> dict:
         fidelity_dir = Path(__file__).resolve().parents[1] / "conf" / "fidelity"
         if not (fidelity_dir / f"{spec}.yaml").exists():
             valid = sorted(p.stem for p in fidelity_dir.glob("*.yaml"))
-            raise UserError(f"grid.tables entry '{spec}' is neither a table file nor a fidelity (valid: {', '.join(valid)})")
+            raise UserError(
+                f"grid.tables entry '{spec}' is neither a table file nor a fidelity (valid: {', '.join(valid)})"
+            )
         fidelity = compose(config_name="config", overrides=[f"fidelity={spec}"]).fidelity
         obj, identity = load_objectives(cfg, fidelity)
         tables.append((f"{identity['benchmark']}_{spec}", obj))
     summary = run_grid(cfg, tables, out_dir, lambda obj: check_budget(cfg.budget, obj.lattice.size))
     best = summary["selected"]
-    print(f"grid ({summary['engine']}): {summary['runs']} runs over {', '.join(summary['tables'])}\n"
-          f"  selected η_c={best['eta_c']:g}, η_m={best['eta_m']:g}, μ={best['pop_size']}: reaches Recall ≥ "
-          f"{summary['threshold']} on {best['reached']}/{best['tables']} tables, worst-case recall "
-          f"{best['worst_recall']:.3f}, mean AUC {best['mean_auc']:.3f}\n"
-          f"  wall time per table (s): {summary['wall_seconds']}\n  tables in {cfg.grid.out}")
+    print(
+        f"grid ({summary['engine']}): {summary['runs']} runs over {', '.join(summary['tables'])}\n"
+        f"  selected η_c={best['eta_c']:g}, η_m={best['eta_m']:g}, μ={best['pop_size']}: reaches Recall ≥ "
+        f"{summary['threshold']} on {best['reached']}/{best['tables']} tables, worst-case recall "
+        f"{best['worst_recall']:.3f}, mean AUC {best['mean_auc']:.3f}\n"
+        f"  wall time per table (s): {summary['wall_seconds']}\n  tables in {cfg.grid.out}"
+    )
     write_json_atomic(out_dir / "summary.json", summary)
     return summary
 
@@ -238,29 +280,39 @@ def run_groundtruth(cfg: DictConfig) -> None:
     """The whole table, or one shard of it (a job of a sharded sweep); the last shard merges."""
     shards, shard = cfg.groundtruth.shards, cfg.groundtruth.shard
     benchmark = build(cfg.benchmark)
-    path = compute_groundtruth(benchmark, cfg.cache_dir, resolve_device(cfg.device), progress=cfg.progress,
-                               shards=shards, shard=shard)
+    path = compute_groundtruth(
+        benchmark, cfg.cache_dir, resolve_device(cfg.device), progress=cfg.progress, shards=shards, shard=shard
+    )
     if path is None:
-        print(f"ground truth {benchmark.name}: shard {shard} of {shards} written; the last shard to finish "
-              f"merges the table (or a run of stage=groundtruth without shards merges and fills any gap)")
+        print(
+            f"ground truth {benchmark.name}: shard {shard} of {shards} written; the last shard to finish "
+            f"merges the table (or a run of stage=groundtruth without shards merges and fills any gap)"
+        )
         return None
     meta = read_meta(path)
-    print(f"ground truth {meta.get('benchmark')}: {path}\n  clean ψ = {meta.get('psi_clean')}, "
-          f"family applications {meta.get('family_applications')} (naive {meta.get('naive_applications')})")
+    print(
+        f"ground truth {meta.get('benchmark')}: {path}\n  clean ψ = {meta.get('psi_clean')}, "
+        f"family applications {meta.get('family_applications')} (naive {meta.get('naive_applications')})"
+    )
     return None
 
 
 def human_summary(s: dict, out_dir: Path, trace_name: str) -> str:
     orders = ", ".join(f"Θ{k}: {c}" for k, c in enumerate(s["pstar_orders"]) if k > 0)
-    full = (f"full recall after {s['unique_to_full_recall']:,} unique configurations ({s['budget_to_full_recall']:,} proposals)"
-            if s["unique_to_full_recall"] else "full recall never reached")
-    return "\n".join([
-        f"TestNav · {s['benchmark']} · {s['fidelity']} · {s['search']} · seed {s['seed']} · budget {s['budget']:,}",
-        f"  |P*| = {s['pstar_size']}  ({orders})",
-        f"  AUC-Recall@P* = {s['auc_recall']:.3f}   final recall = {s['final_recall']:.3f}   {full}",
-        f"  unique configurations seen: {s['unique']:,} of {s['space_size']:,}",
-        f"  run directory: {out_dir}  (summary.json, {trace_name}, ranked list)",
-    ])
+    full = (
+        f"full recall after {s['unique_to_full_recall']:,} unique configurations ({s['budget_to_full_recall']:,} proposals)"
+        if s["unique_to_full_recall"]
+        else "full recall never reached"
+    )
+    return "\n".join(
+        [
+            f"TestNav · {s['benchmark']} · {s['fidelity']} · {s['search']} · seed {s['seed']} · budget {s['budget']:,}",
+            f"  |P*| = {s['pstar_size']}  ({orders})",
+            f"  AUC-Recall@P* = {s['auc_recall']:.3f}   final recall = {s['final_recall']:.3f}   {full}",
+            f"  unique configurations seen: {s['unique']:,} of {s['space_size']:,}",
+            f"  run directory: {out_dir}  (summary.json, {trace_name}, ranked list)",
+        ]
+    )
 
 
 def main(cfg: DictConfig, out_dir: Path) -> dict | None:
@@ -285,5 +337,7 @@ def main(cfg: DictConfig, out_dir: Path) -> dict | None:
     if cfg.stage in ("tomography", "query", "study"):
         from .tomography import stage
 
-        return {"tomography": stage.run_tomography, "query": stage.run_query, "study": stage.run_study}[cfg.stage](cfg, out_dir)
+        return {"tomography": stage.run_tomography, "query": stage.run_query, "study": stage.run_study}[cfg.stage](
+            cfg, out_dir
+        )
     return run_search(cfg, out_dir)

@@ -45,15 +45,24 @@ def escape_probability(draws: np.ndarray, front: np.ndarray) -> np.ndarray:
     fd, fr = front[order, 0], front[order, 1]
     best = np.r_[np.maximum.accumulate(fr[::-1])[::-1], -np.inf]  # best ρ among δ_F ≥ fd[i]
     d, r = draws[..., 0], draws[..., 1]
-    ge = best[np.searchsorted(fd, d, side="left")]   # best ρ with δ_F ≥ d
+    ge = best[np.searchsorted(fd, d, side="left")]  # best ρ with δ_F ≥ d
     gt = best[np.searchsorted(fd, d, side="right")]  # best ρ with δ_F > d
     dominated = (ge > r) | (gt >= r)
     return 1.0 - dominated.mean(axis=0)
 
 
 class Certificate:
-    def __init__(self, lattice: Lattice, every: int | None = None, stop_at: float | None = None, seed: int = 0,
-                 n_estimators: int = 100, samples: int = 200, min_points: int = 10, dependence: float = DEPENDENCE):
+    def __init__(
+        self,
+        lattice: Lattice,
+        every: int | None = None,
+        stop_at: float | None = None,
+        seed: int = 0,
+        n_estimators: int = 100,
+        samples: int = 200,
+        min_points: int = 10,
+        dependence: float = DEPENDENCE,
+    ):
         if stop_at is not None and not 0 < stop_at <= 1:
             raise UserError(f"search.stop_at={stop_at}: a probability in (0, 1], or null to never stop early")
         self.lattice, self.stop_at, self.seed = lattice, stop_at, int(seed)
@@ -137,17 +146,25 @@ class Certificate:
         p = np.asarray(proposals, dtype=np.int64)
         fed = np.concatenate(self.proposals) if self.proposals else np.zeros(0, np.int64)
         if len(fed) > len(p) or not np.array_equal(fed, p[: len(fed)]):  # evaluated out of order: start over
-            self.__init__(self.lattice, self.every, self.stop_at, self.seed, self.n_estimators, self.samples,
-                          self.min_points, self.dependence)
+            self.__init__(
+                self.lattice,
+                self.every,
+                self.stop_at,
+                self.seed,
+                self.n_estimators,
+                self.samples,
+                self.min_points,
+                self.dependence,
+            )
             fed = fed[:0]
         if self.stopped is None:
-            for chunk in self.split(p[len(fed):]):
+            for chunk in self.split(p[len(fed) :]):
                 if self.feed(chunk, evaluate(chunk)):
                     break
         p = p[: self.b]
         column = np.zeros(len(p))
         for b, value in self.points:
-            column[b - 1:] = value
+            column[b - 1 :] = value
         return p, column
 
 
@@ -185,6 +202,10 @@ def run_certified(search, oracle, budget: int, seed: int, evaluate) -> tuple[np.
 
 
 def summary_fields(certificate: Certificate, column: np.ndarray) -> dict:
-    return {"p_complete": float(column[-1]) if len(column) else 0.0, "stop_at": certificate.stop_at,
-            "stopped_at": certificate.stopped, "certificate_every": certificate.every,
-            "certificate_seconds": round(certificate.seconds, 4)}
+    return {
+        "p_complete": float(column[-1]) if len(column) else 0.0,
+        "stop_at": certificate.stop_at,
+        "stopped_at": certificate.stopped,
+        "certificate_every": certificate.every,
+        "certificate_seconds": round(certificate.seconds, 4),
+    }

@@ -29,15 +29,15 @@ PAPER_PSI = {
     "mbpp": (0.319, "TestNav Table 1: CodeGen-2B-mono RP5@1"),
     "mnist": (0.984, "TestifAI Table 1: LeNet-5 accuracy"),
     "cifar10": (0.947, "TestifAI Table 1: WRN-28-10 accuracy"),
-    "roboflow": (0.822, "TestifAI Table 1: YOLOv11 \"Acc.\""),
+    "roboflow": (0.822, 'TestifAI Table 1: YOLOv11 "Acc."'),
     "gtsrb": (0.976, "TestifAI Table 1: CNN-SE accuracy"),
 }
 CAUSES = {
     "vision": "the label order (class indices as the checkpoint was trained: e.g. sorted wnids), the preprocessing "
-              "(benchmark.model.input_size / interpolation / uint8 / mean / std, the data's image_size or roi), "
-              "the wrong checkpoint, or a fallback feature model",
+    "(benchmark.model.input_size / interpolation / uint8 / mean / std, the data's image_size or roi), "
+    "the wrong checkpoint, or a fallback feature model",
     "text": "the label order (id2label), the tokenizer or its max_length, the decoding settings, the wrong "
-            "checkpoint, or a missing corpus",
+    "checkpoint, or a missing corpus",
 }
 
 
@@ -54,9 +54,17 @@ def run_check(cfg: DictConfig, out_dir: Path) -> dict:
     print(f"  families   {fams} at {benchmark.levels} levels → {benchmark.lattice.size:,} configurations")
     loaded = benchmark.load_nonempty(cfg.cache_dir)
     labels = loaded.labels.cpu().numpy()
-    report.update(data=benchmark.data_description(), inputs=int(len(labels)), model_key=loaded.model_key,
-                  parameters=parameters(loaded.model))
-    classes = f", {len(np.unique(labels))} classes" if benchmark.modality == "vision" and len(np.unique(labels)) < len(labels) else ""
+    report.update(
+        data=benchmark.data_description(),
+        inputs=int(len(labels)),
+        model_key=loaded.model_key,
+        parameters=parameters(loaded.model),
+    )
+    classes = (
+        f", {len(np.unique(labels))} classes"
+        if benchmark.modality == "vision" and len(np.unique(labels)) < len(labels)
+        else ""
+    )
     print(f"  data       {len(labels):,} inputs{classes}  ({compact(benchmark.data_description())})")
     size = f"{report['parameters'] / 1e6:.2f} M parameters, " if report["parameters"] else ""
     print(f"  model      {size}key {loaded.model_key}")
@@ -72,13 +80,22 @@ def run_check(cfg: DictConfig, out_dir: Path) -> dict:
     psi = float(clean["psi"])
     rate = len(labels) / seconds
     projected = seconds * benchmark.lattice.size
-    report.update(psi=psi, clean_pass_s=round(seconds, 3), inputs_per_s=round(rate, 2),
-                  projected_groundtruth_h=round(projected / 3600, 3))
+    report.update(
+        psi=psi,
+        clean_pass_s=round(seconds, 3),
+        inputs_per_s=round(rate, 2),
+        projected_groundtruth_h=round(projected / 3600, 3),
+    )
     print(f"  clean ψ    {100 * psi:.2f} % on {len(labels):,} inputs")
-    print(f"  speed      {rate:,.1f} inputs/s ({seconds:.2f} s a pass, every metric included) → ground truth "
-          f"≈ {benchmark.lattice.size:,} × {seconds:.2f} s ≈ {hours(projected)} on {device} (perturbation not counted)")
-    expect, source = (cfg.check.expect, "check.expect") if cfg.check.expect is not None \
+    print(
+        f"  speed      {rate:,.1f} inputs/s ({seconds:.2f} s a pass, every metric included) → ground truth "
+        f"≈ {benchmark.lattice.size:,} × {seconds:.2f} s ≈ {hours(projected)} on {device} (perturbation not counted)"
+    )
+    expect, source = (
+        (cfg.check.expect, "check.expect")
+        if cfg.check.expect is not None
         else PAPER_PSI.get(cfg.benchmark.name, (None, None))
+    )
     tolerance = float(cfg.check.tolerance)
     report.update(expected=expect, expected_from=source, tolerance=tolerance)
     write_json_atomic(out_dir / "check.json", report)
@@ -87,9 +104,11 @@ def run_check(cfg: DictConfig, out_dir: Path) -> dict:
         return report
     gap = psi - float(expect)
     if abs(gap) > tolerance:
-        raise UserError(f"clean ψ {100 * psi:.2f} % is {100 * abs(gap):.2f} points off the paper's "
-                        f"{100 * float(expect):.1f} % ({source}; tolerance ±{100 * tolerance:.1f}, check.tolerance): "
-                        f"likely causes: {CAUSES.get(benchmark.modality, CAUSES['vision'])}")
+        raise UserError(
+            f"clean ψ {100 * psi:.2f} % is {100 * abs(gap):.2f} points off the paper's "
+            f"{100 * float(expect):.1f} % ({source}; tolerance ±{100 * tolerance:.1f}, check.tolerance): "
+            f"likely causes: {CAUSES.get(benchmark.modality, CAUSES['vision'])}"
+        )
     print(f"  paper      {100 * float(expect):.1f} % ({source}): within ±{100 * tolerance:.1f} points → OK")
     return report
 
@@ -103,8 +122,9 @@ def timed(fn, device: str):
 
 
 def compact(d: dict) -> str:
-    return ", ".join(f"{k}={json.dumps(v, default=str) if isinstance(v, (dict, list)) else v}"
-                     for k, v in d.items() if v is not None)[:300]
+    return ", ".join(
+        f"{k}={json.dumps(v, default=str) if isinstance(v, (dict, list)) else v}" for k, v in d.items() if v is not None
+    )[:300]
 
 
 def hours(seconds: float) -> str:

@@ -92,7 +92,9 @@ def precheck(argv: list[str], conf_dir: Path) -> None:
     from hydra import compose, initialize_config_dir
 
     dirs, searchpath = config_dirs(argv, conf_dir)
-    overrides = [a for a in argv if "=" in a and not a.startswith("-") and not a.lstrip("+").startswith("hydra.searchpath=")]
+    overrides = [
+        a for a in argv if "=" in a and not a.startswith("-") and not a.lstrip("+").startswith("hydra.searchpath=")
+    ]
     choices = {}
     for o in overrides:
         key, value = o.split("=", 1)
@@ -114,8 +116,11 @@ def precheck(argv: list[str], conf_dir: Path) -> None:
         picked = dict(zip(choices, combo))
         try:
             with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3"):
-                cfg = compose(config_name="config", overrides=extra + [f"{k}={v}" for k, v in picked.items()],
-                              return_hydra_config=True)
+                cfg = compose(
+                    config_name="config",
+                    overrides=extra + [f"{k}={v}" for k, v in picked.items()],
+                    return_hydra_config=True,
+                )
         except Exception as e:  # a broken user config: Hydra's message, on one line
             where = ", ".join(f"{k}={v}" for k, v in picked.items()) or "the defaults"
             fail(f"cannot compose {where}: {' '.join(str(e).split())}")
@@ -146,8 +151,11 @@ def check_shards(overrides: list[str], cfg, multirun: bool) -> None:
                 fail(f"groundtruth.shard={shard} with groundtruth.shards={shards} (valid: 0..{shards - 1})")
         left = sorted(set(range(shards)) - set(values["groundtruth.shard"]))
         if multirun and shards > 1 and left:
-            print(f"note: shards {left} of groundtruth.shards={shards} are not in this sweep; the table is merged "
-                  f"once they have run too (sweep groundtruth.shard='range({shards})')", file=sys.stderr)
+            print(
+                f"note: shards {left} of groundtruth.shards={shards} are not in this sweep; the table is merged "
+                f"once they have run too (sweep groundtruth.shard='range({shards})')",
+                file=sys.stderr,
+            )
 
 
 def check_keys(overrides: list[str], tree: dict, picked: dict) -> None:
@@ -166,8 +174,10 @@ def check_keys(overrides: list[str], tree: dict, picked: dict) -> None:
                 where = ".".join(parent) or "top level"
                 group = parent[0] if parent and parent[0] in picked else None
                 context = f" with {group}={picked[group]}" if group else ""
-                fail(f"unknown config key '{key}'{context} (valid at {where}: {', '.join(keys) or 'none'}; "
-                     f"use +{key}=… to add a new key)")
+                fail(
+                    f"unknown config key '{key}'{context} (valid at {where}: {', '.join(keys) or 'none'}; "
+                    f"use +{key}=… to add a new key)"
+                )
             parent.append(part)
 
 

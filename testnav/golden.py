@@ -60,8 +60,11 @@ def fronts(table: pd.DataFrame) -> dict:
         obj = Objectives.from_table(table, column, sign)
         thetas = obj.lattice.tuples[np.sort(obj.pstar)]
         orders = np.bincount((thetas > 0).sum(1), minlength=obj.lattice.n + 1)[1:]
-        out[column] = {"pstar_size": len(thetas), "pstar_orders": orders.tolist(),
-                       "pstar": [",".join(map(str, t)) for t in thetas]}
+        out[column] = {
+            "pstar_size": len(thetas),
+            "pstar_orders": orders.tolist(),
+            "pstar": [",".join(map(str, t)) for t in thetas],
+        }
     return out
 
 
@@ -92,12 +95,14 @@ def compare(table: pd.DataFrame, path_stem: Path, limit: int = 12) -> list[str]:
     new = rows(table)
     t = level_columns(gold)
     if list(new.columns) != list(gold.columns) or len(new) != len(gold):
-        return [f"table shape differs: columns {list(new.columns)} × {len(new)} rows, golden "
-                f"{list(gold.columns)} × {len(gold)} rows"]
+        return [
+            f"table shape differs: columns {list(new.columns)} × {len(new)} rows, golden "
+            f"{list(gold.columns)} × {len(gold)} rows"
+        ]
     if not (new[t].to_numpy() == gold[t].to_numpy()).all():
         return ["the configurations (t1..tn) differ from the golden's"]
     problems = []
-    for c in gold.columns[len(t):]:
+    for c in gold.columns[len(t) :]:
         diff = new[c].to_numpy() - gold[c].to_numpy()
         tol = 0.5 * 10.0**-DECIMALS if c == "delta" else RHO_TOL + 10.0**-DECIMALS  # both sides rounded
         bad = np.flatnonzero(np.abs(diff) > tol)
@@ -114,6 +119,8 @@ def compare(table: pd.DataFrame, path_stem: Path, limit: int = 12) -> list[str]:
         lost = sorted(set(want["pstar"]) - set(have["pstar"]))
         gained = sorted(set(have["pstar"]) - set(want["pstar"]))
         if lost or gained:
-            problems.append(f"P* under {column}: |P*| {want['pstar_size']} {want['pstar_orders']} → "
-                            f"{have['pstar_size']} {have['pstar_orders']}; lost {' '.join(lost) or 'none'}, gained {' '.join(gained) or 'none'}")
+            problems.append(
+                f"P* under {column}: |P*| {want['pstar_size']} {want['pstar_orders']} → "
+                f"{have['pstar_size']} {have['pstar_orders']}; lost {' '.join(lost) or 'none'}, gained {' '.join(gained) or 'none'}"
+            )
     return problems

@@ -58,8 +58,14 @@ def score_runs(proposals: list[np.ndarray], obj) -> list[dict]:
     out = []
     for p in proposals:
         curve = recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size)
-        out.append({"auc_recall": auc_recall(curve), "final_recall": float(curve[-1]),
-                    "unique": int(len(np.unique(p))), "unique_to_full_recall": unique_to_full_recall(curve)})
+        out.append(
+            {
+                "auc_recall": auc_recall(curve),
+                "final_recall": float(curve[-1]),
+                "unique": int(len(np.unique(p))),
+                "unique_to_full_recall": unique_to_full_recall(curve),
+            }
+        )
     return out
 
 
@@ -69,10 +75,17 @@ def grid_table(obj, name: str, grid, budget: int, progress: bool) -> pd.DataFram
     seeds = list(range(int(grid.seeds)))
     rows = []
     values = np.column_stack([obj.delta, obj.rho])
-    common = dict(p_crossover=grid.p_crossover, p_crossover_var=grid.p_crossover_var, p_mutation=grid.p_mutation,
-                  p_mutation_var=grid.p_mutation_var, eliminate_duplicates=grid.eliminate_duplicates)
+    common = dict(
+        p_crossover=grid.p_crossover,
+        p_crossover_var=grid.p_crossover_var,
+        p_mutation=grid.p_mutation,
+        p_mutation_var=grid.p_mutation_var,
+        eliminate_duplicates=grid.eliminate_duplicates,
+    )
     by_mu = {mu: [(c, m) for c, m, u in settings if u == mu] for mu in sorted({u for _, _, u in settings})}
-    with tqdm(total=len(settings) * len(seeds), desc=f"grid {name} ({grid.engine})", unit="run", disable=not progress) as bar:
+    with tqdm(
+        total=len(settings) * len(seeds), desc=f"grid {name} ({grid.engine})", unit="run", disable=not progress
+    ) as bar:
         for mu, etas in by_mu.items():
             if mu > obj.lattice.size or mu > budget:
                 raise UserError(f"grid.pop_size={mu} exceeds |Θ|={obj.lattice.size} or budget={budget} of table {name}")
@@ -80,8 +93,13 @@ def grid_table(obj, name: str, grid, budget: int, progress: bool) -> pd.DataFram
             t0 = time.perf_counter()
             if grid.engine == "fast":
                 engine = FastEvolution(obj.lattice, mu, "nsga2", **common)
-                proposals = engine.run_many(np.broadcast_to(values, (len(jobs),) + values.shape), budget,
-                                            [s for _, _, s in jobs], [c for c, _, _ in jobs], [m for _, m, _ in jobs])
+                proposals = engine.run_many(
+                    np.broadcast_to(values, (len(jobs),) + values.shape),
+                    budget,
+                    [s for _, _, s in jobs],
+                    [c for c, _, _ in jobs],
+                    [m for _, m, _ in jobs],
+                )
             else:
                 oracle = TableOracle(obj)
                 proposals = []
@@ -90,8 +108,19 @@ def grid_table(obj, name: str, grid, budget: int, progress: bool) -> pd.DataFram
                     bar.update(1)
             per_run = (time.perf_counter() - t0) / len(jobs)
             for (c, m, s), sc in zip(jobs, score_runs(proposals, obj)):
-                rows.append({"table": name, "eta_c": c, "eta_m": m, "pop_size": mu, "seed": s, "engine": grid.engine,
-                             "budget": budget, **sc, "seconds_per_run": per_run})
+                rows.append(
+                    {
+                        "table": name,
+                        "eta_c": c,
+                        "eta_m": m,
+                        "pop_size": mu,
+                        "seed": s,
+                        "engine": grid.engine,
+                        "budget": budget,
+                        **sc,
+                        "seconds_per_run": per_run,
+                    }
+                )
             if grid.engine == "fast":
                 bar.update(len(jobs))
     return pd.DataFrame(rows)
@@ -100,12 +129,20 @@ def grid_table(obj, name: str, grid, budget: int, progress: bool) -> pd.DataFram
 def select(df: pd.DataFrame, threshold: float) -> tuple[pd.DataFrame, dict]:
     """Rank settings by the paper's rule; return the per-setting table and the winner."""
     per = df.groupby(["eta_c", "eta_m", "pop_size", "table"]).agg(
-        mean_final=("final_recall", "mean"), min_final=("final_recall", "min"), mean_auc=("auc_recall", "mean"))
+        mean_final=("final_recall", "mean"), min_final=("final_recall", "min"), mean_auc=("auc_recall", "mean")
+    )
     per["reached"] = per["mean_final"] >= threshold
     n_tables = df["table"].nunique()
-    s = per.groupby(["eta_c", "eta_m", "pop_size"]).agg(
-        tables=("reached", "size"), reached=("reached", "sum"), worst_recall=("min_final", "min"),
-        mean_auc=("mean_auc", "mean")).reset_index()
+    s = (
+        per.groupby(["eta_c", "eta_m", "pop_size"])
+        .agg(
+            tables=("reached", "size"),
+            reached=("reached", "sum"),
+            worst_recall=("min_final", "min"),
+            mean_auc=("mean_auc", "mean"),
+        )
+        .reset_index()
+    )
     s = s[s["tables"] == n_tables]  # only settings run on every table compete
     s = s.sort_values(["reached", "worst_recall", "mean_auc"], ascending=False).reset_index(drop=True)
     best = s.iloc[0].to_dict()
@@ -118,21 +155,30 @@ def run_grid(cfg, tables: list[tuple[str, object]], out_dir: Path, budget_of) ->
     check_grid(grid)
     out = Path(grid.out)
     (out / "grid").mkdir(parents=True, exist_ok=True)
-    settings_key = stable_hash({k: list(v) if hasattr(v, "__iter__") and not isinstance(v, str) else v
-                                for k, v in grid.items() if k not in ("out", "tables")})
+    settings_key = stable_hash(
+        {
+            k: list(v) if hasattr(v, "__iter__") and not isinstance(v, str) else v
+            for k, v in grid.items()
+            if k not in ("out", "tables")
+        }
+    )
     wall = {}
     for name, obj in tables:
         path = out / "grid" / f"{name}.parquet"
         # reuse a table's rows only for the same settings *and* the same objectives
         data_key = hashlib.sha256(np.column_stack([obj.delta, obj.rho]).tobytes()).hexdigest()[:16]
         old = pd.read_parquet(path) if path.exists() else pd.DataFrame()
-        if {"settings_key", "data_key"} <= set(old.columns) and (old.settings_key == settings_key).all() \
-                and (old.data_key == data_key).all():
+        if (
+            {"settings_key", "data_key"} <= set(old.columns)
+            and (old.settings_key == settings_key).all()
+            and (old.data_key == data_key).all()
+        ):
             log.info("grid %s: reusing %s", name, path)
             continue
         t0 = time.perf_counter()
-        df = grid_table(obj, name, grid, budget_of(obj), cfg.progress).assign(settings_key=settings_key,
-                                                                                data_key=data_key)
+        df = grid_table(obj, name, grid, budget_of(obj), cfg.progress).assign(
+            settings_key=settings_key, data_key=data_key
+        )
         wall[name] = round(time.perf_counter() - t0, 2)
         with atomic_path(path) as tmp:
             df.to_parquet(tmp, index=False)
@@ -144,7 +190,13 @@ def run_grid(cfg, tables: list[tuple[str, object]], out_dir: Path, budget_of) ->
         df.drop(columns=["settings_key", "data_key"], errors="ignore").to_csv(tmp, index=False)
     with atomic_path(out / "grid_ranking.csv") as tmp:
         ranking.to_csv(tmp, index=False)
-    summary = {"selected": best, "tables": sorted(df["table"].unique()), "runs": int(len(df)),
-               "engine": grid.engine, "wall_seconds": wall, "threshold": float(grid.threshold)}
+    summary = {
+        "selected": best,
+        "tables": sorted(df["table"].unique()),
+        "runs": int(len(df)),
+        "engine": grid.engine,
+        "wall_seconds": wall,
+        "threshold": float(grid.threshold),
+    }
     write_json_atomic(out / "grid_selection.json", summary)
     return summary

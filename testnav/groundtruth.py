@@ -89,8 +89,9 @@ def chunk_prefixes(lattice) -> list[tuple[int, ...]]:
     return list(product(range(lattice.levels), repeat=min(2, lattice.n - 1)))
 
 
-def compute_groundtruth(benchmark, cache_dir, device: str = "cpu", progress: bool = True,
-                        shards: int = 1, shard: int = 0) -> Path | None:
+def compute_groundtruth(
+    benchmark, cache_dir, device: str = "cpu", progress: bool = True, shards: int = 1, shard: int = 0
+) -> Path | None:
     """Return the path of the benchmark's ground-truth table, computing what is missing.
 
     With shards=k > 1, only shard `shard`'s chunks are computed (testnav/shards.py says which,
@@ -116,8 +117,13 @@ def compute_groundtruth(benchmark, cache_dir, device: str = "cpu", progress: boo
             return merge(benchmark, loaded, key, final, chunks, clean, device)
     missing = [c for c in chunks if not verified(parts / chunk_name(c))]
     if missing and not final.exists():
-        log.info("ground truth %s shard %d/%d done; %d chunks of other shards still missing",
-                 benchmark.name, shard, shards, len(missing))
+        log.info(
+            "ground truth %s shard %d/%d done; %d chunks of other shards still missing",
+            benchmark.name,
+            shard,
+            shards,
+            len(missing),
+        )
         return None
     with file_lock(table_lock):
         if complete(final):
@@ -125,7 +131,9 @@ def compute_groundtruth(benchmark, cache_dir, device: str = "cpu", progress: boo
         return merge(benchmark, loaded, key, final, chunks, clean, device)
 
 
-def evaluate_chunks(benchmark, loaded, final: Path, chunks, shard: tuple[int, int], device: str, progress: bool) -> dict:
+def evaluate_chunks(
+    benchmark, loaded, final: Path, chunks, shard: tuple[int, int], device: str, progress: bool
+) -> dict:
     """Write every missing chunk of `chunks` atomically; return the clean scores (ψ(D), metrics)."""
     parts = final.with_suffix(".parts")
     parts.mkdir(parents=True, exist_ok=True)
@@ -139,8 +147,9 @@ def evaluate_chunks(benchmark, loaded, final: Path, chunks, shard: tuple[int, in
     rest = list(product(range(lattice.levels), repeat=lattice.n - len(chunks[0])))
     walker = PrefixWalker(benchmark.families, loaded.inputs, benchmark.perturb_seed)
     label = f"ground truth {benchmark.name}" + (f" shard {shard[0]}/{shard[1]}" if shard[1] > 1 else "")
-    with tqdm(total=len(chunks) * len(rest), initial=done * len(rest), desc=label, unit="cfg",
-              disable=not progress) as pbar:
+    with tqdm(
+        total=len(chunks) * len(rest), initial=done * len(rest), desc=label, unit="cfg", disable=not progress
+    ) as pbar:
         for chunk in chunks:
             path = parts / chunk_name(chunk)
             if verified(path):  # finished before (a corrupted one is reported and redone)
@@ -161,19 +170,35 @@ def merge(benchmark, loaded, key: str, final: Path, chunks, clean: dict, device:
     table = pd.concat([pd.read_parquet(parts / chunk_name(c)) for c in chunks], ignore_index=True)
     runs = read_runs(parts)
     applications = sum(r["family_applications"] for r in runs)
-    meta = {"benchmark": benchmark.name, "key": key, "psi_clean": clean["psi"],
-            "n_inputs": len(loaded.labels), "families": [f.describe() for f in benchmark.families],
-            "task": benchmark.task_description(),  # the readings behind the numbers, for the report
-            "metric_settings": {k: m.describe() for k, m in benchmark.metrics.items()},
-            "levels": lattice.levels, "metrics_clean": {k: v for k, v in clean.items() if k not in ("psi", "correct")},
-            "family_applications": applications, "naive_applications": lattice.size * lattice.n,
-            "seconds": round(sum(r["seconds"] for r in runs), 2), "device": device, "runs": runs}
+    meta = {
+        "benchmark": benchmark.name,
+        "key": key,
+        "psi_clean": clean["psi"],
+        "n_inputs": len(loaded.labels),
+        "families": [f.describe() for f in benchmark.families],
+        "task": benchmark.task_description(),  # the readings behind the numbers, for the report
+        "metric_settings": {k: m.describe() for k, m in benchmark.metrics.items()},
+        "levels": lattice.levels,
+        "metrics_clean": {k: v for k, v in clean.items() if k not in ("psi", "correct")},
+        "family_applications": applications,
+        "naive_applications": lattice.size * lattice.n,
+        "seconds": round(sum(r["seconds"] for r in runs), 2),
+        "device": device,
+        "runs": runs,
+    }
     write_json_atomic(final.with_suffix(".json"), meta, checksum=True)  # first: a table never lacks its meta
     with atomic_path(final, checksum=True) as tmp:
         table.to_parquet(tmp, index=False)
     shutil.rmtree(parts, ignore_errors=True)
-    log.info("ground truth %s: %d configurations in %.1f s over %d run(s), %d family applications (naive %d)",
-             benchmark.name, lattice.size, meta["seconds"], len(runs), applications, meta["naive_applications"])
+    log.info(
+        "ground truth %s: %d configurations in %.1f s over %d run(s), %d family applications (naive %d)",
+        benchmark.name,
+        lattice.size,
+        meta["seconds"],
+        len(runs),
+        applications,
+        meta["naive_applications"],
+    )
     return final
 
 

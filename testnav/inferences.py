@@ -70,8 +70,11 @@ def auc_recall_inferences(first_order, pstar, costs: np.ndarray) -> float:
 
 
 def inference_summary(trace: pd.DataFrame, lattice: Lattice, pstar, costs: np.ndarray, unit: str) -> dict:
-    out = {"inference_unit": unit, "inferences": int(trace["inferences"].iloc[-1]) if len(trace) else 0,
-           "inferences_space": int(costs.sum())}
+    out = {
+        "inference_unit": unit,
+        "inferences": int(trace["inferences"].iloc[-1]) if len(trace) else 0,
+        "inferences_space": int(costs.sum()),
+    }
     if pstar is None:
         return out
     tcols = [f"t{i + 1}" for i in range(lattice.n)]

@@ -26,11 +26,15 @@ class LiveOracle:
         except UserError:
             raise
         except Exception as e:
-            raise UserError(f"live search: benchmark {benchmark.name} cannot be loaded "
-                            f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from e
+            raise UserError(
+                f"live search: benchmark {benchmark.name} cannot be loaded "
+                f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"
+            ) from e
         if rho_column not in benchmark.metrics:
-            raise UserError(f"live search: benchmark {benchmark.name} computes no '{rho_column}' "
-                            f"(valid: {', '.join(benchmark.metrics)})")
+            raise UserError(
+                f"live search: benchmark {benchmark.name} computes no '{rho_column}' "
+                f"(valid: {', '.join(benchmark.metrics)})"
+            )
         self.benchmark, self.lattice = benchmark, benchmark.lattice
         self.loaded.inputs, self.loaded.labels = self.loaded.inputs.to(device), self.loaded.labels.to(device)
         self.loaded.model.to(device)
@@ -57,7 +61,9 @@ class LiveOracle:
         idx = np.asarray(indices, dtype=np.int64).ravel()
         self._fill(idx)
         try:
-            return np.array([[self.memo[int(i)][n] for n in names] for i in idx], dtype=float).reshape(len(idx), len(names))
+            return np.array([[self.memo[int(i)][n] for n in names] for i in idx], dtype=float).reshape(
+                len(idx), len(names)
+            )
         except KeyError as e:
             raise UserError(f"live search: benchmark {self.benchmark.name} computes no signal {e.args[0]!r}") from None
 

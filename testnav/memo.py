@@ -19,17 +19,36 @@ from omegaconf import OmegaConf
 from .cache import atomic_path, file_digest, source_hash, stable_hash
 
 log = logging.getLogger(__name__)
-CODE = ("searches", "trace.py", "recall.py", "pareto.py", "table.py", "oracle.py", "lattice.py", "inferences.py",
-        "tomography/executor.py", "memo.py", "certificate.py")
+CODE = (
+    "searches",
+    "trace.py",
+    "recall.py",
+    "pareto.py",
+    "table.py",
+    "oracle.py",
+    "lattice.py",
+    "inferences.py",
+    "tomography/executor.py",
+    "memo.py",
+    "certificate.py",
+)
 SUMMARY = "summary.json"  # written last, so a memo with a summary is complete
 
 
 def run_key(cfg, table: str, budget: int) -> str:
-    return stable_hash({"table": file_digest(Path(table)), "fidelity": OmegaConf.to_container(cfg.fidelity, resolve=True),
-                        "search": OmegaConf.to_container(cfg.search, resolve=True), "seed": int(cfg.seed),
-                        "budget": budget, "format": cfg.trace_format, "code": source_hash(*CODE),
-                        # the inference costs in the trace follow TestifAI's early-stopping settings
-                        "stopping": {k: cfg.tomography[k] for k in ("batch", "window", "delta", "early_stopping", "seed")}})
+    return stable_hash(
+        {
+            "table": file_digest(Path(table)),
+            "fidelity": OmegaConf.to_container(cfg.fidelity, resolve=True),
+            "search": OmegaConf.to_container(cfg.search, resolve=True),
+            "seed": int(cfg.seed),
+            "budget": budget,
+            "format": cfg.trace_format,
+            "code": source_hash(*CODE),
+            # the inference costs in the trace follow TestifAI's early-stopping settings
+            "stopping": {k: cfg.tomography[k] for k in ("batch", "window", "delta", "early_stopping", "seed")},
+        }
+    )
 
 
 def memo_dir(cfg, name: str, key: str) -> Path:

@@ -44,8 +44,10 @@ class TableOracle:
                 self._tables[names] = np.column_stack([self.objectives.column(n) for n in names])
             return self._tables[names]
         except KeyError as e:
-            raise UserError(f"the ground-truth table has no signal {e.args[0]!r} "
-                            f"(available: delta, rho, {', '.join(self.objectives.extra) or 'no others'})") from None
+            raise UserError(
+                f"the ground-truth table has no signal {e.args[0]!r} "
+                f"(available: delta, rho, {', '.join(self.objectives.extra) or 'no others'})"
+            ) from None
 
     def evaluate(self, indices, names=("delta", "rho")) -> np.ndarray:
         return self.table(names)[np.asarray(indices, dtype=np.int64)]

@@ -19,11 +19,21 @@ def method_table(df: pd.DataFrame) -> pd.DataFrame:
     """Mean ± sd over seeds of AUC-Recall and unique configurations to full recall, per table and method
     (and, where summaries have them, AUC-Recall and inferences to full recall on the inference axis)."""
     g = df.groupby(["benchmark", "fidelity", "search"])
-    out = g.agg(runs=("seed", "nunique"), auc_mean=("auc_recall", "mean"), auc_sd=("auc_recall", "std"),
-                final_recall=("final_recall", "mean"), full_recall_runs=("unique_to_full_recall", "count"),
-                u_full_mean=("unique_to_full_recall", "mean"), u_full_sd=("unique_to_full_recall", "std"))
+    out = g.agg(
+        runs=("seed", "nunique"),
+        auc_mean=("auc_recall", "mean"),
+        auc_sd=("auc_recall", "std"),
+        final_recall=("final_recall", "mean"),
+        full_recall_runs=("unique_to_full_recall", "count"),
+        u_full_mean=("unique_to_full_recall", "mean"),
+        u_full_sd=("unique_to_full_recall", "std"),
+    )
     if "auc_recall_inferences" in df:  # the cost-aware view (testnav/inferences.py), where runs have it
-        extra = g.agg(auc_inf_mean=("auc_recall_inferences", "mean"), auc_inf_sd=("auc_recall_inferences", "std"),
-                      inf_full_mean=("inferences_to_full_recall", "mean"), inf_full_sd=("inferences_to_full_recall", "std"))
+        extra = g.agg(
+            auc_inf_mean=("auc_recall_inferences", "mean"),
+            auc_inf_sd=("auc_recall_inferences", "std"),
+            inf_full_mean=("inferences_to_full_recall", "mean"),
+            inf_full_sd=("inferences_to_full_recall", "std"),
+        )
         out = out.join(extra)
     return out.reset_index()

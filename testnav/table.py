@@ -27,7 +27,9 @@ def level_columns(df: pd.DataFrame) -> list[str]:
 def read_table(path) -> pd.DataFrame:
     p = Path(path)
     if not p.is_file():
-        raise UserError(f"groundtruth.table={path}: no such file (give a .csv or .parquet table with t1..tn, delta, rho)")
+        raise UserError(
+            f"groundtruth.table={path}: no such file (give a .csv or .parquet table with t1..tn, delta, rho)"
+        )
     try:
         if p.suffix.lower() == ".csv":
             return pd.read_csv(p)
@@ -50,11 +52,17 @@ def validate_table(df: pd.DataFrame, value_columns: list[str], source: str = "ta
         )
     missing = [c for c in value_columns if c not in df.columns]
     if missing:
-        raise UserError(f"{source}: missing column(s) {', '.join(missing)} (present: {', '.join(map(str, df.columns))})")
+        raise UserError(
+            f"{source}: missing column(s) {', '.join(missing)} (present: {', '.join(map(str, df.columns))})"
+        )
     if len(df) == 0:
         raise UserError(f"{source}: table is empty; it needs one row per configuration of the lattice")
     levels = df[tcols].to_numpy()
-    if not np.issubdtype(levels.dtype, np.number) or not np.isfinite(levels.astype(float)).all() or (levels != np.round(levels)).any():
+    if (
+        not np.issubdtype(levels.dtype, np.number)
+        or not np.isfinite(levels.astype(float)).all()
+        or (levels != np.round(levels)).any()
+    ):
         raise UserError(f"{source}: level columns t1..t{n} must hold integers 0..ℓ-1")
     levels = levels.astype(np.int64)
     if levels.min() < 0:
@@ -64,12 +72,16 @@ def validate_table(df: pd.DataFrame, value_columns: list[str], source: str = "ta
         v = pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float)
         bad = np.flatnonzero(~np.isfinite(v))
         if len(bad):
-            raise UserError(f"{source}: column {c} has a non-finite value ({df[c].iloc[bad[0]]}) at θ={tuple(levels[bad[0]].tolist())}; every value must be a finite number")
+            raise UserError(
+                f"{source}: column {c} has a non-finite value ({df[c].iloc[bad[0]]}) at θ={tuple(levels[bad[0]].tolist())}; every value must be a finite number"
+            )
     idx = lattice.index(levels)
     counts = np.bincount(idx, minlength=lattice.size)
     if (counts > 1).any():
         dup = lattice.theta(np.flatnonzero(counts > 1)[0])
-        raise UserError(f"{source}: configuration θ={tuple(dup.tolist())} appears {counts.max()} times; each θ must appear once")
+        raise UserError(
+            f"{source}: configuration θ={tuple(dup.tolist())} appears {counts.max()} times; each θ must appear once"
+        )
     if (counts == 0).any():
         gone = np.flatnonzero(counts == 0)
         raise UserError(
@@ -116,13 +128,16 @@ class Objectives:
         return self.extra[name]
 
     @classmethod
-    def from_table(cls, df: pd.DataFrame, rho_column: str = "rho", rho_sign: float = 1.0, source: str = "table",
-                   signals=()):
+    def from_table(
+        cls, df: pd.DataFrame, rho_column: str = "rho", rho_sign: float = 1.0, source: str = "table", signals=()
+    ):
         """Validate a table and normalise its objectives; `signals` are extra columns to carry along."""
         missing = [c for c in signals if c not in df.columns]
         if missing:
-            raise UserError(f"{source}: no column {', '.join(missing)} for the chosen search "
-                            f"(columns present: {', '.join(map(str, df.columns))})")
+            raise UserError(
+                f"{source}: no column {', '.join(missing)} for the chosen search "
+                f"(columns present: {', '.join(map(str, df.columns))})"
+            )
         lattice = validate_table(df, ["delta", rho_column, *signals], source)
         order = np.argsort(lattice.index(df[level_columns(df)].to_numpy(np.int64)))
         delta = df["delta"].to_numpy(float)[order]

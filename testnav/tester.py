@@ -25,7 +25,10 @@ from omegaconf import OmegaConf
 from .errors import UserError
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
-IMAGE_PRESET, TEXT_PRESET = CONF / "benchmark" / "image_classification.yaml", CONF / "benchmark" / "text_classification.yaml"
+IMAGE_PRESET, TEXT_PRESET = (
+    CONF / "benchmark" / "image_classification.yaml",
+    CONF / "benchmark" / "text_classification.yaml",
+)
 TEXT_FAMILIES = ("typo", "contraction", "punctuation")
 
 
@@ -75,13 +78,17 @@ def image_tensors(data, image_size=None) -> tuple[torch.Tensor, torch.Tensor, di
             x = to_tensor([im.convert("RGB") for im in images], image_size)  # PIL images, as the readers convert them
         y = torch.as_tensor([int(lbl) for _, lbl in items])
     else:
-        raise UserError("image data: give (images, labels) tensors, a torch Dataset of (image, label), "
-                        "or the path of an image folder (root/<class>/<image>)")
+        raise UserError(
+            "image data: give (images, labels) tensors, a torch Dataset of (image, label), "
+            "or the path of an image folder (root/<class>/<image>)"
+        )
     x, y = torch.as_tensor(x), torch.as_tensor(y).long().ravel()
     if x.dim() == 3:
         x = x[:, None]
     if x.dim() != 4 or len(x) != len(y):
-        raise UserError(f"image data: images of shape {tuple(x.shape)} and {len(y)} labels (expected (N, C, H, W) and N)")
+        raise UserError(
+            f"image data: images of shape {tuple(x.shape)} and {len(y)} labels (expected (N, C, H, W) and N)"
+        )
     if not x.is_floating_point() or float(x.min()) < 0 or float(x.max()) > 1:
         raise UserError("image data: images must be floats in [0, 1] (divide 8-bit images by 255)")
     if image_size is not None and tuple(x.shape[-2:]) != tuple(_size(image_size)):
@@ -125,10 +132,27 @@ class Tester:
     (text_a, text_b) pairs. families: registry names (testnav/families/registry.py) or Family objects.
     fidelity: ssim or kid for images, chrf for text (several: a list, the first one searched)."""
 
-    def __init__(self, model, data, families=None, levels: int = 3, fidelity=None, tokenizer=None, image_size=None,
-                 mean=None, std=None, input_size=None, layer=None, name: str = "my_model",
-                 cache_dir="results/cache", device: str = "auto", perturb_seed: int = 0, batch_size: int = 256,
-                 max_length: int = 256, progress: bool = False):
+    def __init__(
+        self,
+        model,
+        data,
+        families=None,
+        levels: int = 3,
+        fidelity=None,
+        tokenizer=None,
+        image_size=None,
+        mean=None,
+        std=None,
+        input_size=None,
+        layer=None,
+        name: str = "my_model",
+        cache_dir="results/cache",
+        device: str = "auto",
+        perturb_seed: int = 0,
+        batch_size: int = 256,
+        max_length: int = 256,
+        progress: bool = False,
+    ):
         from .assemble import build, compose_config, resolve_device
         from .families.registry import family
 
@@ -138,7 +162,9 @@ class Tester:
         nodes = metric_nodes(preset)
         unknown = [f for f in fidelities if f not in nodes]
         if unknown:
-            raise UserError(f"fidelity={unknown[0]} for {'text' if self.text else 'images'} (valid: {', '.join(nodes)})")
+            raise UserError(
+                f"fidelity={unknown[0]} for {'text' if self.text else 'images'} (valid: {', '.join(nodes)})"
+            )
         self.cfg = compose_config([f"fidelity={fidelities[0]}"])
         self.cache_dir, self.device, self.progress = str(cache_dir), resolve_device(device), bool(progress)
         metrics = {f: build(OmegaConf.create(nodes[f])) for f in fidelities}
@@ -146,21 +172,37 @@ class Tester:
             from .benchmarks.text_classification import GivenTextModel, TextClassification, TextItems
 
             fams = [family(f, modality="text") for f in (families or TEXT_FAMILIES)]
-            self.benchmark = TextClassification(name, fams, levels, metrics, data=TextItems(data),
-                                                model=GivenTextModel(model, tokenizer), perturb_seed=perturb_seed,
-                                                batch_size=batch_size, max_length=max_length)
+            self.benchmark = TextClassification(
+                name,
+                fams,
+                levels,
+                metrics,
+                data=TextItems(data),
+                model=GivenTextModel(model, tokenizer),
+                perturb_seed=perturb_seed,
+                batch_size=batch_size,
+                max_length=max_length,
+            )
         else:
             from .benchmarks.classification import ImageClassification
             from .models.monitor import GivenModel
 
             x, y, description = image_tensors(data, image_size)
             if not families:
-                raise UserError("families: name them, e.g. families=['gaussian_blur', 'brightness', 'contrast', 'jpeg']")
+                raise UserError(
+                    "families: name them, e.g. families=['gaussian_blur', 'brightness', 'contrast', 'jpeg']"
+                )
             fams = [family(f, image_size=tuple(x.shape[-2:]), channels=x.shape[1]) for f in families]
             self.benchmark = ImageClassification(
-                name, fams, levels, TensorData(x, y, description),
-                GivenModel(model, mean, std, input_size, layer=layer), metrics=metrics, perturb_seed=perturb_seed,
-                batch_size=batch_size)
+                name,
+                fams,
+                levels,
+                TensorData(x, y, description),
+                GivenModel(model, mean, std, input_size, layer=layer),
+                metrics=metrics,
+                perturb_seed=perturb_seed,
+                batch_size=batch_size,
+            )
         self._live, self._tomography = None, {}
 
     @property
@@ -189,8 +231,15 @@ class Tester:
             raise UserError(f"unknown search '{name}' (valid: {', '.join(valid)})")
         return path
 
-    def search(self, name: str = "nsga2", budget: int | None = None, seed: int = 0, replay: bool = False,
-               stop_at: float | None = None, **params) -> Run:
+    def search(
+        self,
+        name: str = "nsga2",
+        budget: int | None = None,
+        seed: int = 0,
+        replay: bool = False,
+        stop_at: float | None = None,
+        **params,
+    ) -> Run:
         """A search of `budget` proposals (None: 5 × |Θ|). Live (default): the model is run on each new
         configuration (memoised across searches); replay=True: against the ground truth (computed on
         first use), which adds Recall@P* and its AUC. stop_at: end once the stopping certificate's
@@ -207,15 +256,27 @@ class Tester:
             from .live import LiveOracle
 
             if self._live is None:
-                self._live = LiveOracle(self.benchmark, self.cache_dir, self.device, self.cfg.fidelity.column,
-                                        self.cfg.fidelity.sign)
-            trace, ranked, summary = live_run(search, stop, self.benchmark, self.cfg.fidelity, budget, seed,
-                                              self.cache_dir, self.device, live=self._live)
+                self._live = LiveOracle(
+                    self.benchmark, self.cache_dir, self.device, self.cfg.fidelity.column, self.cfg.fidelity.sign
+                )
+            trace, ranked, summary = live_run(
+                search,
+                stop,
+                self.benchmark,
+                self.cfg.fidelity,
+                budget,
+                seed,
+                self.cache_dir,
+                self.device,
+                live=self._live,
+            )
             return Run(summary, trace, ranked)
-        obj, identity = groundtruth_objectives(self._groundtruth_path(), self.benchmark, self.cfg.fidelity,
-                                               signals=search.requires)
-        trace, ranked, summary = replay_run(search, stop, obj, identity, budget, seed, stopping_rule(self.cfg),
-                                            int(self.cfg.tomography.seed))
+        obj, identity = groundtruth_objectives(
+            self._groundtruth_path(), self.benchmark, self.cfg.fidelity, signals=search.requires
+        )
+        trace, ranked, summary = replay_run(
+            search, stop, obj, identity, budget, seed, stopping_rule(self.cfg), int(self.cfg.tomography.seed)
+        )
         return Run(summary, trace, ranked)
 
     def _groundtruth_path(self) -> Path:
@@ -240,8 +301,9 @@ class Tester:
 
         if source not in self._tomography:
             quality = self.cfg.fidelity.column if source == "replay" else None
-            self._tomography[source] = tomography_for(self.benchmark, settings_of(self.cfg), source, quality,
-                                                      self.cache_dir, self.device, self.progress)
+            self._tomography[source] = tomography_for(
+                self.benchmark, settings_of(self.cfg), source, quality, self.cache_dir, self.device, self.progress
+            )
         return self._tomography[source]
 
     def query(self, expr: str, source: str | None = None) -> dict:

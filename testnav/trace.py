@@ -13,8 +13,13 @@ from .recall import auc_recall, budget_to_full_recall, first_sightings, recall_c
 from .pareto import crowding_distance, nondominated_rank
 
 
-def make_trace(proposals: np.ndarray, lattice: Lattice, values: np.ndarray, pstar: np.ndarray | None,
-               costs: np.ndarray | None = None) -> pd.DataFrame:
+def make_trace(
+    proposals: np.ndarray,
+    lattice: Lattice,
+    values: np.ndarray,
+    pstar: np.ndarray | None,
+    costs: np.ndarray | None = None,
+) -> pd.DataFrame:
     """One row per proposal; `values` is (len(proposals), 2) δ and ρ of each proposal. With
     `costs` (per-configuration inferences, by lattice index) an `inferences` column adds the
     cumulative inferences spent (testnav/inferences.py)."""
@@ -55,7 +60,9 @@ def ranked_list(trace: pd.DataFrame, n: int) -> pd.DataFrame:
 
 def unique_curve(trace: pd.DataFrame, lattice: Lattice, pstar: np.ndarray) -> np.ndarray:
     """Recall@P*(u), u = 1..|Θ| (the paper's top-row x-axis)."""
-    firsts = lattice.index(trace.loc[trace["new"].astype(bool), [f"t{i + 1}" for i in range(lattice.n)]].to_numpy(np.int64))
+    firsts = lattice.index(
+        trace.loc[trace["new"].astype(bool), [f"t{i + 1}" for i in range(lattice.n)]].to_numpy(np.int64)
+    )
     return recall_curve(np.atleast_1d(firsts), pstar, lattice.size)
 
 
@@ -66,11 +73,22 @@ def budget_curve(trace: pd.DataFrame, pstar_size: int) -> np.ndarray:
 
 
 def summarize(trace: pd.DataFrame, lattice: Lattice, pstar: np.ndarray | None, proposals, **identity) -> dict:
-    base = {**identity, "proposals": int(len(trace)), "unique": int(trace["unique"].iloc[-1]) if len(trace) else 0,
-            "space_size": lattice.size}
+    base = {
+        **identity,
+        "proposals": int(len(trace)),
+        "unique": int(trace["unique"].iloc[-1]) if len(trace) else 0,
+        "space_size": lattice.size,
+    }
     if pstar is None:
-        return {**base, "pstar_size": None, "pstar_orders": None, "auc_recall": None, "final_recall": None,
-                "unique_to_full_recall": None, "budget_to_full_recall": None}
+        return {
+            **base,
+            "pstar_size": None,
+            "pstar_orders": None,
+            "auc_recall": None,
+            "final_recall": None,
+            "unique_to_full_recall": None,
+            "budget_to_full_recall": None,
+        }
     curve = unique_curve(trace, lattice, pstar)
     return {
         **base,

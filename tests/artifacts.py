@@ -18,8 +18,9 @@ RNG = np.random.default_rng(0)
 def smooth(n, h, w, channels=3):
     """Low-frequency images (uint8, N×H×W×C): something blur and SSIM behave sensibly on."""
     base = RNG.random((n, 4, 4, channels))
-    out = np.stack([np.asarray(Image.fromarray((b * 255).astype(np.uint8).squeeze()).resize((w, h), Image.BILINEAR))
-                    for b in base])
+    out = np.stack(
+        [np.asarray(Image.fromarray((b * 255).astype(np.uint8).squeeze()).resize((w, h), Image.BILINEAR)) for b in base]
+    )
     return out if channels > 1 else out[..., None]
 
 
@@ -68,9 +69,16 @@ def save_ehuynh_cait(path: Path, **shrink) -> torch.nn.Module:
     model.reset_classifier(num_classes=200)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=10)
-    torch.save({"model_state_dict": model.state_dict(), "optimizer_state_dict": opt.state_dict(),
-                "scheduler_state_dict": sched.state_dict(), "loss_scaler_state_dict": {"scale": 65536.0},
-                "start_epoch": 3}, path)
+    torch.save(
+        {
+            "model_state_dict": model.state_dict(),
+            "optimizer_state_dict": opt.state_dict(),
+            "scheduler_state_dict": sched.state_dict(),
+            "loss_scaler_state_dict": {"scale": 65536.0},
+            "start_epoch": 3,
+        },
+        path,
+    )
     return model.eval()
 
 
@@ -100,8 +108,16 @@ def write_cifar10(root: Path, n=12) -> np.ndarray:
     (root / "cifar-10-batches-py").mkdir(parents=True)
     x = smooth(n, 32, 32).transpose(0, 3, 1, 2).reshape(n, -1)
     with open(root / "cifar-10-batches-py" / "test_batch", "wb") as fh:
-        pickle.dump({"batch_label": "testing batch 1 of 1", "data": x, "labels": [i % 10 for i in range(n)],
-                     "filenames": [f"img_{i}.png" for i in range(n)]}, fh, protocol=2)
+        pickle.dump(
+            {
+                "batch_label": "testing batch 1 of 1",
+                "data": x,
+                "labels": [i % 10 for i in range(n)],
+                "filenames": [f"img_{i}.png" for i in range(n)],
+            },
+            fh,
+            protocol=2,
+        )
     (root / "cifar-10-batches-py" / "batches.meta").write_bytes(pickle.dumps({"label_names": list("abcdefghij")}))
     return x.reshape(n, 3, 32, 32)
 
@@ -131,9 +147,11 @@ def write_mnist_idx(root: Path, layout="torchvision", n_train=200, n_test=20) ->
     for prefix, idx in (("train", np.arange(0, 5000, 5000 // n_train)), ("t10k", np.arange(12, 5000, 5000 // n_test))):
         imgs = x[idx].reshape(-1, 28, 28).astype(np.uint8)
         (raw / f"{prefix}-images-idx3-ubyte{ext}").write_bytes(
-            pack(struct.pack(">IIII", 2051, len(idx), 28, 28) + imgs.tobytes()))
+            pack(struct.pack(">IIII", 2051, len(idx), 28, 28) + imgs.tobytes())
+        )
         (raw / f"{prefix}-labels-idx1-ubyte{ext}").write_bytes(
-            pack(struct.pack(">II", 2049, len(idx)) + y[idx].astype(np.uint8).tobytes()))
+            pack(struct.pack(">II", 2049, len(idx)) + y[idx].astype(np.uint8).tobytes())
+        )
 
 
 # ---------------------------------------------------------------------------------------------- GTSRB
@@ -178,10 +196,22 @@ def write_roboflow_export(root: Path, n=4, size=(192, 320)) -> list[Path]:
     Roboflow's dotted `_jpg.rf.<hash>` suffix, non-square frames, one frame without objects."""
     h, w = size
     root.mkdir(parents=True, exist_ok=True)
-    names = ["biker", "car", "pedestrian", "trafficLight", "trafficLight-Green", "trafficLight-GreenLeft",
-             "trafficLight-Red", "trafficLight-RedLeft", "trafficLight-Yellow", "trafficLight-YellowLeft", "truck"]
-    (root / "data.yaml").write_text("train: ../train/images\nval: ../valid/images\ntest: ../test/images\n\n"
-                                    f"nc: {len(names)}\nnames: {names}\n")
+    names = [
+        "biker",
+        "car",
+        "pedestrian",
+        "trafficLight",
+        "trafficLight-Green",
+        "trafficLight-GreenLeft",
+        "trafficLight-Red",
+        "trafficLight-RedLeft",
+        "trafficLight-Yellow",
+        "trafficLight-YellowLeft",
+        "truck",
+    ]
+    (root / "data.yaml").write_text(
+        f"train: ../train/images\nval: ../valid/images\ntest: ../test/images\n\nnc: {len(names)}\nnames: {names}\n"
+    )
     files = []
     for split in ("train", "valid", "test"):
         (root / split / "images").mkdir(parents=True)

@@ -26,17 +26,28 @@ from pathlib import Path
 RUN_PY = Path(__file__).resolve().parents[1] / "run.py"
 
 # what a fresh `python run.py` starts with (no -W, no PYTHONWARNINGS), whatever pytest has set instead
-DEFAULT_WARNING_FILTERS = [("default", DeprecationWarning, "__main__"), ("ignore", DeprecationWarning, ""),
-                           ("ignore", PendingDeprecationWarning, ""), ("ignore", ImportWarning, ""),
-                           ("ignore", ResourceWarning, "")]
+DEFAULT_WARNING_FILTERS = [
+    ("default", DeprecationWarning, "__main__"),
+    ("ignore", DeprecationWarning, ""),
+    ("ignore", PendingDeprecationWarning, ""),
+    ("ignore", ImportWarning, ""),
+    ("ignore", ResourceWarning, ""),
+]
 
 
 def run_inprocess(args, cwd, env: dict | None = None) -> subprocess.CompletedProcess:
     """`python run.py *args` in directory cwd, with env added to os.environ, in this process."""
     argv = [str(RUN_PY), *map(str, args)]
     out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
-    with _environ(env or {}), _cwd(cwd), _argv(argv), _logging_restored(), \
-            _captured(1, out, "stdout"), _captured(2, err, "stderr"), _fresh_warnings():
+    with (
+        _environ(env or {}),
+        _cwd(cwd),
+        _argv(argv),
+        _logging_restored(),
+        _captured(1, out, "stdout"),
+        _captured(2, err, "stderr"),
+        _fresh_warnings(),
+    ):
         returncode = _main()
     return subprocess.CompletedProcess(argv, returncode, _read(out), _read(err))
 
@@ -44,8 +55,9 @@ def run_inprocess(args, cwd, env: dict | None = None) -> subprocess.CompletedPro
 def run_subprocess(args, cwd, env: dict | None = None) -> subprocess.CompletedProcess:
     """`python run.py *args` in a fresh interpreter, as a user runs it."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(env or {})}
-    return subprocess.run([sys.executable, str(RUN_PY), *map(str, args)], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, str(RUN_PY), *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 def _main() -> int:

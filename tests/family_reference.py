@@ -60,6 +60,7 @@ def reference_function(name: str, table=None):
         return func
     table = tuple(tuple(t) if isinstance(t, (list, tuple)) else t for t in table)
     if name == "zoom_blur":
+
         def zoom_blur(x, severity=1):
             glob = dict(func.__globals__, np=_ArangeTable(table))
             return types.FunctionType(func.__code__, glob, func.__name__, func.__defaults__)(x, severity)
@@ -68,8 +69,9 @@ def reference_function(name: str, table=None):
     code = func.__code__
     old = tuple(reference_table(name))
     consts = tuple(table if c == old else c for c in code.co_consts)
-    return types.FunctionType(code.replace(co_consts=consts), func.__globals__, func.__name__,
-                              func.__defaults__, func.__closure__)
+    return types.FunctionType(
+        code.replace(co_consts=consts), func.__globals__, func.__name__, func.__defaults__, func.__closure__
+    )
 
 
 def reference_corrupt(images: np.ndarray, name: str, severity: int, table=None, seed: int = 0) -> np.ndarray:

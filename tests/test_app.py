@@ -14,8 +14,20 @@ from tests.cli import run_inprocess as run
 from tests.cli import run_subprocess
 
 SMALL = ["benchmark.levels=3", "benchmark.test_per_class=20", "search.pop_size=20", "budget=300", "progress=false"]
-SUMMARY_KEYS = {"benchmark", "fidelity", "search", "seed", "budget", "proposals", "unique", "pstar_size", "auc_recall",
-                "final_recall", "unique_to_full_recall", "budget_to_full_recall"}
+SUMMARY_KEYS = {
+    "benchmark",
+    "fidelity",
+    "search",
+    "seed",
+    "budget",
+    "proposals",
+    "unique",
+    "pstar_size",
+    "auc_recall",
+    "final_recall",
+    "unique_to_full_recall",
+    "budget_to_full_recall",
+}
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +45,20 @@ def test_single_run_writes_contract_outputs(workdir, cache_dir):
     assert (s["benchmark"], s["fidelity"], s["search"], s["seed"], s["budget"]) == ("mnist5k", "kid", "nsga2", 0, 300)
     trace = pd.read_csv(out / "trace.csv")
     # the contract's columns, then the cost-aware addition and the stopping certificate (docs/tomonav.md)
-    assert list(trace.columns) == ["proposal", "t1", "t2", "t3", "t4", "new", "unique", "delta", "rho", "in_pstar",
-                                   "inferences", "p_complete"]
+    assert list(trace.columns) == [
+        "proposal",
+        "t1",
+        "t2",
+        "t3",
+        "t4",
+        "new",
+        "unique",
+        "delta",
+        "rho",
+        "in_pstar",
+        "inferences",
+        "p_complete",
+    ]
     assert trace.inferences.is_monotonic_increasing and trace.inferences.iloc[-1] == s["inferences"]
     assert s["inference_unit"] == "inputs (early stopping)" and 0 < s["auc_recall_inferences"] < 1
     assert trace.proposal.tolist() == list(range(1, 301)) and s["proposals"] == 300
@@ -45,7 +69,9 @@ def test_single_run_writes_contract_outputs(workdir, cache_dir):
     r2 = run([*SMALL, f"cache_dir={cache_dir}", f"hydra.run.dir={out2}", "fidelity=kid", "reuse_runs=false"], workdir)
     assert r2.returncode == 0, r2.stderr
     # in process, the same printed summary as the subprocess's
-    assert r2.stdout[r2.stdout.index("TestNav · "):] == r.stdout[r.stdout.index("TestNav · "):].replace(str(out), str(out2))
+    assert r2.stdout[r2.stdout.index("TestNav · ") :] == r.stdout[r.stdout.index("TestNav · ") :].replace(
+        str(out), str(out2)
+    )
     pd.testing.assert_frame_equal(trace, pd.read_csv(out2 / "trace.csv"))
     s2 = json.loads((out2 / "summary.json").read_text())
     timings = {"search_seconds", "certificate_seconds"}  # wall-clock fields, the only ones allowed to differ
@@ -56,18 +82,27 @@ def test_single_run_writes_contract_outputs(workdir, cache_dir):
 def test_multirun_sweep_with_basic_launcher(workdir, cache_dir):
     sweep = workdir / "sweep"
     args = ["benchmark.levels=4", "benchmark.test_per_class=20", "budget=300", "progress=false"]
-    r = run(["-m", *args, f"cache_dir={cache_dir}", "search=nsga2,random", "seed=range(2)", f"hydra.sweep.dir={sweep}"],
-            workdir)
+    r = run(
+        ["-m", *args, f"cache_dir={cache_dir}", "search=nsga2,random", "seed=range(2)", f"hydra.sweep.dir={sweep}"],
+        workdir,
+    )
     assert r.returncode == 0, r.stderr
     summaries = [json.loads(p.read_text()) for p in sweep.glob("*/summary.json")]
-    assert sorted((s["search"], s["seed"]) for s in summaries) == [("nsga2", 0), ("nsga2", 1), ("random", 0), ("random", 1)]
+    assert sorted((s["search"], s["seed"]) for s in summaries) == [
+        ("nsga2", 0),
+        ("nsga2", 1),
+        ("random", 0),
+        ("random", 1),
+    ]
     assert len({s["pstar_size"] for s in summaries}) == 1
 
 
 def test_replay_on_external_csv_table(workdir):
     rng = np.random.default_rng(0)
     t = np.stack(np.meshgrid(*[np.arange(4)] * 3, indexing="ij"), -1).reshape(-1, 3)
-    df = pd.DataFrame(t, columns=["t1", "t2", "t3"]).assign(delta=t.sum(1) + rng.random(64), rho=-t.sum(1) + rng.random(64))
+    df = pd.DataFrame(t, columns=["t1", "t2", "t3"]).assign(
+        delta=t.sum(1) + rng.random(64), rho=-t.sum(1) + rng.random(64)
+    )
     path = workdir / "ext.csv"
     df.to_csv(path, index=False)
     out = workdir / "ext_run"
@@ -84,10 +119,15 @@ def test_replay_on_external_csv_table(workdir):
 def bad_tables(tmp):
     lat = np.stack(np.meshgrid(*[np.arange(3)] * 2, indexing="ij"), -1).reshape(-1, 2)
     good = pd.DataFrame(lat, columns=["t1", "t2"]).assign(delta=np.arange(9.0), rho=-np.arange(9.0))
-    cases = {"good": good, "missing_row": good.drop(index=3), "duplicate": pd.concat([good, good.iloc[[0]]]),
-             "nan": good.assign(rho=good.rho.where(good.index != 5, np.nan)), "no_rho": good.drop(columns="rho"),
-             "inf": good.assign(delta=good.delta.where(good.index != 2, np.inf)),
-             "renamed": good.rename(columns={"t1": "level1", "t2": "level2"})}
+    cases = {
+        "good": good,
+        "missing_row": good.drop(index=3),
+        "duplicate": pd.concat([good, good.iloc[[0]]]),
+        "nan": good.assign(rho=good.rho.where(good.index != 5, np.nan)),
+        "no_rho": good.drop(columns="rho"),
+        "inf": good.assign(delta=good.delta.where(good.index != 2, np.inf)),
+        "renamed": good.rename(columns={"t1": "level1", "t2": "level2"}),
+    }
     paths = {}
     for name, df in cases.items():
         paths[name] = tmp / f"{name}.csv"
@@ -97,14 +137,23 @@ def bad_tables(tmp):
 
 # (overrides, what the one-line error must say); "table:X" replays on bad_tables()[X]
 BAD_INPUTS = [
-    (["benchmark=mnist6k"], "unknown benchmark 'mnist6k' (valid: cifar10, gtsrb, humaneval, image_classification, mbpp, mnist, "
-     "mnist5k, qqp, roboflow, text_classification, tiny_imagenet)"),
+    (
+        ["benchmark=mnist6k"],
+        "unknown benchmark 'mnist6k' (valid: cifar10, gtsrb, humaneval, image_classification, mbpp, mnist, "
+        "mnist5k, qqp, roboflow, text_classification, tiny_imagenet)",
+    ),
     (["seed=abc"], "seed=abc: must be a whole number"),
     (["fidelity=lpips"], "unknown fidelity 'lpips' (valid: bertf1, chrf, kid, ssim)"),
-    (["-m", "search=nsga2,nsga3"], "unknown search 'nsga3' (valid: deepgini, delta_only, dsa, ga, greedy, kmnc, lsa, nac, nsga2"),
+    (
+        ["-m", "search=nsga2,nsga3"],
+        "unknown search 'nsga3' (valid: deepgini, delta_only, dsa, ga, greedy, kmnc, lsa, nac, nsga2",
+    ),
     (["search.eta_c=0"], "search.eta_c=0.0: the distribution index must be > 0"),
     (["search=nac", "table:good"], "no column nac for the chosen search"),
-    (["stage=live", "search.engine=fast", "benchmark.levels=3", "search.pop_size=10"], "a live search needs search.engine=pymoo"),
+    (
+        ["stage=live", "search.engine=fast", "benchmark.levels=3", "search.pop_size=10"],
+        "a live search needs search.engine=pymoo",
+    ),
     (["experiment=testnav_grid", "grid.engine=gpu"], "grid.engine=gpu (valid: fast, pymoo)"),
     (["seeed=3"], "unknown config key 'seeed'"),
     (["-m", "search=nsga2,random", "search.pop_size=20"], "unknown config key 'search.pop_size' with search=random"),
@@ -120,15 +169,26 @@ BAD_INPUTS = [
     (["table:inf"], "column delta has a non-finite value (inf)"),
     (["table:renamed"], "level columns none found; need t1..tn"),
     (["benchmark.levels=3", "search.pop_size=100"], "search.pop_size=100 exceeds |Θ|=81"),
-    (["stage=query", "query='brightness >='"], "query error at 13: expected a number after brightness >=, found the end"),
+    (
+        ["stage=query", "query='brightness >='"],
+        "query error at 13: expected a number after brightness >=, found the end",
+    ),
     (["stage=query", "query='blurr >= 3'"], "query error at 0: unknown family 'blurr'"),
     (["stage=query"], "stage=query needs query="),
     (["stage=groundtruth", "benchmark.test_per_class=0"], "benchmark.test_per_class=0: must be ≥ 1"),
     (["stage=groundtruth", "benchmark.test_per_class=600"], "benchmark.test_per_class=600: must be < "),
-    (["-m", "hydra/launcher=slurm"], "unknown hydra/launcher 'slurm' (valid: basic, local, slurm_cpu, slurm_gpu, submitit_local, submitit_slurm)"),
-    (["-m", "experiment=groundtruth_shards", "groundtruth.shards=2", "groundtruth.shard=range(3)"],
-     "groundtruth.shard=2 with groundtruth.shards=2 (valid: 0..1)"),
-    (["stage=groundtruth", "groundtruth.shards=40", "benchmark.levels=6"], "groundtruth.shards=40: must be a whole number from 1 to 36"),
+    (
+        ["-m", "hydra/launcher=slurm"],
+        "unknown hydra/launcher 'slurm' (valid: basic, local, slurm_cpu, slurm_gpu, submitit_local, submitit_slurm)",
+    ),
+    (
+        ["-m", "experiment=groundtruth_shards", "groundtruth.shards=2", "groundtruth.shard=range(3)"],
+        "groundtruth.shard=2 with groundtruth.shards=2 (valid: 0..1)",
+    ),
+    (
+        ["stage=groundtruth", "groundtruth.shards=40", "benchmark.levels=6"],
+        "groundtruth.shards=40: must be a whole number from 1 to 36",
+    ),
 ]
 
 
@@ -139,8 +199,17 @@ def test_bad_input_one_line_nonzero_nothing_left(case, expect, workdir, cache_di
     size = [] if any(a.startswith("benchmark.test_per_class") for a in args) else ["benchmark.test_per_class=20"]
     # progress=false: a case that computes the ground truth before failing (pop_size against |Θ|) would print
     # its progress bar on stderr whenever the session's cache is cold (the test alone, or on an xdist worker)
-    r = run([*args, f"cache_dir={cache_dir}", f"hydra.run.dir={results}/run", f"hydra.sweep.dir={results}/sweep",
-             *size, "progress=false"], tmp_path)
+    r = run(
+        [
+            *args,
+            f"cache_dir={cache_dir}",
+            f"hydra.run.dir={results}/run",
+            f"hydra.sweep.dir={results}/sweep",
+            *size,
+            "progress=false",
+        ],
+        tmp_path,
+    )
     assert r.returncode != 0
     lines = [ln for ln in r.stderr.strip().splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
@@ -150,8 +219,19 @@ def test_bad_input_one_line_nonzero_nothing_left(case, expect, workdir, cache_di
 
 def test_live_search_evaluates_the_model_and_agrees_with_groundtruth(workdir, cache_dir):
     out = workdir / "live"
-    r = run(["stage=live", "benchmark.levels=3", "benchmark.test_per_class=20", "budget=60", "search.pop_size=10",
-             "progress=false", f"cache_dir={cache_dir}", f"hydra.run.dir={out}"], workdir)
+    r = run(
+        [
+            "stage=live",
+            "benchmark.levels=3",
+            "benchmark.test_per_class=20",
+            "budget=60",
+            "search.pop_size=10",
+            "progress=false",
+            f"cache_dir={cache_dir}",
+            f"hydra.run.dir={out}",
+        ],
+        workdir,
+    )
     assert r.returncode == 0, r.stderr
     assert "ranked list R" in r.stdout
     s = json.loads((out / "summary.json").read_text())

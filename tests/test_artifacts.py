@@ -16,8 +16,15 @@ from tests.cli import run_inprocess as run
 
 
 def groundtruth(tmp_path, name, overrides):
-    args = ["stage=groundtruth", f"benchmark={name}", "benchmark.levels=2", "progress=false",
-            f"cache_dir={tmp_path / 'cache'}", f"hydra.run.dir={tmp_path / 'run'}", *overrides]
+    args = [
+        "stage=groundtruth",
+        f"benchmark={name}",
+        "benchmark.levels=2",
+        "progress=false",
+        f"cache_dir={tmp_path / 'cache'}",
+        f"hydra.run.dir={tmp_path / 'run'}",
+        *overrides,
+    ]
     r = run(args, tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     df = pd.read_parquet(next((tmp_path / "cache" / "groundtruth").glob(f"{name}-*.parquet")))
@@ -28,15 +35,28 @@ def groundtruth(tmp_path, name, overrides):
 
 
 def check(tmp_path, name, overrides):
-    r = run(["stage=check", f"benchmark={name}", f"cache_dir={tmp_path / 'cache'}",
-             f"hydra.run.dir={tmp_path / 'check'}", *overrides], tmp_path)
+    r = run(
+        [
+            "stage=check",
+            f"benchmark={name}",
+            f"cache_dir={tmp_path / 'cache'}",
+            f"hydra.run.dir={tmp_path / 'check'}",
+            *overrides,
+        ],
+        tmp_path,
+    )
     return r
 
 
 def tiny_overrides(root, ckpt):
-    return [f"benchmark.data.root={root}", f"benchmark.model.checkpoint={ckpt}",
-            *[f"+benchmark.model.kwargs.{k}={v}" for k, v in A.CAIT_SMALL.items()],
-            "benchmark.train_data.n=6", "benchmark.metrics.kid.subsets=2", "benchmark.metrics.kid.feature=model"]
+    return [
+        f"benchmark.data.root={root}",
+        f"benchmark.model.checkpoint={ckpt}",
+        *[f"+benchmark.model.kwargs.{k}={v}" for k, v in A.CAIT_SMALL.items()],
+        "benchmark.train_data.n=6",
+        "benchmark.metrics.kid.subsets=2",
+        "benchmark.metrics.kid.feature=model",
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +101,13 @@ def test_tiny_imagenet_groundtruth_from_the_published_checkpoint(tiny, tmp_path)
 def test_cifar10_robustbench_checkpoint_is_exact_and_runs(tmp_path):
     x = A.write_cifar10(tmp_path / "data")
     model = A.save_robustbench_wrn(tmp_path / "Standard.pt")
-    over = [f"benchmark.data.root={tmp_path / 'data'}", f"benchmark.model.checkpoint={tmp_path / 'Standard.pt'}",
-            "benchmark.model.kwargs.depth=10", "benchmark.model.kwargs.widen_factor=1", "benchmark.metrics.kid.subsets=2"]
+    over = [
+        f"benchmark.data.root={tmp_path / 'data'}",
+        f"benchmark.model.checkpoint={tmp_path / 'Standard.pt'}",
+        "benchmark.model.kwargs.depth=10",
+        "benchmark.model.kwargs.widen_factor=1",
+        "benchmark.metrics.kid.subsets=2",
+    ]
     bench = build(compose_config(["benchmark=cifar10", *over]).benchmark)
     loaded = bench.load(tmp_path / "cache")
     with torch.inference_mode():  # RobustBench: raw [0, 1] tensors straight into the model
@@ -107,8 +132,15 @@ def test_mnist_idx_files_and_a_lenet_checkpoint(layout, tmp_path):
         return
     torch.manual_seed(0)
     torch.save(LeNet5().state_dict(), tmp_path / "lenet5.pt")
-    groundtruth(tmp_path, "mnist", [f"benchmark.root={tmp_path / 'data'}",
-                                    f"benchmark.checkpoint={tmp_path / 'lenet5.pt'}", "benchmark.signals={}"])
+    groundtruth(
+        tmp_path,
+        "mnist",
+        [
+            f"benchmark.root={tmp_path / 'data'}",
+            f"benchmark.checkpoint={tmp_path / 'lenet5.pt'}",
+            "benchmark.signals={}",
+        ],
+    )
 
 
 @pytest.mark.parametrize("layout", ["official", "torchvision", "kaggle"])
@@ -123,8 +155,11 @@ def test_gtsrb_every_published_layout_with_roi_crop(layout, tmp_path):
     img, roi, _ = signs[3]
     want = np.asarray(Image.fromarray(img).crop(roi).resize((32, 32), Image.BILINEAR), dtype=np.float32) / 255
     assert np.abs(x[3].permute(1, 2, 0).numpy() - want).max() < 1e-6
-    uncropped = build(compose_config(["benchmark=gtsrb", f"benchmark.data.root={tmp_path / 'data'}",
-                                         "benchmark.data.roi=false"]).benchmark.data).load()[0]
+    uncropped = build(
+        compose_config(
+            ["benchmark=gtsrb", f"benchmark.data.root={tmp_path / 'data'}", "benchmark.data.roi=false"]
+        ).benchmark.data
+    ).load()[0]
     assert (uncropped[3] - x[3]).abs().max() > 0.01
 
 
@@ -134,9 +169,15 @@ def test_gtsrb_groundtruth_from_a_checkpoint(tmp_path):
     A.write_gtsrb(tmp_path / "data", "official", A.gtsrb_signs())
     torch.manual_seed(0)
     torch.save(CNNSE(num_classes=43).state_dict(), tmp_path / "cnn_se.pt")
-    groundtruth(tmp_path, "gtsrb", [f"benchmark.data.root={tmp_path / 'data'}",
-                                    f"benchmark.model.checkpoint={tmp_path / 'cnn_se.pt'}",
-                                    "benchmark.metrics.kid.subsets=2"])
+    groundtruth(
+        tmp_path,
+        "gtsrb",
+        [
+            f"benchmark.data.root={tmp_path / 'data'}",
+            f"benchmark.model.checkpoint={tmp_path / 'cnn_se.pt'}",
+            "benchmark.metrics.kid.subsets=2",
+        ],
+    )
 
 
 def test_full_pickles_are_refused_unless_trusted(tmp_path):
@@ -145,20 +186,30 @@ def test_full_pickles_are_refused_unless_trusted(tmp_path):
     A.write_cifar10(tmp_path / "data")
     model = A.save_robustbench_wrn(tmp_path / "plain.pt")
     torch.save({"state_dict": model.state_dict(), "args": argparse.Namespace(lr=0.1)}, tmp_path / "full.pt")
-    over = [f"benchmark.data.root={tmp_path / 'data'}", f"benchmark.model.checkpoint={tmp_path / 'full.pt'}",
-            "benchmark.model.kwargs.depth=10", "benchmark.model.kwargs.widen_factor=1"]
+    over = [
+        f"benchmark.data.root={tmp_path / 'data'}",
+        f"benchmark.model.checkpoint={tmp_path / 'full.pt'}",
+        "benchmark.model.kwargs.depth=10",
+        "benchmark.model.kwargs.widen_factor=1",
+    ]
     r = check(tmp_path, "cifar10", over)
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.returncode != 0 and len(lines) == 1 and "argparse.Namespace" in lines[0] and "trust_pickle" in lines[0]
-    r = check(tmp_path, "cifar10", [*over, "+benchmark.model.trust_pickle=true", "check.expect=0.1", "check.tolerance=1"])
+    r = check(
+        tmp_path, "cifar10", [*over, "+benchmark.model.trust_pickle=true", "check.expect=0.1", "check.tolerance=1"]
+    )
     assert r.returncode == 0, r.stderr[-2000:]
 
 
 def test_stage_check_reports_and_fails_off_the_paper(tmp_path):
     A.write_cifar10(tmp_path / "data")
     A.save_robustbench_wrn(tmp_path / "Standard.pt")
-    over = [f"benchmark.data.root={tmp_path / 'data'}", f"benchmark.model.checkpoint={tmp_path / 'Standard.pt'}",
-            "benchmark.model.kwargs.depth=10", "benchmark.model.kwargs.widen_factor=1"]
+    over = [
+        f"benchmark.data.root={tmp_path / 'data'}",
+        f"benchmark.model.checkpoint={tmp_path / 'Standard.pt'}",
+        "benchmark.model.kwargs.depth=10",
+        "benchmark.model.kwargs.widen_factor=1",
+    ]
     r = check(tmp_path, "cifar10", over)  # random weights: far from the paper's 94.7 %
     err = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.returncode != 0 and len(err) == 1 and "94.7 %" in err[0] and "label order" in err[0], r.stderr
@@ -170,8 +221,11 @@ def test_stage_check_reports_and_fails_off_the_paper(tmp_path):
     assert r.returncode == 0 and "→ OK" in r.stdout, r.stderr[-2000:]
     report = json.loads((tmp_path / "check" / "check.json").read_text())
     assert report["inputs"] == 12 and report["parameters"] > 0 and report["psi"] == pytest.approx(psi, abs=1e-4)
-    r = check(tmp_path, "cifar10", [f"benchmark.data.root={tmp_path / 'data'}",
-                                    f"benchmark.model.checkpoint={tmp_path / 'missing.pt'}"])
+    r = check(
+        tmp_path,
+        "cifar10",
+        [f"benchmark.data.root={tmp_path / 'data'}", f"benchmark.model.checkpoint={tmp_path / 'missing.pt'}"],
+    )
     assert r.returncode != 0 and "missing.pt does not exist" in r.stderr
 
 
@@ -189,9 +243,15 @@ def roboflow(tmp_path_factory):
 
 
 def yolo_overrides(d, imgsz=160):
-    return [f"benchmark.data.root={d / 'udacity'}", "benchmark.data.split=test", "benchmark.data.n=null",
-            f"benchmark.model.checkpoint={d / 'yolo11_udacity.pt'}", f"benchmark.model.imgsz={imgsz}",
-            "benchmark.metrics.kid.subsets=2", "benchmark.batch_size=4"]
+    return [
+        f"benchmark.data.root={d / 'udacity'}",
+        "benchmark.data.split=test",
+        "benchmark.data.n=null",
+        f"benchmark.model.checkpoint={d / 'yolo11_udacity.pt'}",
+        f"benchmark.model.imgsz={imgsz}",
+        "benchmark.metrics.kid.subsets=2",
+        "benchmark.batch_size=4",
+    ]
 
 
 def test_yolo_predictions_are_ultralytics_own_and_nothing_trains_or_downloads(roboflow, tmp_path, monkeypatch):
@@ -207,8 +267,9 @@ def test_yolo_predictions_are_ultralytics_own_and_nothing_trains_or_downloads(ro
     assert loaded.inputs.shape == (4, 3, 192, 320)  # frames as exported: non-square, not stretched
     assert [len(b) for b in loaded.boxes] == [0, 2, 3, 1]  # dotted stems find their label files
     ours = loaded.model.predict(loaded.inputs)
-    theirs = YOLO(str(d / "yolo11_udacity.pt")).predict([str(f) for f in files], imgsz=160, conf=0.001, iou=0.7,
-                                                        verbose=False, save=False)
+    theirs = YOLO(str(d / "yolo11_udacity.pt")).predict(
+        [str(f) for f in files], imgsz=160, conf=0.001, iou=0.7, verbose=False, save=False
+    )
     for (boxes, _, classes), r in zip(ours, theirs):
         assert len(boxes) == len(r.boxes) and len(boxes) > 0
         assert torch.allclose(boxes, r.boxes.xyxy, atol=0.5) and torch.equal(classes, r.boxes.cls.long())
@@ -239,8 +300,16 @@ def test_an_unreadable_image_is_one_line_and_leaves_no_run_folder(tiny, tmp_path
     root = tmp_path / "tiny-imagenet-200"
     shutil.copytree(d / "tiny-imagenet-200", root)
     (root / "val" / "images" / "val_2.JPEG").write_bytes(b"\xff\xd8\xff truncated")
-    r = run(["stage=groundtruth", "benchmark=tiny_imagenet", f"cache_dir={tmp_path / 'cache'}",
-             f"hydra.run.dir={tmp_path / 'run'}", *tiny_overrides(root, d / "cait_s36_384.pth")], tmp_path)
+    r = run(
+        [
+            "stage=groundtruth",
+            "benchmark=tiny_imagenet",
+            f"cache_dir={tmp_path / 'cache'}",
+            f"hydra.run.dir={tmp_path / 'run'}",
+            *tiny_overrides(root, d / "cait_s36_384.pth"),
+        ],
+        tmp_path,
+    )
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.returncode != 0 and len(lines) == 1 and "val_2.JPEG is not a readable image" in lines[0], r.stderr
     assert not (tmp_path / "run").exists() and not list((tmp_path / "cache").glob("groundtruth/*"))
@@ -251,14 +320,22 @@ def test_qqp_in_glue_tsv_hf_parquet_and_hf_json_lines(tmp_path):
     (question1, question2, label, idx) and the same split written by datasets' to_json (JSON lines)."""
     from testnav.benchmarks.qqp import read_qqp
 
-    rows = [("How do I learn \"Python\" fast?", "What's the quickest way to learn Python?", 1),
-            ("Is 5' 11\" tall for a man?", "Why is the sky blue?", 0),
-            ("What is \"QQP\"", "what is QQP?", 1)]
+    rows = [
+        ('How do I learn "Python" fast?', "What's the quickest way to learn Python?", 1),
+        ("Is 5' 11\" tall for a man?", "Why is the sky blue?", 0),
+        ('What is "QQP"', "what is QQP?", 1),
+    ]
     tsv = ["id\tqid1\tqid2\tquestion1\tquestion2\tis_duplicate"]
     tsv += [f"{i}\t{2 * i}\t{2 * i + 1}\t{q1}\t{q2}\t{y}" for i, (q1, q2, y) in enumerate(rows)]
     (tmp_path / "dev.tsv").write_text("\n".join(tsv) + "\n")
-    hf = pd.DataFrame({"question1": [r[0] for r in rows], "question2": [r[1] for r in rows],
-                       "label": [r[2] for r in rows], "idx": range(3)})
+    hf = pd.DataFrame(
+        {
+            "question1": [r[0] for r in rows],
+            "question2": [r[1] for r in rows],
+            "label": [r[2] for r in rows],
+            "idx": range(3),
+        }
+    )
     hf.to_parquet(tmp_path / "validation-00000-of-00001.parquet")
     hf.to_json(tmp_path / "validation.jsonl", orient="records", lines=True, force_ascii=False)
     frames = [read_qqp(tmp_path / f) for f in ("dev.tsv", "validation-00000-of-00001.parquet", "validation.jsonl")]

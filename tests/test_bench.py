@@ -46,10 +46,21 @@ def test_gpu_section_is_skipped_without_a_device(bench, capsys):
 
 def test_report_renders_the_skip_and_the_cpu_projection(bench):
     proj = bench.project_groundtruth(10_000, 0.2, [1e4] * 4)
-    r = {"gpu": {"skipped": "no CUDA device: GPU rows skipped"},
-         "cpu_model": {"cait_s36": {"dtype": "float32", "batch": 2, "threads": 2, "repeat": 2, "images_per_s": 0.2,
-                                    "seconds_per_batch": {"median": 10.0, "min": 9.0, "max": 11.0}},
-                       "families_64px_one_thread": {n: 1e4 for n in bench.TINY["families"]}, "projection": proj}}
+    r = {
+        "gpu": {"skipped": "no CUDA device: GPU rows skipped"},
+        "cpu_model": {
+            "cait_s36": {
+                "dtype": "float32",
+                "batch": 2,
+                "threads": 2,
+                "repeat": 2,
+                "images_per_s": 0.2,
+                "seconds_per_batch": {"median": 10.0, "min": 9.0, "max": 11.0},
+            },
+            "families_64px_one_thread": {n: 1e4 for n in bench.TINY["families"]},
+            "projection": proj,
+        },
+    }
     md = "\n".join(bench.render_model(r))
     assert "no CUDA device: GPU rows skipped." in md
     assert "on the **CPU**" in md and "projected ground truth on CPU" in md and "1,296 configurations" in md
@@ -58,10 +69,14 @@ def test_report_renders_the_skip_and_the_cpu_projection(bench):
 
 def test_report_renders_gpu_rows(bench):
     proj = bench.project_groundtruth(10_000, 2000.0, [1e5] * 4)
-    r = {"gpu": {"device": "H200", "families": [{"family": "pixelate", "size": 64, "ours_gpu": 1e6,
-                                                  "reference_cpu": 2.5e4, "ratio": 40.0}],
-                 "cait_s36": {"dtype": "bf16 autocast", "batch": 256, "repeat": 20, "images_per_s": 2000.0},
-                 "projection": proj}}
+    r = {
+        "gpu": {
+            "device": "H200",
+            "families": [{"family": "pixelate", "size": 64, "ours_gpu": 1e6, "reference_cpu": 2.5e4, "ratio": 40.0}],
+            "cait_s36": {"dtype": "bf16 autocast", "batch": 256, "repeat": 20, "images_per_s": 2000.0},
+            "projection": proj,
+        }
+    }
     md = "\n".join(bench.render_model(r))
     assert "| pixelate | 64 | 1,000,000 | 25,000 | 40.0× |" in md
     assert "batch 256" in md and "projected ground truth on one GPU" in md and "1.8 h" in md
@@ -72,18 +87,31 @@ def test_report_renders_the_sandbox_row(bench):
     md = "\n".join(bench.render_sandbox({"sandbox": {"program": "HumanEval/0", "seconds": t, "repeat": 30}}))
     assert "before 200 ms → after 250 ms (1.25×); bare `python -I -B -c` 100 ms" in md and "30 interleaved" in md
     del t["before"]  # no git history: the row says so instead of inventing a figure
-    assert "before: no git history" in "\n".join(bench.render_sandbox({"sandbox": {"program": "p", "seconds": t,
-                                                                                   "repeat": 5}}))
+    assert "before: no git history" in "\n".join(
+        bench.render_sandbox({"sandbox": {"program": "p", "seconds": t, "repeat": 5}})
+    )
     assert bench.render_sandbox({}) == []
 
 
 def test_report_renders_the_bound_and_search_scaling_rows(bench):
     t = {"median": 1.0, "min": 1.0, "max": 1.0}
-    r = {"groundtruth_bound": {"6^4": {"configurations": 1296, "sampled": 108, "seconds": {"groundtruth": t, "bound": t},
-                                       "configurations_per_second": 10.8, "tables_per_second": 10.8 / 1296,
-                                       "projected_table_seconds": 120.0, "ratio_to_bound": 1.25}},
-         "search_scaling": {"6^4": {"configurations": 1296, "budget": 1296, "ms_per_proposal": {"random": 0.01, "tomonav": 12.5}},
-                            "6^6": {"configurations": 46656, "budget": 1296, "ms_per_proposal": {"random": 0.02}}}}
+    r = {
+        "groundtruth_bound": {
+            "6^4": {
+                "configurations": 1296,
+                "sampled": 108,
+                "seconds": {"groundtruth": t, "bound": t},
+                "configurations_per_second": 10.8,
+                "tables_per_second": 10.8 / 1296,
+                "projected_table_seconds": 120.0,
+                "ratio_to_bound": 1.25,
+            }
+        },
+        "search_scaling": {
+            "6^4": {"configurations": 1296, "budget": 1296, "ms_per_proposal": {"random": 0.01, "tomonav": 12.5}},
+            "6^6": {"configurations": 46656, "budget": 1296, "ms_per_proposal": {"random": 0.02}},
+        },
+    }
     md = "\n".join(bench.render_scaling(r))
     assert "| 6^4 = 1,296 | 108 | 10.8 | 0.0083 (120 s) | 1.25× |" in md
     assert "| lattice | random | tomonav |" in md and "| 6^6 = 46,656 | 0.020 ms | not run |" in md

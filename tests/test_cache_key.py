@@ -23,8 +23,12 @@ def with_edited(monkeypatch, tmp_path, module, edit):
 def test_docstring_and_comment_edits_keep_the_key_a_behaviour_change_moves_it(bench, monkeypatch, tmp_path):
     key = bench.code_digest()
     with monkeypatch.context() as m:
-        with_edited(m, tmp_path, "testnav.families.brightness",
-                    lambda s: s.replace('"""', '"""Reworded. ', 1).replace("\n", "  # a comment\n", 3))
+        with_edited(
+            m,
+            tmp_path,
+            "testnav.families.brightness",
+            lambda s: s.replace('"""', '"""Reworded. ', 1).replace("\n", "  # a comment\n", 3),
+        )
         assert bench.code_digest() == key
     with monkeypatch.context() as m:  # a helper the family imports, changed in behaviour
         with_edited(m, tmp_path, "testnav.families.affine", lambda s: s.replace("(width - 1) / 2", "(width - 2) / 2"))
@@ -35,10 +39,20 @@ def test_docstring_and_comment_edits_keep_the_key_a_behaviour_change_moves_it(be
 def test_only_the_modules_the_table_uses_are_hashed(bench):
     parts = bench.code_parts()
     _, modules = cache.modules_digest(cache.object_modules(*parts))
-    assert {"testnav.families.brightness", "testnav.families.shear", "testnav.fidelity.ssim",
-            "testnav.benchmarks.mnist5k", "testnav.models.lenet"} <= set(modules)
-    for unrelated in ("testnav.families.glass_blur", "testnav.benchmarks.code", "testnav.searches.tomonav",
-                      "testnav.figures.loader", "testnav"):
+    assert {
+        "testnav.families.brightness",
+        "testnav.families.shear",
+        "testnav.fidelity.ssim",
+        "testnav.benchmarks.mnist5k",
+        "testnav.models.lenet",
+    } <= set(modules)
+    for unrelated in (
+        "testnav.families.glass_blur",
+        "testnav.benchmarks.code",
+        "testnav.searches.tomonav",
+        "testnav.figures.loader",
+        "testnav",
+    ):
         assert unrelated not in modules
 
 

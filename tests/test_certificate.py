@@ -29,15 +29,19 @@ def test_generator_is_deterministic_and_seeded():
 def test_generator_structure():
     def interaction(df):  # what a main-effects fit of −log(1 − δ) leaves unexplained
         t = df[[c for c in df if c.startswith("t")]].to_numpy()
-        x = np.concatenate([np.ones((len(t), 1))] + [(t[:, [i]] == np.arange(1, 6)).astype(float) for i in range(t.shape[1])], 1)
+        x = np.concatenate(
+            [np.ones((len(t), 1))] + [(t[:, [i]] == np.arange(1, 6)).astype(float) for i in range(t.shape[1])], 1
+        )
         y = -np.log1p(-df["delta"].to_numpy().clip(max=1 - 1e-9))
         return np.abs(y - x @ np.linalg.lstsq(x, y, rcond=None)[0]).max()
 
     assert interaction(synthetic_table("additive", seed=1)) < 1e-9
     assert interaction(synthetic_table("pairs", seed=1)) > 0.05
     assert synthetic_table("additive", ties=10, seed=1)[["delta", "rho"]].nunique().max() <= 11
-    size = {p: np.mean([len(Objectives.from_table(profile_table(p, s)).pstar) for s in range(3)])
-            for p in ("concentrated", "spread")}
+    size = {
+        p: np.mean([len(Objectives.from_table(profile_table(p, s)).pstar) for s in range(3)])
+        for p in ("concentrated", "spread")
+    }
     assert size["concentrated"] < size["spread"] / 2
     with pytest.raises(UserError, match="structure=cubic"):
         synthetic_table("cubic")
@@ -73,8 +77,11 @@ def test_conformal_scores_are_grouped_by_the_order_of_theta():
     lat, y = obj.lattice, np.column_stack([obj.delta, obj.rho])
     rng = np.random.default_rng(0)
     low = np.flatnonzero(lat.orders <= 1)  # 21 points: orders 0 and 1 need their neighbours
-    fit = np.r_[low, rng.choice(np.flatnonzero(lat.orders == 4), 200, replace=False),
-                rng.choice(np.flatnonzero(lat.orders == 2), 5, replace=False)]
+    fit = np.r_[
+        low,
+        rng.choice(np.flatnonzero(lat.orders == 4), 200, replace=False),
+        rng.choice(np.flatnonzero(lat.orders == 2), 5, replace=False),
+    ]
     model = Surrogate(lat, "forest", n_estimators=60, seed=0).fit(fit, y[fit])
     test = np.setdiff1d(np.arange(lat.size), fit)
     sizes = {}
@@ -108,7 +115,10 @@ def test_p_complete_tells_a_complete_front_from_one_with_members_missing():
     pstar = obj.pstar
     far = np.argsort(obj.delta + obj.rho)[:100]  # low on both counts
     far = far[~np.isin(far, pstar)]
-    complete, half = log_product(obj, np.setdiff1d(everything, far)), log_product(obj, np.setdiff1d(everything, pstar[::2]))
+    complete, half = (
+        log_product(obj, np.setdiff1d(everything, far)),
+        log_product(obj, np.setdiff1d(everything, pstar[::2])),
+    )
     assert half < 2 * complete < 0
     assert log_product(obj, everything) == 0.0  # nothing left unmeasured: p_complete = 1
 
@@ -152,13 +162,33 @@ def test_trace_summary_and_stop_at_through_run_py(tmp_path):
     from tests.test_app import run
 
     synthetic_table("pairs", n=3, levels=5, seed=0).to_csv(tmp_path / "gen.csv", index=False)
-    r = run([f"groundtruth.table={tmp_path / 'gen.csv'}", "search=random", "budget=400", "reuse_runs=false",
-             "search.stop_at=0.95", f"hydra.run.dir={tmp_path / 'run'}"], tmp_path)
+    r = run(
+        [
+            f"groundtruth.table={tmp_path / 'gen.csv'}",
+            "search=random",
+            "budget=400",
+            "reuse_runs=false",
+            "search.stop_at=0.95",
+            f"hydra.run.dir={tmp_path / 'run'}",
+        ],
+        tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     s = json.loads((tmp_path / "run" / "summary.json").read_text())
     trace = pd.read_csv(tmp_path / "run" / "trace.csv")
-    assert list(trace.columns) == ["proposal", "t1", "t2", "t3", "new", "unique", "delta", "rho", "in_pstar",
-                                   "inferences", "p_complete"]
+    assert list(trace.columns) == [
+        "proposal",
+        "t1",
+        "t2",
+        "t3",
+        "new",
+        "unique",
+        "delta",
+        "rho",
+        "in_pstar",
+        "inferences",
+        "p_complete",
+    ]
     # a random permutation has seen all 125 configurations after 125 proposals: certain, so it stops by then
     assert s["stopped_at"] == s["proposals"] == len(trace) <= 125 and s["p_complete"] >= 0.95 and s["stop_at"] == 0.95
     assert trace.p_complete.between(0, 1).all() and trace.p_complete.iloc[-1] == s["p_complete"]

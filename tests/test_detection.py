@@ -62,16 +62,19 @@ def preds(*rows):
     return a[:, :4], a[:, 4], a[:, 5].long()
 
 
-@pytest.mark.parametrize("rows, correct", [
-    ([(11, 10, 30, 31, 0.9, 0), (40, 41, 60, 60, 0.8, 2)], True),                      # all matched
-    ([(11, 10, 30, 31, 0.9, 0), (40, 41, 60, 60, 0.8, 2), (0, 0, 5, 5, 0.1, 1)], True),  # extra box below conf
-    ([(11, 10, 30, 31, 0.9, 0)], False),                                                # a miss
-    ([(11, 10, 30, 31, 0.9, 0), (40, 41, 60, 60, 0.8, 2), (0, 0, 5, 5, 0.3, 1)], False),  # an extra confident box
-    ([(11, 10, 30, 31, 0.9, 0), (40, 41, 60, 60, 0.8, 2), (12, 10, 30, 30, 0.7, 0)], False),  # a duplicate
-    ([(11, 10, 30, 31, 0.9, 1), (40, 41, 60, 60, 0.8, 2)], False),                      # wrong class
-    ([(20, 20, 40, 40, 0.9, 0), (40, 41, 60, 60, 0.8, 2)], False),                      # IoU < 0.5
-    ([(11, 10, 30, 31, 0.2, 0), (40, 41, 60, 60, 0.8, 2)], False),                      # the match is not confident
-])
+@pytest.mark.parametrize(
+    "rows, correct",
+    [
+        ([(11, 10, 30, 31, 0.9, 0), (40, 41, 60, 60, 0.8, 2)], True),  # all matched
+        ([(11, 10, 30, 31, 0.9, 0), (40, 41, 60, 60, 0.8, 2), (0, 0, 5, 5, 0.1, 1)], True),  # extra box below conf
+        ([(11, 10, 30, 31, 0.9, 0)], False),  # a miss
+        ([(11, 10, 30, 31, 0.9, 0), (40, 41, 60, 60, 0.8, 2), (0, 0, 5, 5, 0.3, 1)], False),  # an extra confident box
+        ([(11, 10, 30, 31, 0.9, 0), (40, 41, 60, 60, 0.8, 2), (12, 10, 30, 30, 0.7, 0)], False),  # a duplicate
+        ([(11, 10, 30, 31, 0.9, 1), (40, 41, 60, 60, 0.8, 2)], False),  # wrong class
+        ([(20, 20, 40, 40, 0.9, 0), (40, 41, 60, 60, 0.8, 2)], False),  # IoU < 0.5
+        ([(11, 10, 30, 31, 0.2, 0), (40, 41, 60, 60, 0.8, 2)], False),  # the match is not confident
+    ],
+)
 def test_correctness_rule(rows, correct):
     assert image_correct(GT, *preds(*rows)) is correct
 
@@ -113,19 +116,37 @@ def test_yolo_folder_reads_resized_pixel_boxes(tmp_path):
     np.testing.assert_allclose(all_boxes[:2], [[0, 6.4, 6.4, 24, 32], [1, 35.2, 16, 56, 40]])
 
 
-DETECTOR = ["benchmark.model.type=torchvision", "benchmark.model.arch=fasterrcnn_mobilenet_v3_large_320_fpn",
-            "benchmark.model.random_weights=true", "+benchmark.model.kwargs.min_size=64",
-            "+benchmark.model.kwargs.max_size=64", "+benchmark.model.kwargs.rpn_pre_nms_top_n_test=50",
-            "+benchmark.model.kwargs.rpn_post_nms_top_n_test=20", "benchmark.metrics.kid.subsets=2"]
+DETECTOR = [
+    "benchmark.model.type=torchvision",
+    "benchmark.model.arch=fasterrcnn_mobilenet_v3_large_320_fpn",
+    "benchmark.model.random_weights=true",
+    "+benchmark.model.kwargs.min_size=64",
+    "+benchmark.model.kwargs.max_size=64",
+    "+benchmark.model.kwargs.rpn_pre_nms_top_n_test=50",
+    "+benchmark.model.kwargs.rpn_post_nms_top_n_test=20",
+    "benchmark.metrics.kid.subsets=2",
+]
 
 
 @pytest.mark.slow  # a detector ground truth end to end: make test-all
 def test_groundtruth_end_to_end_on_synthetic_files(tmp_path):
     root = tmp_path / "data"
     write_roboflow(root)
-    r = run(["stage=groundtruth", "benchmark=roboflow", "benchmark.levels=2", "progress=false",
-             f"benchmark.data.root={root}", "benchmark.data.image_size=64", "benchmark.data.n=6",
-             f"cache_dir={tmp_path / 'cache'}", f"hydra.run.dir={tmp_path / 'run'}", *DETECTOR], tmp_path)
+    r = run(
+        [
+            "stage=groundtruth",
+            "benchmark=roboflow",
+            "benchmark.levels=2",
+            "progress=false",
+            f"benchmark.data.root={root}",
+            "benchmark.data.image_size=64",
+            "benchmark.data.n=6",
+            f"cache_dir={tmp_path / 'cache'}",
+            f"hydra.run.dir={tmp_path / 'run'}",
+            *DETECTOR,
+        ],
+        tmp_path,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     df = pd.read_parquet(next((tmp_path / "cache" / "groundtruth").glob("roboflow-*.parquet")))
     assert len(df) == 16 and {"psi", "delta", "ssim", "kid", "correct"} <= set(df.columns)

@@ -33,8 +33,12 @@ def sections() -> dict[str, list[tuple[str, str, str]]]:
 
 
 def test_the_page_has_the_four_scenarios():
-    assert list(sections()) == ["An image classifier from YAML", "An image classifier from Python",
-                                "A text classifier from YAML", "A text classifier from Python"]
+    assert list(sections()) == [
+        "An image classifier from YAML",
+        "An image classifier from Python",
+        "A text classifier from YAML",
+        "A text classifier from Python",
+    ]
     for blocks in sections().values():
         assert {lang for lang, _, _ in blocks} <= {"yaml", "bash", "python"}
 
@@ -83,7 +87,13 @@ def test_the_readme_example_runs_as_it_is(tmp_path):
     section = text.split("## Test your own model", 1)[1].split("\n## ", 1)[0]
     (code,) = [c for lang, _, c in FENCE.findall(section) if lang == "python"]
     (tmp_path / "readme.py").write_text(code)
-    r = subprocess.run([sys.executable, "readme.py"], cwd=tmp_path, capture_output=True, text=True, timeout=580,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    r = subprocess.run(
+        [sys.executable, "readme.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=580,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     assert "R_predicted" in r.stdout and "delta" in r.stdout

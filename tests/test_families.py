@@ -76,7 +76,7 @@ def test_shear_uses_pre_020_skimage_matrix(digits):
 def motion_blur_reference(img, radius, sigma, angle_deg):
     """Per-image loop following imagecorruptions' description (shift with edge replication)."""
     width = 2 * radius + 1
-    k = np.exp(-np.arange(width) ** 2 / (2 * sigma**2))
+    k = np.exp(-(np.arange(width) ** 2) / (2 * sigma**2))
     k /= k.sum()
     h, w = img.shape
     out = np.zeros_like(img)

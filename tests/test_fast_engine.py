@@ -52,8 +52,9 @@ def test_engines_agree_in_distribution_on_mnist5k(mnist5k_tables, fidelity):
 
     def stats(engine):
         runs = [NSGA2Search(engine=engine).run(TableOracle(obj), 6480, s) for s in range(20)]
-        return np.array([auc_recall(recall_curve(p[first_sightings(p)], obj.pstar, 1296)) for p in runs]), \
-            np.array([len(np.unique(p)) for p in runs])
+        return np.array([auc_recall(recall_curve(p[first_sightings(p)], obj.pstar, 1296)) for p in runs]), np.array(
+            [len(np.unique(p)) for p in runs]
+        )
 
     (a_fast, u_fast), (a_ref, u_ref) = stats("fast"), stats("pymoo")
     for x, y in ((a_fast, a_ref), (u_fast, u_ref)):

@@ -56,8 +56,19 @@ def recall_frame():
             for axis, n in (("unique", 81), ("budget", 405)):
                 x = np.arange(1, n + 1)
                 m = np.minimum(1.0, x / (speed if axis == "unique" else 4 * speed))
-                rows.append(pd.DataFrame({"fidelity": fid, "search": s, "axis": axis, "x": x, "mean": m,
-                                          "sd": 0.05 * (m < 1), "seeds": 3}))
+                rows.append(
+                    pd.DataFrame(
+                        {
+                            "fidelity": fid,
+                            "search": s,
+                            "axis": axis,
+                            "x": x,
+                            "mean": m,
+                            "sd": 0.05 * (m < 1),
+                            "seeds": 3,
+                        }
+                    )
+                )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -77,9 +88,16 @@ def test_recall_plot_tolerates_missing_methods(tmp_path):
 
 def test_examples_plot_writes_png(tmp_path, truth):
     rng = np.random.default_rng(0)
-    items = [{"theta": tuple(int(v) for v in r[["t1", "t2", "t3", "t4"]]), "order": int(r["order"]),
-              "delta": float(r["delta_raw"]), "rho": float(r["rho"]), "image": rng.random((1, 12, 12))}
-             for _, r in truth.pstar.iterrows()]
+    items = [
+        {
+            "theta": tuple(int(v) for v in r[["t1", "t2", "t3", "t4"]]),
+            "order": int(r["order"]),
+            "delta": float(r["delta_raw"]),
+            "rho": float(r["rho"]),
+            "image": rng.random((1, 12, 12)),
+        }
+        for _, r in truth.pstar.iterrows()
+    ]
     items.append({**items[0], "image": rng.random((12, 12, 3))})  # RGB, channels last
     assert is_png(plot_examples(items, tmp_path / "fig5.png", title="tiny"))
 
@@ -89,12 +107,16 @@ def test_voxel_plot_writes_png(tmp_path, truth):
 
 
 def test_table2_marks_best_and_second():
-    t = pd.DataFrame({"A · SSIM": [0.704, 0.557, 0.540, 0.510],
-                      "A · KID": [0.686, 0.464, 0.552, 0.503],
-                      # a tie at the shown precision: both best, the next value second
-                      "B · chrF": [0.7001, 0.7004, 0.690, np.nan],
-                      "B · one": [np.nan, 0.5, np.nan, np.nan]},
-                     index=["TestNav", "Greedy Search", "Genetic Algorithm", "Random Search"])
+    t = pd.DataFrame(
+        {
+            "A · SSIM": [0.704, 0.557, 0.540, 0.510],
+            "A · KID": [0.686, 0.464, 0.552, 0.503],
+            # a tie at the shown precision: both best, the next value second
+            "B · chrF": [0.7001, 0.7004, 0.690, np.nan],
+            "B · one": [np.nan, 0.5, np.nan, np.nan],
+        },
+        index=["TestNav", "Greedy Search", "Genetic Algorithm", "Random Search"],
+    )
     mk = marks(t)
     assert mk["A · SSIM"].tolist() == ["best", "second", "", ""]
     assert mk["A · KID"].tolist() == ["best", "", "second", ""]
@@ -104,7 +126,9 @@ def test_table2_marks_best_and_second():
     lines = {ln.split("|")[1].strip(): ln for ln in md.splitlines()[2:]}
     assert "**0.704**" in lines["TestNav"] and "**0.686**" in lines["TestNav"]
     assert "<u>0.557</u>" in lines["Greedy Search"] and "<u>0.552</u>" in lines["Genetic Algorithm"]
-    assert "0.510" in lines["Random Search"] and "**" not in lines["Random Search"] and "<u>" not in lines["Random Search"]
+    assert (
+        "0.510" in lines["Random Search"] and "**" not in lines["Random Search"] and "<u>" not in lines["Random Search"]
+    )
     assert "–" in lines["Random Search"]  # empty cell, unmarked
     tex = to_latex(t)
     assert r"\textbf{0.704}" in tex and r"\underline{0.557}" in tex and r"\underline{0.552}" in tex
@@ -120,8 +144,18 @@ def write_run(root, rel, obj, search, seed, fidelity="ssim", table="", trace=Tru
         proposals = np.concatenate([obj.pstar, proposals])[: 5 * lat.size]
     values = np.stack([obj.delta[proposals], obj.rho[proposals]], 1)
     tr = make_trace(proposals, lat, values, obj.pstar)
-    s = summarize(tr, lat, obj.pstar, proposals, benchmark="tiny", fidelity=fidelity, table=table,
-                  search=search, seed=seed, budget=5 * lat.size)
+    s = summarize(
+        tr,
+        lat,
+        obj.pstar,
+        proposals,
+        benchmark="tiny",
+        fidelity=fidelity,
+        table=table,
+        search=search,
+        seed=seed,
+        budget=5 * lat.size,
+    )
     d = root / rel
     d.mkdir(parents=True)
     (d / ".hydra").mkdir()
@@ -195,7 +229,9 @@ def test_figures_script_end_to_end(tmp_path, capsys):
     import importlib.util
     from pathlib import Path
 
-    spec = importlib.util.spec_from_file_location("figures_script", Path(__file__).resolve().parents[1] / "scripts" / "figures.py")
+    spec = importlib.util.spec_from_file_location(
+        "figures_script", Path(__file__).resolve().parents[1] / "scripts" / "figures.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     root = tmp_path / "results"
@@ -224,8 +260,15 @@ def test_recall_against_inferences_steps_at_what_each_new_configuration_cost():
     from testnav.figures.loader import INFERENCE_POINTS, inference_grid, run_curves
 
     # three new configurations costing 100, 300, 600 inferences (the second is in P*), then a repeat
-    trace = pd.DataFrame({"proposal": [1, 2, 3, 4], "new": [True, True, True, False], "unique": [1, 2, 3, 3],
-                          "in_pstar": [False, True, True, True], "inferences": [100, 400, 1000, 1000]})
+    trace = pd.DataFrame(
+        {
+            "proposal": [1, 2, 3, 4],
+            "new": [True, True, True, False],
+            "unique": [1, 2, 3, 3],
+            "in_pstar": [False, True, True, True],
+            "inferences": [100, 400, 1000, 1000],
+        }
+    )
     c = run_curves(trace, pstar_size=2, space_size=4, budget=4, inferences_space=1000)
     grid = inference_grid(1000)
     assert len(c["inferences"]) == len(grid) == INFERENCE_POINTS and grid[-1] == 1000

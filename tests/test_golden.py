@@ -48,11 +48,13 @@ def test_compare_reports_each_changed_theta_and_the_front(tmp_path):
     df.loc[5, "delta"] += 0.005  # one θ: five more of 1,000 inputs misclassified
     problems = golden.compare(df, REDUCED)
     theta = tuple(int(v) for v in df.loc[5, ["t1", "t2", "t3", "t4"]])
-    assert problems[0] == f"θ={theta} delta: golden {df.loc[5, 'delta'] - 0.005:.6f}, now {df.loc[5, 'delta']:.6f} (+0.005000)"
+    assert (
+        problems[0]
+        == f"θ={theta} delta: golden {df.loc[5, 'delta'] - 0.005:.6f}, now {df.loc[5, 'delta']:.6f} (+0.005000)"
+    )
 
 
 @pytest.mark.slow
 def test_full_groundtruth_matches_the_golden(cache_dir):
     """The whole 6⁴ lattice on 1,000 digits (minutes on 2 cores): make test-all."""
     assert golden.compare(golden.groundtruth("mnist5k", cache_dir), golden.GOLDEN_DIR / "mnist5k") == []
-

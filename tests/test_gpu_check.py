@@ -30,8 +30,23 @@ def test_without_cuda_it_prints_one_skip_line_and_exits_0(gpu_check, tmp_path, c
 
 
 def test_tiny_cpu_run_of_the_model_and_family_sections(gpu_check, tmp_path, capsys):
-    rc = gpu_check.main(["--device", "cpu", "--tiny", "--no-compile", "--sections", "cait", "text", "families",
-                         "--families", "brightness", "pixelate", "--out", str(tmp_path)])
+    rc = gpu_check.main(
+        [
+            "--device",
+            "cpu",
+            "--tiny",
+            "--no-compile",
+            "--sections",
+            "cait",
+            "text",
+            "families",
+            "--families",
+            "brightness",
+            "pixelate",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     printed = capsys.readouterr().out
     assert rc == 0, printed
     report = json.loads((tmp_path / "gpu.json").read_text())
@@ -74,8 +89,9 @@ def test_a_failing_section_gives_a_non_zero_exit_and_is_reported(gpu_check, tmp_
 
 
 def test_compare_tables_catches_a_changed_delta_and_a_rho_beyond_tolerance(gpu_check):
-    df = pd.DataFrame({"t1": [0, 0, 1, 1], "t2": [0, 1, 0, 1], "delta": [0.0, 0.2, 0.5, 0.9],
-                       "ssim": [1.0, 0.9, 0.7, 0.2]})
+    df = pd.DataFrame(
+        {"t1": [0, 0, 1, 1], "t2": [0, 1, 0, 1], "delta": [0.0, 0.2, 0.5, 0.9], "ssim": [1.0, 0.9, 0.7, 0.2]}
+    )
     assert gpu_check.compare_tables(df, df.iloc[::-1].copy())["ok"]  # row order does not matter
     moved = df.assign(delta=[0.0, 0.2, 0.6, 0.9])
     assert not gpu_check.compare_tables(df, moved)["delta_equal"]

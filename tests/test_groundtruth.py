@@ -64,8 +64,9 @@ def test_cache_hit_and_resume_after_interruption(table, cache_dir):
     compute_groundtruth(small_benchmark(), cache_dir, progress=False)
     resumed = pd.read_parquet(path)
     assert (resumed[resumed.t1 == 0].psi == -1.0).all()  # finished chunks were reused, not redone
-    pd.testing.assert_frame_equal(resumed[resumed.t1 > 0].reset_index(drop=True),
-                                  full[full.t1 > 0].reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        resumed[resumed.t1 > 0].reset_index(drop=True), full[full.t1 > 0].reset_index(drop=True)
+    )
     assert not parts.exists()
     with atomic_path(path, checksum=True) as tmp:  # restore for other tests
         full.to_parquet(tmp, index=False)

@@ -94,8 +94,17 @@ def load(name):
     return instantiate(OmegaConf.load(CONF / f"{name}.yaml").families, _convert_="all")
 
 
-YAML_CASES = [(f, i) for f, n in [("imagenet_c_224", 10), ("imagenet_c_64", 10), ("imagenet_c_32", 10),
-                                  ("deeptest_udacity", 4), ("gtsrb_cure", 4)] for i in range(n)]
+YAML_CASES = [
+    (f, i)
+    for f, n in [
+        ("imagenet_c_224", 10),
+        ("imagenet_c_64", 10),
+        ("imagenet_c_32", 10),
+        ("deeptest_udacity", 4),
+        ("gtsrb_cure", 4),
+    ]
+    for i in range(n)
+]
 SIZE = {"imagenet_c_224": 224, "imagenet_c_64": 64, "imagenet_c_32": 32, "deeptest_udacity": 224, "gtsrb_cure": 32}
 
 
@@ -253,8 +262,9 @@ def test_pixelate_reproduces_pillow_box_and_nearest(size, images):
     x = F.interpolate(x, size=size, mode="bilinear", align_corners=False)
     for c in (0.95, 0.85, 0.8, 0.65, 0.5, 0.4, 0.25):
         m = int(size * c)
-        for img, box_up, near_up in zip(x[:, 0].numpy(), Pixelate([c])(x, 1)[:, 0].numpy(),
-                                        Pixelate([c], upsample="nearest")(x, 1)[:, 0].numpy()):
+        for img, box_up, near_up in zip(
+            x[:, 0].numpy(), Pixelate([c])(x, 1)[:, 0].numpy(), Pixelate([c], upsample="nearest")(x, 1)[:, 0].numpy()
+        ):
             small = Image.fromarray(img, "F").resize((m, m), Image.BOX)
             assert np.abs(np.asarray(small.resize((size, size), Image.BOX)) - box_up).max() < 1e-6
             assert np.abs(np.asarray(small.resize((size, size), Image.NEAREST)) - near_up).max() < 1e-6
@@ -455,7 +465,7 @@ def test_deeptest_scale_equals_cv2_resize_centre_crop(images):
         for img, o in zip(to_u8(x), ours):
             big = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
             off = (big.shape[0] - 64) // 2
-            assert np.abs(o - big[off:off + 64, off:off + 64]).max() <= 0.51
+            assert np.abs(o - big[off : off + 64, off : off + 64]).max() <= 0.51
 
 
 def test_deeptest_contrast_and_brightness_saturate_like_numpy(images):

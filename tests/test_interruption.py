@@ -21,9 +21,13 @@ ARGS = ["stage=groundtruth", "benchmark.levels=3", "benchmark.test_per_class=20"
 
 def start(cache, run_dir):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    return subprocess.Popen([sys.executable, str(ROOT / "run.py"), *ARGS, f"cache_dir={cache}",
-                             f"hydra.run.dir={run_dir}"], cwd=run_dir.parent, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [sys.executable, str(ROOT / "run.py"), *ARGS, f"cache_dir={cache}", f"hydra.run.dir={run_dir}"],
+        cwd=run_dir.parent,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def parts(cache):
@@ -63,26 +67,62 @@ def test_concurrent_runs_compute_the_ground_truth_once(tmp_path):
     benchmark.model.train=true, so the model's own lock is exercised too: LeNet-5 is trained once."""
     cache = tmp_path / "cache"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    procs = [subprocess.Popen([sys.executable, str(ROOT / "run.py"), *ARGS, "benchmark.model.train=true",
-                               "benchmark.model.epochs=2", f"cache_dir={cache}",
-                               f"hydra.run.dir={tmp_path / f'run{i}'}"], cwd=tmp_path, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for i in range(3)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                str(ROOT / "run.py"),
+                *ARGS,
+                "benchmark.model.train=true",
+                "benchmark.model.epochs=2",
+                f"cache_dir={cache}",
+                f"hydra.run.dir={tmp_path / f'run{i}'}",
+            ],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for i in range(3)
+    ]
     outputs = [p.communicate(timeout=600)[0] for p in procs]
     assert all(p.returncode == 0 for p in procs), outputs
     computed = [o for o in outputs if "configurations in" in o]  # logged only by the process that computed
     trained = [o for o in outputs if "training LeNet-5" in o]
     assert len(computed) == 1 and len(trained) == 1, outputs
-    tables = {line.split("ground truth mnist5k: ")[1].split()[0] for o in outputs for line in o.splitlines()
-              if line.startswith("ground truth mnist5k: ")}
+    tables = {
+        line.split("ground truth mnist5k: ")[1].split()[0]
+        for o in outputs
+        for line in o.splitlines()
+        if line.startswith("ground truth mnist5k: ")
+    }
     assert len(tables) == 1 and len(list((cache / "groundtruth").glob("mnist5k-*.parquet"))) == 1
 
 
 def sweep(cache, sweep_dir, *extra):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    return subprocess.Popen([sys.executable, str(ROOT / "run.py"), "-m", "search=random", "seed=range(6)", "budget=300",
-                             "benchmark.levels=3", "benchmark.test_per_class=20", "progress=false", f"cache_dir={cache}",
-                             f"hydra.sweep.dir={sweep_dir}", *extra], cwd=sweep_dir.parent, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "run.py"),
+            "-m",
+            "search=random",
+            "seed=range(6)",
+            "budget=300",
+            "benchmark.levels=3",
+            "benchmark.test_per_class=20",
+            "progress=false",
+            f"cache_dir={cache}",
+            f"hydra.sweep.dir={sweep_dir}",
+            *extra,
+        ],
+        cwd=sweep_dir.parent,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def summaries(sweep_dir):
@@ -105,15 +145,23 @@ def test_a_killed_sweep_rerun_does_not_redo_finished_runs(tmp_path, cache_dir):
     again = sweep(cache, tmp_path / "again")
     out = again.communicate(timeout=600)[0]
     assert again.returncode == 0, out
-    reused = {line.split("run directory: ")[1].split()[0].rsplit("/", 1)[1]
-              for block in out.split("TestNav · ")[1:] if "reused the finished run" in block
-              for line in block.splitlines() if "run directory: " in line}
+    reused = {
+        line.split("run directory: ")[1].split()[0].rsplit("/", 1)[1]
+        for block in out.split("TestNav · ")[1:]
+        if "reused the finished run" in block
+        for line in block.splitlines()
+        if "run directory: " in line
+    }
     assert finished <= reused and len(reused) < 6, (finished, reused)  # finished runs reused, the rest computed
 
     fresh = sweep(cache, tmp_path / "fresh", "reuse_runs=false")
     assert fresh.wait(timeout=600) == 0
-    strip = lambda d: {k: {f: v for f, v in s.items() if f not in ("search_seconds", "certificate_seconds")} for k, s in d.items()}
+    strip = lambda d: {
+        k: {f: v for f, v in s.items() if f not in ("search_seconds", "certificate_seconds")} for k, s in d.items()
+    }
     assert strip(summaries(tmp_path / "again")) == strip(summaries(tmp_path / "fresh"))
     assert len(summaries(tmp_path / "again")) == 6
     for name in summaries(tmp_path / "again"):  # the reused traces are the same bytes a fresh run writes
-        assert (tmp_path / "again" / name / "trace.csv").read_bytes() == (tmp_path / "fresh" / name / "trace.csv").read_bytes()
+        assert (tmp_path / "again" / name / "trace.csv").read_bytes() == (
+            tmp_path / "fresh" / name / "trace.csv"
+        ).read_bytes()

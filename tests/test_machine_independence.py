@@ -64,7 +64,10 @@ def synthetic_groundtruth(lattice: Lattice, n: int = 1000, seed: int = 0):
     rng = np.random.default_rng(seed)
     p_fail = rng.uniform(0, 0.08, (lattice.n, lattice.levels)) * np.arange(lattice.levels)
     p_fail[:, 0] = 0
-    risk = p_fail[np.arange(lattice.n), lattice.tuples].sum(axis=1) + 0.05 * (lattice.tuples[:, 0] * lattice.tuples[:, 1]) / 25
+    risk = (
+        p_fail[np.arange(lattice.n), lattice.tuples].sum(axis=1)
+        + 0.05 * (lattice.tuples[:, 0] * lattice.tuples[:, 1]) / 25
+    )
     outcomes = rng.random((lattice.size, n)) >= np.minimum(risk, 0.95)[:, None]
     quality = 16000 * risk + rng.normal(0, 50, lattice.size) - 110
     return outcomes, quality

@@ -23,8 +23,9 @@ def execute(name, cache_dir, monkeypatch):
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                            resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
+    ).execute()
     return nb
 
 

@@ -34,8 +34,10 @@ def test_char_level_families_follow_the_chosen_reading():
     doc = "Return the k shortest numbers, sorted by len in a list."
     x = TextBatch((("", doc, ""),), editable=(1,), context=({"code": CODE},))
     for fam_cls, p in ((ButterFingers, 0.25), (CharCase, 0.7)):
-        outs = {r: fam_cls(protected=r).apply(x, p, torch.Generator().manual_seed(3)).items[0][1].split(" ")
-                for r in ("recode", "ast")}
+        outs = {
+            r: fam_cls(protected=r).apply(x, p, torch.Generator().manual_seed(3)).items[0][1].split(" ")
+            for r in ("recode", "ast")
+        }
         assert all(MASK not in " ".join(words) for words in outs.values())
         kept = [w for w, o in zip(doc.split(" "), outs["recode"]) if w == o]
         assert {"k", "numbers,", "sorted", "len", "in", "list."} <= set(kept)
@@ -45,6 +47,7 @@ def test_char_level_families_follow_the_chosen_reading():
 
 # ----------------------------------------------------------------------------- recode_parity.py
 
+
 def parity_script():
     spec = importlib.util.spec_from_file_location("recode_parity", ROOT / "scripts" / "recode_parity.py")
     mod = importlib.util.module_from_spec(spec)
@@ -53,12 +56,24 @@ def parity_script():
 
 
 PROBLEMS = [  # docstrings free of protected words, so ReCode's char case is a plain per-character draw
-    {"task_id": "HumanEval/0", "entry_point": "add", "canonical_solution": "    return a + b\n",
-     "prompt": 'def add(a, b):\n    """ Add two numbers and give back the total.\n    >>> add(1, 2)\n    3\n    """\n'},
-    {"task_id": "HumanEval/1", "entry_point": "neg", "canonical_solution": "    return -x\n",
-     "prompt": 'def neg(x):\n    """Negate the number given.\n    >>> neg(2)\n    -2\n    """\n'},
-    {"task_id": "HumanEval/2", "entry_point": "one", "canonical_solution": "    return 1\n",  # no >>>: a documented deviation
-     "prompt": 'def one():\n    """ Give back one, always.\n    """\n'},
+    {
+        "task_id": "HumanEval/0",
+        "entry_point": "add",
+        "canonical_solution": "    return a + b\n",
+        "prompt": 'def add(a, b):\n    """ Add two numbers and give back the total.\n    >>> add(1, 2)\n    3\n    """\n',
+    },
+    {
+        "task_id": "HumanEval/1",
+        "entry_point": "neg",
+        "canonical_solution": "    return -x\n",
+        "prompt": 'def neg(x):\n    """Negate the number given.\n    >>> neg(2)\n    -2\n    """\n',
+    },
+    {
+        "task_id": "HumanEval/2",
+        "entry_point": "one",
+        "canonical_solution": "    return 1\n",  # no >>>: a documented deviation
+        "prompt": 'def one():\n    """ Give back one, always.\n    """\n',
+    },
 ]
 
 
@@ -99,11 +114,15 @@ def test_recode_parity_lines_verdict_and_exit_status(tmp_path, capsys):
     write_release(tmp_path / "good")
     assert mod.main(["--recode", str(tmp_path / "good"), "--datasets", "humaneval", "--seeds", "0-2"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert lines[:3] == ["humaneval charcase s0: 2 of 2 agree (100.0%); 1 with a documented deviation (split 1)",
-                         "humaneval charcase s1: 2 of 2 agree (100.0%); 1 with a documented deviation (split 1)",
-                         "humaneval newline s0: 3 of 3 agree (100.0%); 0 with a documented deviation"]
-    assert lines[-1] == "agreement 100.0% on prompts without a documented deviation (7 of 7); 2 prompts with a " \
-                        "documented deviation"
+    assert lines[:3] == [
+        "humaneval charcase s0: 2 of 2 agree (100.0%); 1 with a documented deviation (split 1)",
+        "humaneval charcase s1: 2 of 2 agree (100.0%); 1 with a documented deviation (split 1)",
+        "humaneval newline s0: 3 of 3 agree (100.0%); 0 with a documented deviation",
+    ]
+    assert (
+        lines[-1] == "agreement 100.0% on prompts without a documented deviation (7 of 7); 2 prompts with a "
+        "documented deviation"
+    )
     write_release(tmp_path / "bad", corrupt=True)
     assert mod.main(["--recode", str(tmp_path / "bad"), "--datasets", "humaneval"]) == 1
     lines = capsys.readouterr().out.strip().splitlines()
@@ -129,16 +148,36 @@ def make_palindrome(s: str) -> str:
 SIMPLE = 'def inc(x: int) -> int:\n    """ Add one.\n    >>> inc(1)\n    2\n    """\n'
 CASES = {  # name: (prompt, generated text, ReCode's completion, the Codex-stop completion)
     "helper before the entry point (HumanEval/10)": (
-        HELPER_FIRST, "    return s + s[::-1]\n", "", "    return s + s[::-1]\n"),
+        HELPER_FIRST,
+        "    return s + s[::-1]\n",
+        "",
+        "    return s + s[::-1]\n",
+    ),
     "trailing assert": (
-        SIMPLE, "    return x + 1\n\nassert inc(1) == 2\n", "    return x + 1", "    return x + 1\n\nassert inc(1) == 2\n"),
+        SIMPLE,
+        "    return x + 1\n\nassert inc(1) == 2\n",
+        "    return x + 1",
+        "    return x + 1\n\nassert inc(1) == 2\n",
+    ),
     "markdown fence": (
-        SIMPLE, "    return x + 1\n```\n\nThis adds one.", "    return x + 1", "    return x + 1\n```\n\nThis adds one."),
+        SIMPLE,
+        "    return x + 1\n```\n\nThis adds one.",
+        "    return x + 1",
+        "    return x + 1\n```\n\nThis adds one.",
+    ),
     "cut by the token limit": (
-        SIMPLE, "    return x + 1\n\n\ndef dec(y):\n    return (y -", "    return x + 1", "    return x + 1\n\n"),
+        SIMPLE,
+        "    return x + 1\n\n\ndef dec(y):\n    return (y -",
+        "    return x + 1",
+        "    return x + 1\n\n",
+    ),
     "nothing parses": (SIMPLE, ")x(", ")x(", ")x("),
     "a second function after a comment": (
-        SIMPLE, "    return x + 1\n# done\ndef dec(y):\n    return y - 1\n", "    return x + 1", "    return x + 1"),
+        SIMPLE,
+        "    return x + 1\n# done\ndef dec(y):\n    return y - 1\n",
+        "    return x + 1",
+        "    return x + 1",
+    ),
 }
 
 
@@ -157,10 +196,18 @@ def test_recode_and_codex_cuts_pass_and_fail_different_programs():
     from testnav.sandbox import check_program, run_many
 
     problems = {
-        "helper": {"task_id": "t/10", "prompt": HELPER_FIRST, "entry_point": "make_palindrome",
-                   "test": "def check(candidate):\n    assert candidate('aa') == 'aa' + 'aa'[::-1]\n"},
-        "simple": {"task_id": "t/0", "prompt": SIMPLE, "entry_point": "inc",
-                   "test": "def check(candidate):\n    assert candidate(1) == 2\n"},
+        "helper": {
+            "task_id": "t/10",
+            "prompt": HELPER_FIRST,
+            "entry_point": "make_palindrome",
+            "test": "def check(candidate):\n    assert candidate('aa') == 'aa' + 'aa'[::-1]\n",
+        },
+        "simple": {
+            "task_id": "t/0",
+            "prompt": SIMPLE,
+            "entry_point": "inc",
+            "test": "def check(candidate):\n    assert candidate(1) == 2\n",
+        },
     }
     runs = []
     for name, (prompt, generated, _, _) in CASES.items():
@@ -168,8 +215,10 @@ def test_recode_and_codex_cuts_pass_and_fail_different_programs():
             continue
         p = problems["helper" if prompt is HELPER_FIRST else "simple"]
         prefixes = [generated[:k] for k in range(len(generated), 0, -1)]
-        runs += [(name, "recode", check_program(p, filter_valid_code(prompt, prefixes))),
-                 (name, "codex", check_program(p, truncate(generated)))]
+        runs += [
+            (name, "recode", check_program(p, filter_valid_code(prompt, prefixes))),
+            (name, "codex", check_program(p, truncate(generated))),
+        ]
     verdicts = {(n, r): res.passed for (n, r, _), res in zip(runs, run_many([c for _, _, c in runs], workers=2))}
     assert not verdicts["helper before the entry point (HumanEval/10)", "recode"]  # empty: fails in ReCode
     assert verdicts["helper before the entry point (HumanEval/10)", "codex"]
@@ -186,18 +235,24 @@ def test_report_sentence_calls_contraction_a_no_op_only_when_the_table_says_so()
     from testnav.figures.loader import Results, truth_from_table
     from testnav.figures.readings import reading_sentences
 
-    meta = {"families": [{"class": "testnav.families.text_synonym.Synonym", "name": "synonym", "stopwords": False},
-                         {"class": "testnav.families.text_typo.Typo", "name": "typo", "stopwords": False},
-                         {"class": "testnav.families.text_contraction.Contraction", "name": "contraction"},
-                         {"class": "testnav.families.text_punctuation.Punctuation", "name": "punctuation"}],
-            "metric_settings": {"bertf1": {"num_layers": None}}}
+    meta = {
+        "families": [
+            {"class": "testnav.families.text_synonym.Synonym", "name": "synonym", "stopwords": False},
+            {"class": "testnav.families.text_typo.Typo", "name": "typo", "stopwords": False},
+            {"class": "testnav.families.text_contraction.Contraction", "name": "contraction"},
+            {"class": "testnav.families.text_punctuation.Punctuation", "name": "punctuation"},
+        ],
+        "metric_settings": {"bertf1": {"num_layers": None}},
+    }
     rows = list(itertools.product(range(2), repeat=4))
     sentences = []
     for contraction_chrf in (99.6, 97.0):
         chrf = [100.0 if sum(r) == 0 else contraction_chrf if r == (0, 0, 1, 0) else 80.0 - sum(r) for r in rows]
         df = pd.DataFrame(rows, columns=["t1", "t2", "t3", "t4"]).assign(delta=[0.01 * sum(r) for r in rows], chrf=chrf)
         gt = truth_from_table("qqp", "chrf", df, "chrf", 1.0, "t.parquet", meta)
-        (s,) = reading_sentences(Results(root=None, runs=pd.DataFrame(), curves=pd.DataFrame(), truths={("qqp", "chrf"): gt}))
+        (s,) = reading_sentences(
+            Results(root=None, runs=pd.DataFrame(), curves=pd.DataFrame(), truths={("qqp", "chrf"): gt})
+        )
         sentences.append(s)
     assert "RepeatModification only" in sentences[0] and "last layer" in sentences[0]
     assert "chrf 99.6 (unchanged = 100): it is nearly a no-op on QQP" in sentences[0]

@@ -100,8 +100,14 @@ def test_greedy_moves_only_to_strictly_better_neighbours():
             restarts += 1
             continue
         t = lat.theta(centre)
-        nbrs = [lat.index(t + d) for d in np.r_[-np.eye(3, dtype=int), np.eye(3, dtype=int)].reshape(2, 3, 3)
-                .transpose(1, 0, 2).reshape(6, 3) if ((t + d >= 0) & (t + d < 5)).all()]
+        nbrs = [
+            lat.index(t + d)
+            for d in np.r_[-np.eye(3, dtype=int), np.eye(3, dtype=int)]
+            .reshape(2, 3, 3)
+            .transpose(1, 0, 2)
+            .reshape(6, 3)
+            if ((t + d >= 0) & (t + d < 5)).all()
+        ]
         block = p[i : i + len(nbrs)]
         assert block.tolist() == nbrs[: len(block)]  # exactly the ±1 neighbours, dimension order, − before +
         i += len(block)
@@ -122,8 +128,10 @@ def test_ga_ranks_by_min_of_delta_and_rho(engine):
     swapped = Objectives(obj.lattice, obj.rho, obj.delta)
     run = lambda o: GASearch(engine=engine).run(TableOracle(o), 800, seed=2)  # noqa: E731
     assert np.array_equal(run(obj), run(same_s)) and np.array_equal(run(obj), run(swapped))
-    assert not np.array_equal(NSGA2Search(engine=engine).run(TableOracle(obj), 800, 2),
-                              NSGA2Search(engine=engine).run(TableOracle(same_s), 800, 2))
+    assert not np.array_equal(
+        NSGA2Search(engine=engine).run(TableOracle(obj), 800, 2),
+        NSGA2Search(engine=engine).run(TableOracle(same_s), 800, 2),
+    )
 
 
 @pytest.mark.parametrize("engine", ["pymoo", "fast"])
@@ -134,11 +142,17 @@ def test_delta_only_ignores_rho(engine):
     assert np.array_equal(run(obj), run(scrambled))
 
 
-@pytest.mark.parametrize("kwargs, pattern", [
-    (dict(pop_size=2000), r"exceeds \|Θ\|=1296"), (dict(pop_size=1), "at least 2"),
-    (dict(eta_c=0), r"eta_c=0.0: the distribution index must be > 0"), (dict(eta_m=-1), "eta_m=-1.0"),
-    (dict(engine="numba"), r"engine=numba \(valid: pymoo, fast\)"), (dict(p_mutation=1.5), "p_mutation=1.5"),
-])
+@pytest.mark.parametrize(
+    "kwargs, pattern",
+    [
+        (dict(pop_size=2000), r"exceeds \|Θ\|=1296"),
+        (dict(pop_size=1), "at least 2"),
+        (dict(eta_c=0), r"eta_c=0.0: the distribution index must be > 0"),
+        (dict(eta_m=-1), "eta_m=-1.0"),
+        (dict(engine="numba"), r"engine=numba \(valid: pymoo, fast\)"),
+        (dict(p_mutation=1.5), "p_mutation=1.5"),
+    ],
+)
 def test_bad_parameters(kwargs, pattern):
     with pytest.raises(UserError, match=pattern):
         NSGA2Search(**kwargs).run(TableOracle(synthetic()), 6480, 0)

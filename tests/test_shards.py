@@ -48,7 +48,9 @@ def test_shards_merge_into_the_unsharded_table_and_a_plain_run_fills_the_gap(ref
     """Three of four shards, then an unsharded run: it reuses their chunks, computes the missing
     shard and merges. (The last shard merging by itself: test_a_killed_shard_resumes_from_its_chunks.)"""
     cache = tmp_path / "k4"
-    assert [compute_groundtruth(small_benchmark(), cache, progress=False, shards=4, shard=s) for s in range(3)] == [None] * 3
+    assert [compute_groundtruth(small_benchmark(), cache, progress=False, shards=4, shard=s) for s in range(3)] == [
+        None
+    ] * 3
     path = compute_groundtruth(small_benchmark(), cache, progress=False)
     assert path.name == reference.name and path.read_bytes() == reference.read_bytes()
     assert not path.with_suffix(".parts").exists()
@@ -62,9 +64,14 @@ def test_shards_merge_into_the_unsharded_table_and_a_plain_run_fills_the_gap(ref
 
 def run_py(cache, run_dir, *extra):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    return subprocess.Popen([sys.executable, str(ROOT / "run.py"), *ARGS, *extra, f"cache_dir={cache}",
-                             f"hydra.run.dir={run_dir}"], cwd=run_dir.parent, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(
+        [sys.executable, str(ROOT / "run.py"), *ARGS, *extra, f"cache_dir={cache}", f"hydra.run.dir={run_dir}"],
+        cwd=run_dir.parent,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 @pytest.mark.slow  # a run.py process killed mid-shard and restarted: make test-all

@@ -76,14 +76,19 @@ def test_dsa_class_by_class_equals_the_masked_full_distance_matrix():
     full (N, n_train) distance matrix with the other classes masked out gives (Kim et al.'s formula)."""
     g = torch.Generator().manual_seed(0)
     train_a, train_y = torch.randn(300, 6, generator=g, dtype=torch.float64), torch.randint(0, 5, (300,), generator=g)
-    test_a, probs = torch.randn(120, 6, generator=g, dtype=torch.float64), torch.rand(120, 6, generator=g, dtype=torch.float64)
+    test_a, probs = (
+        torch.randn(120, 6, generator=g, dtype=torch.float64),
+        torch.rand(120, 6, generator=g, dtype=torch.float64),
+    )
     m = DSA()
     m.prepare(FakeView([train_a.tolist()], labels=train_y.tolist()))
     view = FakeView([test_a.tolist()], probabilities=probs.tolist())  # class 5 has no training input: DSA = inf
     pred = view.predictions
     d = torch.cdist(test_a, train_a)
     dist_a, nearest = d.masked_fill(train_y[None, :] != pred[:, None], float("inf")).min(dim=1)
-    full = torch.cdist(train_a, train_a).masked_fill(train_y[None, :] == train_y[:, None], float("inf")).min(dim=1).values
+    full = (
+        torch.cdist(train_a, train_a).masked_fill(train_y[None, :] == train_y[:, None], float("inf")).min(dim=1).values
+    )
     expected = dist_a / full[nearest]
     assert (pred == 5).any() and m(view) == float("inf") == float(expected.mean())
     keep = pred != 5

@@ -44,10 +44,20 @@ pytestmark = [pytest.mark.slurm, pytest.mark.skipif(reason is not None, reason=r
 
 
 def launch(tmp_path, *overrides):
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    return subprocess.Popen([sys.executable, str(ROOT / "run.py"), "-m", *overrides], cwd=tmp_path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    return subprocess.Popen(
+        [sys.executable, str(ROOT / "run.py"), "-m", *overrides],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def array_task(shard: int) -> str | None:
@@ -65,15 +75,25 @@ def test_sharded_groundtruth_and_replay_sweep_on_slurm(tmp_path, cache_dir):
     parts = cache / "groundtruth" / reference.with_suffix(".parts").name
 
     t1 = time.time()
-    proc = launch(tmp_path, "hydra/launcher=slurm_gpu", *LOCAL, "hydra.launcher.gpus_per_node=null",
-                  "experiment=groundtruth_shards", "groundtruth.shards=2", "groundtruth.shard=range(2)", *SMALL)
+    proc = launch(
+        tmp_path,
+        "hydra/launcher=slurm_gpu",
+        *LOCAL,
+        "hydra.launcher.gpus_per_node=null",
+        "experiment=groundtruth_shards",
+        "groundtruth.shards=2",
+        "groundtruth.shard=range(2)",
+        *SMALL,
+    )
     interrupted = {}
     deadline = time.time() + 300
     while proc.poll() is None and time.time() < deadline and len(interrupted) < 2:
         # shard 0 owns chunks (0,0) (0,1) (0,2) (1,0); shard 1 owns (1,1) … (2,2). A requeue is
         # SIGTERM, which submitit ignores, then SIGKILL after KillWait: the shard with more left gets it
-        for shard, first, how in ((0, "chunk-0-0", ["scancel", "--signal=USR2"]),
-                                  (1, "chunk-1-1", ["scontrol", "requeue"])):
+        for shard, first, how in (
+            (0, "chunk-0-0", ["scancel", "--signal=USR2"]),
+            (1, "chunk-1-1", ["scontrol", "requeue"]),
+        ):
             if shard not in interrupted and (parts / f"{first}.parquet").exists() and (job := array_task(shard)):
                 subprocess.run([*how, job], check=True)
                 interrupted[shard] = job
@@ -91,8 +111,16 @@ def test_sharded_groundtruth_and_replay_sweep_on_slurm(tmp_path, cache_dir):
         assert runs[-1]["chunks_reused"] + runs[-1]["chunks_computed"] == (4, 5)[shard]
 
     t2 = time.time()
-    proc = launch(tmp_path, "hydra/launcher=slurm_cpu", *LOCAL, "search=nsga2,ga", "search.pop_size=20",
-                  "seed=0,1", "budget=200", *SMALL)
+    proc = launch(
+        tmp_path,
+        "hydra/launcher=slurm_cpu",
+        *LOCAL,
+        "search=nsga2,ga",
+        "search.pop_size=20",
+        "seed=0,1",
+        "budget=200",
+        *SMALL,
+    )
     out = proc.communicate(timeout=600)[0]
     timings["replay sweep (4 jobs) on SLURM"] = time.time() - t2
     assert proc.returncode == 0, out

@@ -46,7 +46,10 @@ def test_kid_equals_torchmetrics(subsets, subset_size):
             self.features = f
 
     g = torch.Generator().manual_seed(0)
-    clean, perturbed = torch.rand(64, 8, generator=g, dtype=torch.float64), torch.rand(64, 8, generator=g, dtype=torch.float64) * 1.3
+    clean, perturbed = (
+        torch.rand(64, 8, generator=g, dtype=torch.float64),
+        torch.rand(64, 8, generator=g, dtype=torch.float64) * 1.3,
+    )
     m = kid.KID(subset_size=subset_size, subsets=subsets, feature="model")
     m.prepare(Features(clean))
     ref = KernelInceptionDistance(feature=torch.nn.Identity(), subsets=subsets, subset_size=min(subset_size, 64))

@@ -31,7 +31,10 @@ def test_valid_table_any_row_order():
     [
         (lambda d: d.drop(index=4), r"1 of 9 configurations missing \(first θ=\(1, 1\)\)"),
         (lambda d: pd.concat([d, d.iloc[[3]]]), r"θ=\(1, 0\) appears 2 times"),
-        (lambda d: d.assign(rho=d.rho.where(d.index != 2, np.nan)), r"column rho has a non-finite value \(nan\) at θ=\(0, 2\)"),
+        (
+            lambda d: d.assign(rho=d.rho.where(d.index != 2, np.nan)),
+            r"column rho has a non-finite value \(nan\) at θ=\(0, 2\)",
+        ),
         (lambda d: d.assign(delta=d.delta.where(d.index != 0, np.inf)), r"column delta has a non-finite value \(inf\)"),
         (lambda d: d.drop(columns="rho"), r"missing column\(s\) rho"),
         (lambda d: d.rename(columns={"t1": "level1"}), r"need t1..tn"),

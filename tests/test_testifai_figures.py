@@ -38,8 +38,16 @@ def per_test_frame(with_quality=True):
         r_true = np.clip(0.95 - 0.08 * t.sum(axis=1) + rng.normal(0, 0.02, len(t)), 0, 1)
         r_pred = np.clip(r_true + rng.normal(0, 0.03, len(t)) * (order >= 3), 0, 1)
         df = pd.DataFrame(t, columns=[f"t{i + 1}" for i in range(n)])
-        df = df.assign(order=order, measured=order <= 2, r_true=r_true, r_pred=r_pred, error=r_pred - r_true,
-                       abs_error=np.abs(r_pred - r_true), tomography=f"{n}D", benchmark="toy")
+        df = df.assign(
+            order=order,
+            measured=order <= 2,
+            r_true=r_true,
+            r_pred=r_pred,
+            error=r_pred - r_true,
+            abs_error=np.abs(r_pred - r_true),
+            tomography=f"{n}D",
+            benchmark="toy",
+        )
         if with_quality:
             q = 100 * t.sum(axis=1) + rng.normal(0, 5, len(t))
             df = df.assign(q_true=q, q_pred=q + rng.normal(0, 10, len(t)) * (order >= 3))
@@ -49,10 +57,21 @@ def per_test_frame(with_quality=True):
 
 def queries_frame():
     k = np.arange(1, 13)
-    return pd.DataFrame({"query": [f"Q{i}" for i in k], "text": ["a <= 2"] * 12, "tests": 27, "m": 9, "l": 18,
-                         "R_true": 0.9 - 0.05 * k, "R_pred": 0.9 - 0.05 * k + 0.01 * np.sin(k),
-                         "error": 0.01 * np.sin(k), "drop_true": 0.05 * k, "drop_pred": 0.05 * k - 0.01,
-                         "benchmark": "toy"})
+    return pd.DataFrame(
+        {
+            "query": [f"Q{i}" for i in k],
+            "text": ["a <= 2"] * 12,
+            "tests": 27,
+            "m": 9,
+            "l": 18,
+            "R_true": 0.9 - 0.05 * k,
+            "R_pred": 0.9 - 0.05 * k + 0.01 * np.sin(k),
+            "error": 0.01 * np.sin(k),
+            "drop_true": 0.05 * k,
+            "drop_pred": 0.05 * k - 0.01,
+            "benchmark": "toy",
+        }
+    )
 
 
 def ovr_frame():
@@ -61,17 +80,28 @@ def ovr_frame():
         for rep in range(3):
             for frac in (0.2, 0.5, 1.0):
                 for strategy, scale in (("ordered", 1.0), ("random", 1.5)):
-                    rows.append({"tomography": label, "strategy": strategy, "fraction": frac,
-                                 "tests": int(round(frac * total)), "rep": rep,
-                                 "mse": scale * (1 - frac + 0.01) * 0.02 * (1 + 0.1 * rep)})
+                    rows.append(
+                        {
+                            "tomography": label,
+                            "strategy": strategy,
+                            "fraction": frac,
+                            "tests": int(round(frac * total)),
+                            "rep": rep,
+                            "mse": scale * (1 - frac + 0.01) * 0.02 * (1 + 0.1 * rep),
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
 def inferences_frame():
-    return pd.DataFrame({"tomography": ["3D"] * 3 + ["4D"] * 3,
-                         "regime": ["full", "partial", "partial_early_stopping"] * 2,
-                         "inferences": [27000, 20000, 15000, 81000, 33000, 30000],
-                         "mse": [0.0, 0.003, 0.004, 0.0, 0.006, 0.008]})
+    return pd.DataFrame(
+        {
+            "tomography": ["3D"] * 3 + ["4D"] * 3,
+            "regime": ["full", "partial", "partial_early_stopping"] * 2,
+            "inferences": [27000, 20000, 15000, 81000, 33000, 30000],
+            "mse": [0.0, 0.003, 0.004, 0.0, 0.006, 0.008],
+        }
+    )
 
 
 CASES = [
@@ -120,8 +150,11 @@ def test_draw_all_writes_what_it_has_and_names_what_is_missing(tmp_path, capsys)
     queries_frame().to_csv(study / "queries.csv", index=False)
     out = tf.draw_all(tmp_path, tmp_path / "figures")
     names = sorted(p.name for p, _ in out)
-    assert names == ["testifai_mnist5k_per_test_errors.png", "testifai_mnist5k_queries.png",
-                     "testifai_mnist5k_r_distribution.png"]
+    assert names == [
+        "testifai_mnist5k_per_test_errors.png",
+        "testifai_mnist5k_queries.png",
+        "testifai_mnist5k_r_distribution.png",
+    ]
     for path, sentence in out:
         check_png(path)
         assert sentence.startswith("mnist5k: ")

@@ -41,8 +41,10 @@ def gen(seed=0):
 @pytest.fixture(scope="module")
 def standins(tmp_path_factory):
     root = tmp_path_factory.mktemp("standins")
-    return {**{f"q_{k}": v for k, v in qqp_files(root / "qqp").items()},
-            **{f"c_{k}": v for k, v in code_files(root / "code").items()}}
+    return {
+        **{f"q_{k}": v for k, v in qqp_files(root / "qqp").items()},
+        **{f"c_{k}": v for k, v in code_files(root / "code").items()},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -229,7 +231,7 @@ def test_newline_is_recode_new_line_afterdoc_or_the_docstring_reading():
     x = TextBatch(((head, doc, cases),), editable=(1,), context=({"indent": "    "},))
     for n in range(1, 6):
         h, d, c = Newline().apply(x, n, gen(0)).items[0]
-        assert (h, d) == (head, doc) and c == '\n    >>> f()\n    """' + "\n" * n + '\n    x = 1\n'
+        assert (h, d) == (head, doc) and c == '\n    >>> f()\n    """' + "\n" * n + "\n    x = 1\n"
         h, d, c = Newline(where="docstring").apply(x, n, gen(0)).items[0]
         assert (h, c) == (head, cases) and d.count("\n") == min(n, 5) and " ".join(d.split()) == doc
     assert Newline().describe()["where"] == "afterdoc" != Newline(where="docstring").describe()["where"]
@@ -283,6 +285,7 @@ def test_five_versions_of_a_problem_are_perturbed_independently(humaneval):
 
 # ----------------------------------------------------------------------------- fidelity metrics
 
+
 def test_chrf_is_sacrebleu_corpus_chrf_not_chrf_plus_plus():
     import sacrebleu
     from torchmetrics.text import CHRFScore
@@ -296,8 +299,9 @@ def test_chrf_is_sacrebleu_corpus_chrf_not_chrf_plus_plus():
     m.prepare(TextView(clean))
     ours = m(TextView(pert))
     assert ours == pytest.approx(sacrebleu.corpus_chrf(pert.texts(), [clean.texts()]).score, abs=1e-9)
-    assert ours == pytest.approx(100 * float(CHRFScore(n_word_order=0)(pert.texts(), [[t] for t in clean.texts()])),
-                                 abs=1e-3)
+    assert ours == pytest.approx(
+        100 * float(CHRFScore(n_word_order=0)(pert.texts(), [[t] for t in clean.texts()])), abs=1e-3
+    )
     assert abs(ours - 100 * float(CHRFScore()(pert.texts(), [[t] for t in clean.texts()]))) > 0.1  # chrF++ differs
     assert m(TextView(clean)) == pytest.approx(100.0)
 
@@ -314,15 +318,18 @@ def test_bertscore_matches_torchmetrics_pair_by_pair(standins):
     m = BERTScoreF1(enc, num_layers=1, batch_size=2)
     m.prepare(TextView(clean))
     ours = m.pair_f1(pert.texts())
-    ref = [float(bert_score([p], [r], model_name_or_path=enc, num_layers=1)["f1"])
-           for p, r in zip(pert.texts(), clean.texts())]
+    ref = [
+        float(bert_score([p], [r], model_name_or_path=enc, num_layers=1)["f1"])
+        for p, r in zip(pert.texts(), clean.texts())
+    ]
     assert ours == pytest.approx(ref, abs=1e-5)
     assert m(TextView(pert)) == pytest.approx(np.mean(ref), abs=1e-5) and m(TextView(clean)) == 1.0
     last = BERTScoreF1(enc, num_layers=None)  # the default: torchmetrics' own default, the last layer
     last.prepare(TextView(clean))
     p, r = pert.texts()[0], clean.texts()[0]
-    assert last.pair_f1(pert.texts())[0] == pytest.approx(float(bert_score([p], [r], model_name_or_path=enc)["f1"]),
-                                                          abs=1e-5)
+    assert last.pair_f1(pert.texts())[0] == pytest.approx(
+        float(bert_score([p], [r], model_name_or_path=enc)["f1"]), abs=1e-5
+    )
     assert BERTScoreF1(enc).num_layers is None and last.describe()["num_layers"] != m.describe()["num_layers"]
     with pytest.raises(UserError, match="num_layers=9"):
         BERTScoreF1(enc, num_layers=9).prepare(TextView(clean))
@@ -407,12 +414,20 @@ def test_hostile_programs_are_contained_and_reported_as_failures(tmp_path, plant
     victim.parent.mkdir()
     victim.write_text("keep")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    r = subprocess.run([sys.executable, "-c", SANDBOX_DRIVER, str(victim), json.dumps(HOSTILE), planted_home],
-                       capture_output=True, text=True, timeout=240, env=env)
+    r = subprocess.run(
+        [sys.executable, "-c", SANDBOX_DRIVER, str(victim), json.dumps(HOSTILE), planted_home],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr[-2000:]  # the harness survived every program
     out = json.loads(r.stdout.strip().splitlines()[-1])
-    print("\n".join(f"{k:24s} {v['status']:10s} {v['seconds']:5.2f}s {v['detail'][:70]}" for k, v in out.items()
-                    if k != "ok"))
+    print(
+        "\n".join(
+            f"{k:24s} {v['status']:10s} {v['seconds']:5.2f}s {v['detail'][:70]}" for k, v in out.items() if k != "ok"
+        )
+    )
     assert out.pop("ok") == "passed"  # writing inside its own directory is fine
     assert set(out) == set(HOSTILE) and len(out) >= 10
     for name, res in out.items():
@@ -441,13 +456,18 @@ def test_reads_are_refused_by_the_kernel_too_and_programs_do_not_run_as_root(pla
     finally:
         other.kill()
         other.wait()
-    me = run_program("import hashlib, json, os\nopen(os.__file__).read()\n"
-                     "status = dict(ln.split(':', 1) for ln in open('/proc/self/status'))\n"
-                     "print(json.dumps([os.getresuid(), os.getresgid(), os.getgroups(), os.stat('.').st_uid, "
-                     "status['NoNewPrivs'].strip(), status['CapEff'].strip()]))\n", audit_hook=False)
+    me = run_program(
+        "import hashlib, json, os\nopen(os.__file__).read()\n"
+        "status = dict(ln.split(':', 1) for ln in open('/proc/self/status'))\n"
+        "print(json.dumps([os.getresuid(), os.getresgid(), os.getgroups(), os.stat('.').st_uid, "
+        "status['NoNewPrivs'].strip(), status['CapEff'].strip()]))\n",
+        audit_hook=False,
+    )
     # the program swaps its output file for a link to a secret: the harness reads what was written, not the link
-    swap = run_program(f"import os\nos.remove('.stdout')\nos.symlink({planted_home + '/notes.txt'!r}, '.stdout')\n"
-                       "print('x')\n", audit_hook=False)
+    swap = run_program(
+        f"import os\nos.remove('.stdout')\nos.symlink({planted_home + '/notes.txt'!r}, '.stdout')\nprint('x')\n",
+        audit_hook=False,
+    )
     assert me.passed, me.detail
     uids, gids, groups, owner, nnp, caps = json.loads(me.stdout)
     assert nnp == "1"
@@ -484,8 +504,13 @@ def test_humaneval_canonical_solutions_pass_and_broken_ones_fail(humaneval):
 
     bench = CodeBenchmark(families=CODE_FAMILIES, execution={"timeout": 3.0})
     pairs = [(i, p["canonical_solution"]) for i, p in enumerate(humaneval)]
-    broken = {3: "    return None\n", 10: "    raise ValueError('broken')\n", 50: "    while True:\n        pass\n",
-              100: "    import os\n    os._exit(0)\n", 150: "    return 0 if\n"}
+    broken = {
+        3: "    return None\n",
+        10: "    raise ValueError('broken')\n",
+        50: "    while True:\n        pass\n",
+        100: "    import os\n    os._exit(0)\n",
+        150: "    return 0 if\n",
+    }
     for i, c in broken.items():
         pairs.append((i, c))
     passed = bench.execute(humaneval, pairs)
@@ -500,10 +525,17 @@ def test_rp5_needs_all_five_versions(humaneval):
     problems = humaneval[:4]
     bench = CodeBenchmark(families=CODE_FAMILIES, versions=5, metrics={})
     clean = bench.batch_of(problems)
-    loaded = TextLoaded(inputs=clean, labels=torch.arange(4), model=torch.nn.Linear(1, 1), model_key="stub",
-                        extra={"problems": problems})
-    by_prompt = {"".join(item): problems[bench_i]["canonical_solution"]
-                 for bench_i, item in zip([c["problem"] for c in clean.context], clean.items)}
+    loaded = TextLoaded(
+        inputs=clean,
+        labels=torch.arange(4),
+        model=torch.nn.Linear(1, 1),
+        model_key="stub",
+        extra={"problems": problems},
+    )
+    by_prompt = {
+        "".join(item): problems[bench_i]["canonical_solution"]
+        for bench_i, item in zip([c["problem"] for c in clean.context], clean.items)
+    }
     bench.generate = lambda loaded, prompts: [by_prompt.get(p, "    return None\n") for p in prompts]
     s = bench.score(loaded, clean)
     assert s["psi"] == 1.0 and s["pass_at_1"] == 1.0 and s["correct"].all()
@@ -517,12 +549,12 @@ def test_rp5_needs_all_five_versions(humaneval):
 
 MBXP_6 = {  # ReCode's mbpp_wtest.jsonl, MBPP/6: what the conversion of the official record must give
     "prompt": '\n\ndef differ_At_One_Bit_Pos(a,b):\n    """\n    Write a python function to check whether the two numbers '
-              'differ at one bit position only or not.\n    >>> differ_At_One_Bit_Pos(13,9)\n    True\n    >>> '
-              'differ_At_One_Bit_Pos(15,8)\n    False\n    >>> differ_At_One_Bit_Pos(2,4)\n    False\n    """\n',
+    "differ at one bit position only or not.\n    >>> differ_At_One_Bit_Pos(13,9)\n    True\n    >>> "
+    'differ_At_One_Bit_Pos(15,8)\n    False\n    >>> differ_At_One_Bit_Pos(2,4)\n    False\n    """\n',
     "canonical_solution": "    def is_Power_Of_Two (x): \n        return x and (not(x & (x - 1))) \n     \n"
-                          "    return is_Power_Of_Two(a ^ b)",
+    "    return is_Power_Of_Two(a ^ b)",
     "test": "\n\nMETADATA = {}\n\n\ndef check(candidate):\n    assert candidate(13,9) == True\n"
-            "    assert candidate(15,8) == False\n    assert candidate(2,4) == False\n\n",
+    "    assert candidate(15,8) == False\n    assert candidate(2,4) == False\n\n",
 }
 
 
@@ -531,14 +563,21 @@ def test_mbpp_official_records_convert_the_mbxp_way_and_pass():
     from testnav.sandbox import check_program, run_many
 
     probs = [mbpp_to_humaneval(r) for r in MBPP_RECORDS]
-    assert [p["entry_point"] for p in probs] == ["min_cost", "similar_elements", "differ_At_One_Bit_Pos",
-                                                 "count_common", "find_Volume"]
+    assert [p["entry_point"] for p in probs] == [
+        "min_cost",
+        "similar_elements",
+        "differ_At_One_Bit_Pos",
+        "count_common",
+        "find_Volume",
+    ]
     assert {k: probs[2][k] for k in MBXP_6} == MBXP_6
     assert probs[0]["prompt"].startswith('\n\ndef min_cost(cost, m, n):\n\t"""\n\tWrite a function')
     assert probs[0]["canonical_solution"].startswith("\tR = 3\n\tC = 3\n\t \n\ttc = ")  # constants not shown
     assert "import" not in probs[3]["prompt"] and probs[3]["canonical_solution"].startswith("  from collections")
-    assert probs[4]["prompt"].startswith("\n\ndef find_Volume(l,b,h) :\n") and \
-        probs[4]["canonical_solution"] == "     \n    return ((l * b * h) / 2) "
+    assert (
+        probs[4]["prompt"].startswith("\n\ndef find_Volume(l,b,h) :\n")
+        and probs[4]["canonical_solution"] == "     \n    return ((l * b * h) / 2) "
+    )
     for p in probs:
         head, doc, cases = split_prompt(p["prompt"], p["entry_point"])
         assert doc.startswith("Write a") and cases.lstrip().startswith(">>>") and cases.count(">>>") == 3
@@ -547,6 +586,7 @@ def test_mbpp_official_records_convert_the_mbxp_way_and_pass():
 
 
 # ----------------------------------------------------------------------------- the app end to end
+
 
 def run_app(args, cwd, extra_env=None, runner=run_inprocess):
     # one torch thread: the stand-ins are tiny, and on a shared 2-core machine thread hand-offs dominate
@@ -571,8 +611,9 @@ def reading_sentence(benchmark, fidelity, df, meta):
     from testnav.figures.readings import reading_sentences
 
     gt = truth_from_table(benchmark, fidelity, df, fidelity, 1.0, "table.parquet", meta)
-    (sentence,) = reading_sentences(Results(root=None, runs=pd.DataFrame(), curves=pd.DataFrame(),
-                                            truths={(benchmark, fidelity): gt}))
+    (sentence,) = reading_sentences(
+        Results(root=None, runs=pd.DataFrame(), curves=pd.DataFrame(), truths={(benchmark, fidelity): gt})
+    )
     return sentence
 
 
@@ -591,11 +632,19 @@ def check_table(df, meta, n_inputs, whitespace_families=()):
 
 def test_app_groundtruth_qqp(standins, tmp_path):
     s = standins
-    args = ["stage=groundtruth", "benchmark=qqp", "benchmark.levels=2", "progress=false", f"cache_dir={tmp_path / 'c'}",
-            f"hydra.run.dir={tmp_path / 'run'}", f"benchmark.data.path={s['q_data']}",
-            f"benchmark.model.path={s['q_classifier']}",
-            f"benchmark.metrics.bertf1.model={s['q_encoder']}", "benchmark.metrics.bertf1.num_layers=2",
-            f"benchmark.families.0.lexicon={s['q_lexicon']}"]
+    args = [
+        "stage=groundtruth",
+        "benchmark=qqp",
+        "benchmark.levels=2",
+        "progress=false",
+        f"cache_dir={tmp_path / 'c'}",
+        f"hydra.run.dir={tmp_path / 'run'}",
+        f"benchmark.data.path={s['q_data']}",
+        f"benchmark.model.path={s['q_classifier']}",
+        f"benchmark.metrics.bertf1.model={s['q_encoder']}",
+        "benchmark.metrics.bertf1.num_layers=2",
+        f"benchmark.families.0.lexicon={s['q_lexicon']}",
+    ]
     df, meta = groundtruth(run_app(args, tmp_path))
     check_table(df, meta, len(QUESTIONS))
     sentence = reading_sentence("qqp", "chrf", df, meta)
@@ -608,18 +657,22 @@ def test_app_groundtruth_qqp(standins, tmp_path):
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "benchmark.data.path is not set" in r.stderr
 
 
-@pytest.mark.parametrize("num_labels, id2label, ok", [
-    (2, {0: "not_duplicate", 1: "duplicate"}, True),
-    (2, {0: "duplicate", 1: "not_duplicate"}, False),  # labels reversed
-    (2, None, False),  # transformers' LABEL_0 / LABEL_1 say nothing
-    (3, {0: "not_duplicate", 1: "duplicate", 2: "unsure"}, False),
-])
+@pytest.mark.parametrize(
+    "num_labels, id2label, ok",
+    [
+        (2, {0: "not_duplicate", 1: "duplicate"}, True),
+        (2, {0: "duplicate", 1: "not_duplicate"}, False),  # labels reversed
+        (2, None, False),  # transformers' LABEL_0 / LABEL_1 say nothing
+        (3, {0: "not_duplicate", 1: "duplicate", 2: "unsure"}, False),
+    ],
+)
 def test_qqp_refuses_a_classifier_whose_labels_are_not_qqps(standins, tmp_path, num_labels, id2label, ok):
     from testnav.benchmarks.qqp import QQP
     from tests.text_standins import tiny_roberta
 
-    clf = tiny_roberta(tmp_path / "clf", [a + " " + b for a, b, _ in QUESTIONS], True, num_labels=num_labels,
-                       id2label=id2label)
+    clf = tiny_roberta(
+        tmp_path / "clf", [a + " " + b for a, b, _ in QUESTIONS], True, num_labels=num_labels, id2label=id2label
+    )
     bench = QQP(data={"path": str(standins["q_data"])}, model={"path": str(clf)})
     if ok:
         assert len(bench.load(tmp_path).labels) == len(QUESTIONS)
@@ -631,11 +684,14 @@ def test_qqp_refuses_a_classifier_whose_labels_are_not_qqps(standins, tmp_path, 
     assert len(forced.load(tmp_path).labels) == len(QUESTIONS)
 
 
-@pytest.mark.parametrize("what, change, expect", [
-    ("missing model files", {"benchmark.model.path": "{tmp}/no_such_model"}, "benchmark.model"),
-    ("missing WordNet", {"benchmark.families.0.lexicon": "wordnet"}, "nltk.downloader wordnet"),
-    ("empty dataset", {"benchmark.data.path": "{tmp}/empty.csv"}, "the test set D is empty"),
-])
+@pytest.mark.parametrize(
+    "what, change, expect",
+    [
+        ("missing model files", {"benchmark.model.path": "{tmp}/no_such_model"}, "benchmark.model"),
+        ("missing WordNet", {"benchmark.families.0.lexicon": "wordnet"}, "nltk.downloader wordnet"),
+        ("empty dataset", {"benchmark.data.path": "{tmp}/empty.csv"}, "the test set D is empty"),
+    ],
+)
 def test_app_text_bad_inputs_are_one_line(standins, tmp_path, monkeypatch, what, change, expect):
     import nltk
     from nltk.corpus.util import LazyCorpusLoader
@@ -643,10 +699,18 @@ def test_app_text_bad_inputs_are_one_line(standins, tmp_path, monkeypatch, what,
     s = standins
     (tmp_path / "empty.csv").write_text("question1,question2,label\n")  # a header, no pairs
     (tmp_path / "nltk").mkdir()
-    args = {"stage": "groundtruth", "benchmark": "qqp", "benchmark.levels": "2", "progress": "false",
-            "cache_dir": tmp_path / "c", "hydra.run.dir": tmp_path / "run", "benchmark.data.path": s["q_data"],
-            "benchmark.model.path": s["q_classifier"], "benchmark.metrics.bertf1.model": s["q_encoder"],
-            "benchmark.families.0.lexicon": s["q_lexicon"]}
+    args = {
+        "stage": "groundtruth",
+        "benchmark": "qqp",
+        "benchmark.levels": "2",
+        "progress": "false",
+        "cache_dir": tmp_path / "c",
+        "hydra.run.dir": tmp_path / "run",
+        "benchmark.data.path": s["q_data"],
+        "benchmark.model.path": s["q_classifier"],
+        "benchmark.metrics.bertf1.model": s["q_encoder"],
+        "benchmark.families.0.lexicon": s["q_lexicon"],
+    }
     args.update({k: v.format(tmp=tmp_path) for k, v in change.items()})
     env = {"NLTK_DATA": str(tmp_path / "nltk")}  # no WordNet anywhere NLTK looks
     monkeypatch.setattr(nltk.data, "path", [env["NLTK_DATA"]])  # nor in this process, which read NLTK_DATA already
@@ -660,10 +724,21 @@ def test_app_text_bad_inputs_are_one_line(standins, tmp_path, monkeypatch, what,
 @pytest.mark.parametrize("dataset", ["humaneval", pytest.param("mbpp", marks=pytest.mark.slow)])
 def test_app_groundtruth_code(standins, tmp_path, dataset):
     s = standins
-    args = ["stage=groundtruth", f"benchmark={dataset}", "benchmark.levels=2", "progress=false", "benchmark.data.n=2",
-            f"cache_dir={tmp_path / 'c'}", f"hydra.run.dir={tmp_path / 'run'}", f"benchmark.model.path={s['c_lm']}",
-            f"benchmark.metrics.bertf1.model={s['c_encoder']}", "benchmark.metrics.bertf1.num_layers=2",
-            "benchmark.generation.max_new_tokens=8", "benchmark.batch_size=16", "benchmark.execution.workers=2"]
+    args = [
+        "stage=groundtruth",
+        f"benchmark={dataset}",
+        "benchmark.levels=2",
+        "progress=false",
+        "benchmark.data.n=2",
+        f"cache_dir={tmp_path / 'c'}",
+        f"hydra.run.dir={tmp_path / 'run'}",
+        f"benchmark.model.path={s['c_lm']}",
+        f"benchmark.metrics.bertf1.model={s['c_encoder']}",
+        "benchmark.metrics.bertf1.num_layers=2",
+        "benchmark.generation.max_new_tokens=8",
+        "benchmark.batch_size=16",
+        "benchmark.execution.workers=2",
+    ]
     if dataset == "mbpp":
         args.append(f"benchmark.data.path={s['c_mbpp']}")
     df, meta = groundtruth(run_app(args, tmp_path))
@@ -671,6 +746,7 @@ def test_app_groundtruth_code(standins, tmp_path, dataset):
     assert reading_sentence(dataset, "chrf", df, meta) == (
         f"{dataset}: ReCode's protected words (tree-sitter identifiers of prompt + solution, TYPE_VARS); newline = "
         "ReCode's new_line_afterdoc, n times; ReCode's decoding and filter_valid_code (max_length 2048); "
-        "BERT-F1 on layer 2.")
+        "BERT-F1 on layer 2."
+    )
     assert "pass_at_1" in df.columns and meta["psi_clean"] == 0.0  # random weights write no working code
     print(f"{dataset}: {meta['seconds'] / 16:.3f} s per configuration (2 problems x 5 versions)")

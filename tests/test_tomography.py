@@ -69,20 +69,25 @@ def test_queries_select_exactly_the_expected_sets():
     t = lat.tuples
     q = Query("blur >= 3 & (noise < 2 | zoom = 5)", NAMES)
     assert (q.mask(t) == ((t[:, 0] >= 3) & ((t[:, 1] < 2) | (t[:, 2] == 5)))).all()
-    assert (Query("p1 ≠ 0 ∧ p2 ≤ 1 ∨ t3 > 4", NAMES).mask(t) == (((t[:, 0] != 0) & (t[:, 1] <= 1)) | (t[:, 2] > 4))).all()
+    assert (
+        Query("p1 ≠ 0 ∧ p2 ≤ 1 ∨ t3 > 4", NAMES).mask(t) == (((t[:, 0] != 0) & (t[:, 1] <= 1)) | (t[:, 2] > 4))
+    ).all()
     quality = np.arange(lat.size, dtype=float)
     assert (Query("blur = 1 and q <= 100.5", NAMES).mask(t, quality) == ((t[:, 0] == 1) & (quality <= 100.5))).all()
 
 
-@pytest.mark.parametrize("text, pattern", [
-    ("blurr >= 3", r"query error at 0: unknown family 'blurr'.*valid: blur, noise, zoom"),
-    ("blur >= 3 & noise", r"query error at 17: expected a comparison .* after 'noise', found the end"),
-    ("blur >= 3 ) ", r"query error at 10: unexpected '\)'"),
-    ("blur >> 3", r"query error at 6: expected a number"),
-    ("blur >= 2.5", r"level 2.5 of blur must be a whole number"),
-    ("", "query is empty"),
-    ("blur >= 3 $ zoom < 1", r"query error at 10: unexpected character '\$'"),
-])
+@pytest.mark.parametrize(
+    "text, pattern",
+    [
+        ("blurr >= 3", r"query error at 0: unknown family 'blurr'.*valid: blur, noise, zoom"),
+        ("blur >= 3 & noise", r"query error at 17: expected a comparison .* after 'noise', found the end"),
+        ("blur >= 3 ) ", r"query error at 10: unexpected '\)'"),
+        ("blur >> 3", r"query error at 6: expected a number"),
+        ("blur >= 2.5", r"level 2.5 of blur must be a whole number"),
+        ("", "query is empty"),
+        ("blur >= 3 $ zoom < 1", r"query error at 10: unexpected character '\$'"),
+    ],
+)
 def test_malformed_queries_point_at_the_token(text, pattern):
     with pytest.raises(UserError, match=pattern):
         Query(text, NAMES)
@@ -122,7 +127,9 @@ def test_replay_and_subspace():
     assert (lat.tuples[rows][:, :3] == sub.tuples).all()
     m = replay_tests(out, lat, low_order(lat), Stopping(batch=50))
     assert set(m.tests) == set(low_order(lat).tolist()) and m.inferences < len(low_order(lat)) * 500
-    tomo = from_groundtruth(out, lat, ["a", "b", "c", "d"], Settings(batch=50), quality=np.arange(lat.size, dtype=float))
+    tomo = from_groundtruth(
+        out, lat, ["a", "b", "c", "d"], Settings(batch=50), quality=np.arange(lat.size, dtype=float)
+    )
     t = tomo.table
     assert t.measured.sum() == len(low_order(lat)) and {"r_pred", "r_true", "q_pred", "r_indep"} <= set(t.columns)
     assert (t.loc[t.measured, "r_est"] == t.loc[t.measured, "r_measured"]).all()
@@ -139,8 +146,12 @@ def test_live_executor_matches_replay_on_deterministic_families(cache_dir):
     from testnav.groundtruth import compute_groundtruth, outcomes
     from testnav.tomography.executor import LiveExecutor
 
-    bench = Mnist5k(families=[Brightness([0.1, 0.3]), Scale([0.9, 0.6])], levels=3, test_per_class=20,
-                    model={"epochs": 15, "lr": 1e-3, "batch_size": 64, "seed": 0})
+    bench = Mnist5k(
+        families=[Brightness([0.1, 0.3]), Scale([0.9, 0.6])],
+        levels=3,
+        test_per_class=20,
+        model={"epochs": 15, "lr": 1e-3, "batch_size": 64, "seed": 0},
+    )
     table = pd.read_parquet(compute_groundtruth(bench, cache_dir, progress=False))
     rule = Stopping(batch=20, window=3, delta=0.02)
     replay = replay_tests(outcomes(table), bench.lattice, low_order(bench.lattice), rule, seed=3)

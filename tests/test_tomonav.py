@@ -86,7 +86,9 @@ def test_it_refits_after_every_batch_and_the_results_change_its_choices():
     low = obj.lattice.orders <= 1
     d, r = obj.delta.copy(), obj.rho.copy()
     d[~low], r[~low] = obj.delta[other][~low], obj.rho[other][~low]
-    q = TomoNavSearch(init_order=1, init_random=0, batch=8, grow=False).run(TableOracle(Objectives(obj.lattice, d, r)), 60, seed=0)
+    q = TomoNavSearch(init_order=1, init_random=0, batch=8, grow=False).run(
+        TableOracle(Objectives(obj.lattice, d, r)), 60, seed=0
+    )
     assert np.array_equal(p[:21], q[:21]) and not np.array_equal(p[21:], q[21:])
 
 
@@ -113,15 +115,22 @@ def test_beats_random_on_a_structured_table():
     def auc(p):
         return auc_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
 
-    tomo = np.mean([auc(TomoNavSearch(init_order=1, init_random=10, batch=10).run(TableOracle(obj), 216, s))
-                    for s in range(3)])
+    tomo = np.mean(
+        [auc(TomoNavSearch(init_order=1, init_random=10, batch=10).run(TableOracle(obj), 216, s)) for s in range(3)]
+    )
     rand = np.mean([auc(np.random.default_rng(s).permutation(obj.lattice.size)) for s in range(3)])
     assert tomo > rand + 0.1
 
 
-@pytest.mark.parametrize("kwargs, pattern", [(dict(surrogate="gp"), r"surrogate=gp \(valid: additive_forest, forest\)"),
-                                             (dict(batch=0), "batch=0"), (dict(kappa=-1), "kappa=-1"),
-                                             (dict(init_order=-2), "init_order=-2")])
+@pytest.mark.parametrize(
+    "kwargs, pattern",
+    [
+        (dict(surrogate="gp"), r"surrogate=gp \(valid: additive_forest, forest\)"),
+        (dict(batch=0), "batch=0"),
+        (dict(kappa=-1), "kappa=-1"),
+        (dict(init_order=-2), "init_order=-2"),
+    ],
+)
 def test_bad_parameters(kwargs, pattern):
     with pytest.raises(UserError, match=pattern):
         TomoNavSearch(**kwargs)
@@ -157,12 +166,14 @@ def test_runs_on_an_oracle_without_a_table():
 
 # ---- the cost-aware view ----
 
+
 def test_inference_auc_with_unit_costs_is_the_unique_auc():
     obj = table()
     p = np.random.default_rng(0).permutation(obj.lattice.size)[:70]
     unit = np.ones(obj.lattice.size, dtype=np.int64)
     assert auc_recall_inferences(p, obj.pstar, unit) == pytest.approx(
-        auc_recall(recall_curve(p, obj.pstar, obj.lattice.size)))
+        auc_recall(recall_curve(p, obj.pstar, obj.lattice.size))
+    )
 
 
 def test_cheap_configurations_shift_the_inference_curve():
@@ -177,8 +188,9 @@ def test_table_costs_follow_early_stopping_and_fall_back_without_outcomes(tmp_pa
     lat = Lattice(2, 3)
     rng = np.random.default_rng(0)
     correct = [rng.random(400) < p for p in np.linspace(0.95, 0.3, lat.size)]
-    df = pd.DataFrame(lat.tuples, columns=["t1", "t2"]).assign(delta=np.arange(9.0), rho=-np.arange(9.0),
-                                                                correct=[c.tolist() for c in correct])
+    df = pd.DataFrame(lat.tuples, columns=["t1", "t2"]).assign(
+        delta=np.arange(9.0), rho=-np.arange(9.0), correct=[c.tolist() for c in correct]
+    )
     df.iloc[::-1].to_parquet(tmp_path / "gt.parquet")  # rows in any order
     rule = Stopping(batch=50, window=3, delta=0.02)
     costs, unit = table_costs(tmp_path / "gt.parquet", lat, rule, seed=1)
@@ -207,6 +219,7 @@ def test_trace_and_summary_carry_inferences():
 
 # ---- through run.py, as a user runs it (in this process: tests/cli.py) ----
 
+
 def test_app_replay(tmp_path):
     import json
 
@@ -214,10 +227,19 @@ def test_app_replay(tmp_path):
 
     t = Lattice(3, 4).tuples
     rng = np.random.default_rng(0)
-    pd.DataFrame(t, columns=["t1", "t2", "t3"]).assign(delta=t.sum(1) + rng.random(64), rho=-t.sum(1) + rng.random(64)) \
-        .to_csv(tmp_path / "ext.csv", index=False)
-    r = run([f"groundtruth.table={tmp_path / 'ext.csv'}", "search=tomonav", "budget=100", "seed=1",
-             f"hydra.run.dir={tmp_path / 'replay'}"], tmp_path)
+    pd.DataFrame(t, columns=["t1", "t2", "t3"]).assign(
+        delta=t.sum(1) + rng.random(64), rho=-t.sum(1) + rng.random(64)
+    ).to_csv(tmp_path / "ext.csv", index=False)
+    r = run(
+        [
+            f"groundtruth.table={tmp_path / 'ext.csv'}",
+            "search=tomonav",
+            "budget=100",
+            "seed=1",
+            f"hydra.run.dir={tmp_path / 'replay'}",
+        ],
+        tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     s = json.loads((tmp_path / "replay" / "summary.json").read_text())
     assert (s["search"], s["proposals"], s["unique"], s["final_recall"]) == ("tomonav", 100, 64, 1.0)
@@ -230,9 +252,20 @@ def test_app_live(tmp_path, cache_dir):
 
     from tests.cli import run_inprocess as run
 
-    r = run(["stage=live", "search=tomonav", "benchmark.levels=3", "benchmark.test_per_class=20", "budget=30",
-             "search.init_random=5", "progress=false", f"cache_dir={cache_dir}", f"hydra.run.dir={tmp_path / 'live'}"],
-            tmp_path)
+    r = run(
+        [
+            "stage=live",
+            "search=tomonav",
+            "benchmark.levels=3",
+            "benchmark.test_per_class=20",
+            "budget=30",
+            "search.init_random=5",
+            "progress=false",
+            f"cache_dir={cache_dir}",
+            f"hydra.run.dir={tmp_path / 'live'}",
+        ],
+        tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     s = json.loads((tmp_path / "live" / "summary.json").read_text())
     assert s["live"] and s["search"] == "tomonav" and s["proposals"] == 30 and s["evaluations"] == s["unique"] == 30

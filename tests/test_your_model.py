@@ -45,13 +45,17 @@ def test_a_torchvision_state_dict_from_config_predicts_as_torchvision_does(tmp_p
     from testnav.models.classifier import ModelSpec
 
     path = resnet18_state_dict(tmp_path / "model.pt")
-    spec = ModelSpec("torchvision.models.resnet18", 5, checkpoint=str(path), mean=[0.485, 0.456, 0.406],
-                     std=[0.229, 0.224, 0.225])
+    spec = ModelSpec(
+        "torchvision.models.resnet18", 5, checkpoint=str(path), mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225]
+    )
     x = torch.rand(6, 3, 32, 32)
     view = View(x, spec.build(), batch_size=4)
     net = torchvision.models.resnet18(num_classes=5).eval()
     net.load_state_dict(torch.load(path))
-    mean, std = torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1), torch.tensor([0.229, 0.224, 0.225]).view(1, 3, 1, 1)
+    mean, std = (
+        torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1),
+        torch.tensor([0.229, 0.224, 0.225]).view(1, 3, 1, 1),
+    )
     with torch.no_grad():
         logits = net((x - mean) / std)
     torch.testing.assert_close(view.probabilities, torch.softmax(logits.double(), 1), atol=1e-6, rtol=1e-5)
@@ -68,8 +72,10 @@ def test_families_by_name_carry_the_published_table_for_the_image_size():
     from testnav.families.registry import family, names
 
     for size, file in ((32, "imagenet_c_32"), (64, "imagenet_c_64"), (224, "imagenet_c_224")):
-        table = {n["_target_"].rsplit(".", 1)[1]: n["params"] for n in OmegaConf.to_container(
-            OmegaConf.load(CONF / "families" / f"{file}.yaml"))["families"]}
+        table = {
+            n["_target_"].rsplit(".", 1)[1]: n["params"]
+            for n in OmegaConf.to_container(OmegaConf.load(CONF / "families" / f"{file}.yaml"))["families"]
+        }
         assert family("gaussian_blur", image_size=size + 3).params == table["GaussianBlur"]
         assert family("jpeg", image_size=size).params == table["JPEG"]
     assert family("brightness", image_size=28, channels=1).params == [0.1, 0.2, 0.3, 0.4, 0.5]  # MNIST-C's
@@ -83,8 +89,9 @@ def test_families_by_name_carry_the_published_table_for_the_image_size():
 def user_configs(tmp_path):
     conf = tmp_path / "my_conf" / "benchmark"
     conf.mkdir(parents=True)
-    (conf / "my5.yaml").write_text("defaults:\n  - image_classification\n  - _self_\nname: my5\n"
-                                   "model:\n  num_classes: 5\n")
+    (conf / "my5.yaml").write_text(
+        "defaults:\n  - image_classification\n  - _self_\nname: my5\nmodel:\n  num_classes: 5\n"
+    )
     return tmp_path / "my_conf"
 
 
@@ -172,23 +179,33 @@ def test_text_classification_reads_sentences_or_pairs_and_class_names(bert, tmp_
     assert (b.predict(loaded, list(loaded.inputs.items)) == expect).all()  # one segment: no pair encoding
 
     names = {0: "neg", 1: "mixed", 2: "pos"}
-    pairs = pd.DataFrame({"text_a": [t for t, _ in SENTENCES], "text_b": ["so it goes"] * len(SENTENCES),
-                          "label": [names[y] for _, y in SENTENCES]})
+    pairs = pd.DataFrame(
+        {
+            "text_a": [t for t, _ in SENTENCES],
+            "text_b": ["so it goes"] * len(SENTENCES),
+            "label": [names[y] for _, y in SENTENCES],
+        }
+    )
     pairs.to_json(tmp_path / "p.jsonl", orient="records", lines=True)
     model.config.label2id = {v: k for k, v in names.items()}
     model.save_pretrained(tmp_path / "named")
     tok.save_pretrained(tmp_path / "named")
-    b2 = TextClassification(data=TextTable(str(tmp_path / "p.jsonl")),
-                            model=SequenceClassifier(path=str(tmp_path / "named")))
+    b2 = TextClassification(
+        data=TextTable(str(tmp_path / "p.jsonl")), model=SequenceClassifier(path=str(tmp_path / "named"))
+    )
     loaded = b2.load(None)
     assert loaded.inputs.items[0] == (SENTENCES[0][0], "so it goes") and loaded.inputs.editable == (0, 1)
     assert loaded.labels.tolist() == [y for _, y in SENTENCES]
     pairs.assign(label="other").to_csv(tmp_path / "bad.csv", index=False)
     with pytest.raises(UserError, match="labels other are neither class indices nor names"):
-        TextClassification(data=TextTable(str(tmp_path / "bad.csv")), model=SequenceClassifier(path=str(bert))).load(None)
+        TextClassification(data=TextTable(str(tmp_path / "bad.csv")), model=SequenceClassifier(path=str(bert))).load(
+            None
+        )
     with pytest.raises(UserError, match="has no 'text' column nor 'text_a' and 'second'"):
-        TextClassification(data=TextTable(str(tmp_path / "p.jsonl"), label="label", text_b="second"),
-                           model=SequenceClassifier(path=str(bert))).load(None)
+        TextClassification(
+            data=TextTable(str(tmp_path / "p.jsonl"), label="label", text_b="second"),
+            model=SequenceClassifier(path=str(bert)),
+        ).load(None)
 
 
 class Small(nn.Module):
@@ -207,16 +224,29 @@ def test_tester_on_tensors_live_replay_groundtruth_and_queries(tmp_path):
     torch.manual_seed(0)
     model = Small()
     images, labels = torch.rand(12, 3, 32, 32), torch.arange(12) % 3
-    t = testnav.Tester(model, (images, labels), families=["brightness", "contrast"], levels=3,
-                       cache_dir=tmp_path / "cache")
+    t = testnav.Tester(
+        model, (images, labels), families=["brightness", "contrast"], levels=3, cache_dir=tmp_path / "cache"
+    )
     live = t.search("nsga2", budget=20, seed=0)
     assert live.summary["live"] and live.summary["evaluations"] <= 9 and len(live.trace) == 20
     assert set(live.front["rank"]) == {0} and {"t1", "t2", "delta", "rho"} <= set(live.ranked.columns)
     table = t.groundtruth()
     assert len(table) == 9 and {"psi", "delta", "ssim", "correct"} <= set(table.columns)
     run = t.search("random", seed=1, replay=True)
-    for field in ("benchmark", "fidelity", "search", "seed", "budget", "proposals", "unique", "pstar_size",
-                  "auc_recall", "final_recall", "unique_to_full_recall", "budget_to_full_recall"):
+    for field in (
+        "benchmark",
+        "fidelity",
+        "search",
+        "seed",
+        "budget",
+        "proposals",
+        "unique",
+        "pstar_size",
+        "auc_recall",
+        "final_recall",
+        "unique_to_full_recall",
+        "budget_to_full_recall",
+    ):
         assert field in run.summary
     assert run.summary["budget"] == 45 and run.summary["final_recall"] == 1.0
     out = run.save(tmp_path / "run")
@@ -227,12 +257,18 @@ def test_tester_on_tensors_live_replay_groundtruth_and_queries(tmp_path):
         t.query("blurr >= 1")
     # the cache key is the weights: the same weights reuse the table, others get their own
     files = sorted((tmp_path / "cache" / "groundtruth").glob("*.parquet"))
-    same = testnav.Tester(Small().load_state_dict(model.state_dict()) and model, (images, labels),
-                          families=["brightness", "contrast"], cache_dir=tmp_path / "cache")
+    same = testnav.Tester(
+        Small().load_state_dict(model.state_dict()) and model,
+        (images, labels),
+        families=["brightness", "contrast"],
+        cache_dir=tmp_path / "cache",
+    )
     same.groundtruth()
     assert sorted((tmp_path / "cache" / "groundtruth").glob("*.parquet")) == files
     torch.manual_seed(1)
-    testnav.Tester(Small(), (images, labels), families=["brightness", "contrast"], cache_dir=tmp_path / "cache").groundtruth()
+    testnav.Tester(
+        Small(), (images, labels), families=["brightness", "contrast"], cache_dir=tmp_path / "cache"
+    ).groundtruth()
     assert len(list((tmp_path / "cache" / "groundtruth").glob("*.parquet"))) == len(files) + 1
     with pytest.raises(UserError, match="images must be floats in \\[0, 1\\]"):
         testnav.Tester(model, (images * 255, labels), families=["brightness"])
@@ -244,8 +280,9 @@ def test_tester_on_an_image_folder_and_on_texts(bert, tmp_path):
     import testnav
 
     photos = image_folder(tmp_path / "photos", classes=3, per_class=2)
-    t = testnav.Tester(Small(), photos, families=["jpeg", "brightness"], levels=2, image_size=32,
-                       cache_dir=tmp_path / "cache")
+    t = testnav.Tester(
+        Small(), photos, families=["jpeg", "brightness"], levels=2, image_size=32, cache_dir=tmp_path / "cache"
+    )
     assert t.benchmark.load(None).inputs.shape == (6, 3, 32, 32)
     assert t.search("nsga2", budget=6).summary["evaluations"] == 4
     with pytest.raises(UserError, match="set the reader's image_size"):
@@ -254,8 +291,9 @@ def test_tester_on_an_image_folder_and_on_texts(bert, tmp_path):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     model, tok = AutoModelForSequenceClassification.from_pretrained(bert), AutoTokenizer.from_pretrained(bert)
-    t = testnav.Tester(model, SENTENCES, tokenizer=tok, families=["typo", "punctuation"], levels=3,
-                       cache_dir=tmp_path / "cache")
+    t = testnav.Tester(
+        model, SENTENCES, tokenizer=tok, families=["typo", "punctuation"], levels=3, cache_dir=tmp_path / "cache"
+    )
     run = t.search("nsga2", seed=0, stop_at=0.95)
     assert run.summary["fidelity"] == "chrf" and run.summary["evaluations"] <= 9
     assert t.query("typo >= 1")["R_true"] is not None
@@ -283,17 +321,38 @@ def test_figures_for_one_folder_of_a_users_benchmark(tmp_path):
     files = image_scenario(tmp_path)
     conf = tmp_path / "my_conf" / "benchmark"
     conf.mkdir(parents=True)
-    (conf / "my5.yaml").write_text(f"defaults: [image_classification, _self_]\nname: my5\nlevels: 2\n"
-                                   f"data: {{root: photos, image_size: 32}}\n"
-                                   f"model: {{num_classes: 5, checkpoint: {files['model'].name}}}\n")
+    (conf / "my5.yaml").write_text(
+        f"defaults: [image_classification, _self_]\nname: my5\nlevels: 2\n"
+        f"data: {{root: photos, image_size: 32}}\n"
+        f"model: {{num_classes: 5, checkpoint: {files['model'].name}}}\n"
+    )
     committed = sorted((p.name, p.stat().st_mtime) for p in (ROOT / "results" / "figures").glob("*"))
     out = tmp_path / "mine"
-    r = subprocess.run([sys.executable, str(ROOT / "run.py"), "--config-dir", "my_conf", "benchmark=my5",
-                        "search=tomonav", "progress=false", f"hydra.run.dir={out}/run", f"cache_dir={out}/cache"],
-                       cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "run.py"),
+            "--config-dir",
+            "my_conf",
+            "benchmark=my5",
+            "search=tomonav",
+            "progress=false",
+            f"hydra.run.dir={out}/run",
+            f"cache_dir={out}/cache",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
-    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "figures.py"), "--results", str(out)],
-                       cwd=ROOT, capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "figures.py"), "--results", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     drawn = {p.name for p in (out / "figures").glob("*.png")}
     assert {"fig1_my5.png", "fig5_my5_ssim.png"} <= drawn and "minimal mnist5k sweep" not in r.stdout

@@ -11,12 +11,18 @@ import numpy as np
 import torch
 
 SENTENCES = [
-    ("the film was wonderful and the actors were great", 2), ("I did not like the ending at all", 0),
-    ("it is an average movie, nothing special", 1), ("what a brilliant and moving story", 2),
-    ("the plot is boring and too long", 0), ("some scenes are fine, others are not", 1),
-    ("I can't recommend it, it's a waste of time", 0), ("we loved every minute of it", 2),
-    ("the music is okay but the dialogue is weak", 1), ("they are not going to like this one", 0),
-    ("a great cast and a clever script", 2), ("it was fine for a rainy afternoon", 1),
+    ("the film was wonderful and the actors were great", 2),
+    ("I did not like the ending at all", 0),
+    ("it is an average movie, nothing special", 1),
+    ("what a brilliant and moving story", 2),
+    ("the plot is boring and too long", 0),
+    ("some scenes are fine, others are not", 1),
+    ("I can't recommend it, it's a waste of time", 0),
+    ("we loved every minute of it", 2),
+    ("the music is okay but the dialogue is weak", 1),
+    ("they are not going to like this one", 0),
+    ("a great cast and a clever script", 2),
+    ("it was fine for a rainy afternoon", 1),
 ]
 
 
@@ -62,10 +68,20 @@ def tiny_bert(out: Path, corpus, num_labels: int = 3, seed: int = 0) -> Path:
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + words + letters + [f"##{ch}" for ch in letters]
     (out / "vocab.txt").write_text("\n".join(dict.fromkeys(vocab)) + "\n")
     tok = BertTokenizerFast(vocab_file=str(out / "vocab.txt"), do_lower_case=True)
-    cfg = BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=64, max_position_embeddings=128, num_labels=num_labels)
+    cfg = BertConfig(
+        vocab_size=len(tok),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+        num_labels=num_labels,
+    )
     torch.manual_seed(seed)
-    for part in (BertForSequenceClassification(cfg), tok):  # weights and tokenizer side by side, as from_pretrained reads them
+    for part in (
+        BertForSequenceClassification(cfg),
+        tok,
+    ):  # weights and tokenizer side by side, as from_pretrained reads them
         part.save_pretrained(out)
     return out
 

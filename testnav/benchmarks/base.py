@@ -20,8 +20,16 @@ CODE = ("testnav.groundtruth", "testnav._sandbox_child")
 class Benchmark:
     modality = "any"
 
-    def __init__(self, name: str, families, levels: int, metrics: dict | None = None, signals: dict | None = None,
-                 perturb_seed: int = 0, batch_size: int = 256):
+    def __init__(
+        self,
+        name: str,
+        families,
+        levels: int,
+        metrics: dict | None = None,
+        signals: dict | None = None,
+        perturb_seed: int = 0,
+        batch_size: int = 256,
+    ):
         self.name = name
         self.families = list(families)
         self.levels = int(levels)
@@ -31,8 +39,10 @@ class Benchmark:
         self.batch_size = int(batch_size)
         for fam in self.families:
             if not 2 <= self.levels <= fam.max_level + 1:
-                raise UserError(f"benchmark.levels={self.levels} is outside family {fam.name}'s table "
-                                f"(valid: 2..{fam.max_level + 1}, level 0 being the identity)")
+                raise UserError(
+                    f"benchmark.levels={self.levels} is outside family {fam.name}'s table "
+                    f"(valid: 2..{fam.max_level + 1}, level 0 being the identity)"
+                )
 
     @property
     def lattice(self) -> Lattice:
@@ -45,8 +55,10 @@ class Benchmark:
         """load(), refusing an empty D: ψ, δ and every fidelity score would be 0/0 downstream."""
         loaded = self.load(cache_dir)
         if len(loaded.labels) == 0:
-            raise UserError(f"benchmark {self.name}: the test set D is empty (check the data file and the size "
-                            "settings, e.g. benchmark.data.n or benchmark.test_per_class)")
+            raise UserError(
+                f"benchmark {self.name}: the test set D is empty (check the data file and the size "
+                "settings, e.g. benchmark.data.n or benchmark.test_per_class)"
+            )
         return loaded
 
     def data_description(self) -> dict:
@@ -58,13 +70,20 @@ class Benchmark:
         return {}
 
     def key(self, loaded) -> str:
-        return stable_hash({
-            "benchmark": self.name, "data": self.data_description(), "model": loaded.model_key,
-            "task": self.task_description(), "levels": self.levels, "families": [f.describe() for f in self.families],
-            "metrics": {k: m.describe() for k, m in self.metrics.items()},
-            "signals": {k: m.describe() for k, m in self.signals.items()}, "perturb_seed": self.perturb_seed,
-            "code": self.code_digest(),
-        })
+        return stable_hash(
+            {
+                "benchmark": self.name,
+                "data": self.data_description(),
+                "model": loaded.model_key,
+                "task": self.task_description(),
+                "levels": self.levels,
+                "families": [f.describe() for f in self.families],
+                "metrics": {k: m.describe() for k, m in self.metrics.items()},
+                "signals": {k: m.describe() for k, m in self.signals.items()},
+                "perturb_seed": self.perturb_seed,
+                "code": self.code_digest(),
+            }
+        )
 
     def code_parts(self) -> list:
         """The objects (or module names) whose code computes the table: the benchmark, its

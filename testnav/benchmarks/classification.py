@@ -13,8 +13,20 @@ from .vision import Loaded, VisionBenchmark
 
 
 class ImageClassification(VisionBenchmark):
-    def __init__(self, name, families, levels, data, model, metrics=None, signals=None, train_data=None,
-                 perturb_seed=0, batch_size=256, amp=True):
+    def __init__(
+        self,
+        name,
+        families,
+        levels,
+        data,
+        model,
+        metrics=None,
+        signals=None,
+        train_data=None,
+        perturb_seed=0,
+        batch_size=256,
+        amp=True,
+    ):
         super().__init__(name, families, levels, metrics or {}, signals, perturb_seed, batch_size, amp)
         self.data, self.model_spec, self.train_data = data, model, train_data
 
@@ -30,8 +42,9 @@ class ImageClassification(VisionBenchmark):
         train_x = train_y = None
         if self.train_data is not None and self.signals:
             train_x, train_y = self.train_data.load()
-        return Loaded(inputs=x, labels=y, model=model, model_key=self.model_spec.key(), train_inputs=train_x,
-                      train_labels=train_y)
+        return Loaded(
+            inputs=x, labels=y, model=model, model_key=self.model_spec.key(), train_inputs=train_x, train_labels=train_y
+        )
 
     def __repr__(self):
         return f"ImageClassification({self.name}, {stable_hash(self.data_description(), 8)})"

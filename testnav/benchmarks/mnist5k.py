@@ -29,21 +29,36 @@ WEIGHTS = Path(__file__).resolve().parent / "weights"  # pinned checkpoints ship
 
 
 class Mnist5k(VisionBenchmark):
-    def __init__(self, name="mnist5k", families=(), levels=6, metrics=None, signals=None, test_per_class=100,
-                 split_seed=0, model=None, perturb_seed=0, batch_size=1024):
+    def __init__(
+        self,
+        name="mnist5k",
+        families=(),
+        levels=6,
+        metrics=None,
+        signals=None,
+        test_per_class=100,
+        split_seed=0,
+        model=None,
+        perturb_seed=0,
+        batch_size=1024,
+    ):
         super().__init__(name, families, levels, metrics or {}, signals, perturb_seed, batch_size)
         self.test_per_class = int(test_per_class)
         if self.test_per_class < 1:
-            raise UserError(f"benchmark.test_per_class={test_per_class}: must be ≥ 1 (digits per class in D; "
-                            "the rest of each class trains LeNet-5)")
+            raise UserError(
+                f"benchmark.test_per_class={test_per_class}: must be ≥ 1 (digits per class in D; "
+                "the rest of each class trains LeNet-5)"
+            )
         self.split_seed = int(split_seed)
         model = dict(model or {})
         self.train = bool(model.pop("train", True))
         weights, self.sha256 = model.pop("weights", None), model.pop("sha256", None)
         self.weights = None if weights is None else WEIGHTS / weights  # an absolute path stays as it is
         if not self.train and self.weights is None:
-            raise UserError("benchmark.model.weights=null with benchmark.model.train=false: give a LeNet-5 "
-                            "state dict, or set benchmark.model.train=true to train one")
+            raise UserError(
+                "benchmark.model.weights=null with benchmark.model.train=false: give a LeNet-5 "
+                "state dict, or set benchmark.model.train=true to train one"
+            )
         self.recipe = model or {"epochs": 15, "lr": 1e-3, "batch_size": 64, "seed": 0}
 
     def data_description(self) -> dict:
@@ -57,8 +72,10 @@ class Mnist5k(VisionBenchmark):
         y = torch.tensor(y, dtype=torch.int64)
         fewest = int(np.bincount(y.numpy()).min())
         if self.test_per_class >= fewest:
-            raise UserError(f"benchmark.test_per_class={self.test_per_class}: must be < {fewest} (the smallest "
-                            f"class has {fewest} digits, and some must be left to train LeNet-5)")
+            raise UserError(
+                f"benchmark.test_per_class={self.test_per_class}: must be < {fewest} (the smallest "
+                f"class has {fewest} digits, and some must be left to train LeNet-5)"
+            )
         train, test = stratified_split(y.numpy(), self.test_per_class, self.split_seed)
         return x[train], y[train], x[test], y[test]
 
@@ -71,14 +88,27 @@ class Mnist5k(VisionBenchmark):
             from ..models.checkpoint import file_digest, load_into
 
             load_into(model, self.checkpoint)
-            return Loaded(inputs=x_test, labels=y_test, model=model.eval(), model_key=file_digest(self.checkpoint),
-                          train_inputs=x_train, train_labels=y_train)
+            return Loaded(
+                inputs=x_test,
+                labels=y_test,
+                model=model.eval(),
+                model_key=file_digest(self.checkpoint),
+                train_inputs=x_train,
+                train_labels=y_train,
+            )
         if not self.train:
             key = self._load_pinned(model)
-            return Loaded(inputs=x_test, labels=y_test, model=model.eval(), model_key=key, train_inputs=x_train,
-                          train_labels=y_train)
-        key = stable_hash({"arch": "lenet5", "recipe": self.recipe, "data": self.data_description(),
-                           "code": source_hash("models")})
+            return Loaded(
+                inputs=x_test,
+                labels=y_test,
+                model=model.eval(),
+                model_key=key,
+                train_inputs=x_train,
+                train_labels=y_train,
+            )
+        key = stable_hash(
+            {"arch": "lenet5", "recipe": self.recipe, "data": self.data_description(), "code": source_hash("models")}
+        )
         path = Path(cache_dir) / "models" / f"{self.name}-lenet5-{key}.pt"
         with file_lock(path.with_suffix(".lock")):
             if not verified(path):
@@ -94,24 +124,31 @@ class Mnist5k(VisionBenchmark):
         except Exception as e:
             raise UserError(f"model checkpoint {path} is unreadable ({type(e).__name__}); delete it to retrain") from e
         model.eval()
-        return Loaded(inputs=x_test, labels=y_test, model=model, model_key=key, train_inputs=x_train,
-                      train_labels=y_train)
+        return Loaded(
+            inputs=x_test, labels=y_test, model=model, model_key=key, train_inputs=x_train, train_labels=y_train
+        )
 
     def _load_pinned(self, model: LeNet5) -> str:
         """Load the shipped checkpoint after checking its sha256; a mismatch is an error, never a silent retrain."""
         path = self.weights
         if not path.is_file():
-            raise UserError(f"benchmark.model.weights={path}: no such file (restore it with `git checkout`, "
-                            "or set benchmark.model.train=true to train LeNet-5)")
+            raise UserError(
+                f"benchmark.model.weights={path}: no such file (restore it with `git checkout`, "
+                "or set benchmark.model.train=true to train LeNet-5)"
+            )
         digest = file_digest(path)
         if self.sha256 and digest != self.sha256:
-            raise UserError(f"benchmark.model.weights={path}: sha256 {digest[:16]}… does not match the pinned "
-                            f"{str(self.sha256)[:16]}… (restore the file with `git checkout`, set benchmark.model.sha256 "
-                            "to the new file's digest, or benchmark.model.train=true to retrain)")
+            raise UserError(
+                f"benchmark.model.weights={path}: sha256 {digest[:16]}… does not match the pinned "
+                f"{str(self.sha256)[:16]}… (restore the file with `git checkout`, set benchmark.model.sha256 "
+                "to the new file's digest, or benchmark.model.train=true to retrain)"
+            )
         try:
             model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
         except Exception as e:
-            raise UserError(f"benchmark.model.weights={path} is not a LeNet-5 state dict ({type(e).__name__})") from None
+            raise UserError(
+                f"benchmark.model.weights={path} is not a LeNet-5 state dict ({type(e).__name__})"
+            ) from None
         return digest[:16]
 
 
@@ -126,7 +163,10 @@ class Mnist(Mnist5k):
         self.root, self.checkpoint, self.n = root, checkpoint, n
 
     def data_description(self) -> dict:
-        return {"test": self._reader("test").describe(), "train": None if self.checkpoint else self._reader("train").describe()}
+        return {
+            "test": self._reader("test").describe(),
+            "train": None if self.checkpoint else self._reader("train").describe(),
+        }
 
     def _reader(self, split):
         from ..data.mnist import MnistIdx

@@ -32,15 +32,17 @@ from ..errors import UserError
 from ..families.text_base import TextBatch
 from .text import TextBenchmark, TextLoaded, file_fingerprint, load_pretrained, model_fingerprint, require_file
 
-FORMAT = ("GLUE QQP dev.tsv (id, qid1, qid2, question1, question2, is_duplicate) or a .jsonl/.json/.csv/.parquet "
-          "file with question1, question2, label")
+FORMAT = (
+    "GLUE QQP dev.tsv (id, qid1, qid2, question1, question2, is_duplicate) or a .jsonl/.json/.csv/.parquet "
+    "file with question1, question2, label"
+)
 
 
 DUPLICATE = ("duplicate", "isduplicate", "paraphrase", "equivalent")
 
 
 def duplicate_like(label) -> bool:
-    """"duplicate", "is_duplicate", "Paraphrase", …; not "not_duplicate", "LABEL_1" or "non-equivalent"."""
+    """ "duplicate", "is_duplicate", "Paraphrase", …; not "not_duplicate", "LABEL_1" or "non-equivalent"."""
     return re.sub(r"[^a-z]", "", str(label).lower()).startswith(DUPLICATE)
 
 
@@ -49,8 +51,10 @@ def check_labels(config, what: str) -> None:
     n = getattr(config, "num_labels", None)
     id2label = {int(k): v for k, v in (getattr(config, "id2label", None) or {}).items()}
     if n != 2 or not duplicate_like(id2label.get(1, "")) or duplicate_like(id2label.get(0, "")):
-        raise UserError(f"{what}: its config has num_labels={n}, id2label={id2label}; QQP needs 2 classes with "
-                        "class 1 = duplicate (set benchmark.model.check_labels=false for a model known to be right)")
+        raise UserError(
+            f"{what}: its config has num_labels={n}, id2label={id2label}; QQP needs 2 classes with "
+            "class 1 = duplicate (set benchmark.model.check_labels=false for a model known to be right)"
+        )
 
 
 def read_qqp(path) -> pd.DataFrame:
@@ -75,20 +79,33 @@ def read_qqp(path) -> pd.DataFrame:
     missing = {"question1", "question2", label} - set(df.columns)
     if missing:
         raise UserError(f"benchmark.data.path={path} lacks column(s) {', '.join(sorted(missing))} (expected {FORMAT})")
-    out = pd.DataFrame({"question1": df["question1"].fillna("").astype(str),
-                        "question2": df["question2"].fillna("").astype(str)})
+    out = pd.DataFrame(
+        {"question1": df["question1"].fillna("").astype(str), "question2": df["question2"].fillna("").astype(str)}
+    )
     try:
         out["label"] = pd.to_numeric(df[label]).astype(int)
     except (ValueError, TypeError):
-        raise UserError(f"benchmark.data.path={path}: column {label} must hold 0/1 labels (a test split has none)") from None
+        raise UserError(
+            f"benchmark.data.path={path}: column {label} must hold 0/1 labels (a test split has none)"
+        ) from None
     if not out["label"].isin([0, 1]).all():
         raise UserError(f"benchmark.data.path={path}: column {label} must hold 0/1 labels")
     return out
 
 
 class QQP(TextBenchmark):
-    def __init__(self, name="qqp", families=(), levels=6, metrics=None, data=None, model=None, perturb_seed=0,
-                 batch_size=64, max_length=256):
+    def __init__(
+        self,
+        name="qqp",
+        families=(),
+        levels=6,
+        metrics=None,
+        data=None,
+        model=None,
+        perturb_seed=0,
+        batch_size=64,
+        max_length=256,
+    ):
         super().__init__(name, families, levels, metrics, perturb_seed, batch_size)
         self.data = dict(data or {})
         self.model_spec = dict(model or {})
@@ -98,8 +115,13 @@ class QQP(TextBenchmark):
     def data_description(self) -> dict:
         d = self.data
         p = require_file(d.get("path"), "benchmark.data.path", FORMAT)
-        return {"file": Path(p).name, "sha256": file_fingerprint(p), "n": d.get("n"), "select": d.get("select", "random"),
-                "seed": d.get("seed", 0)}
+        return {
+            "file": Path(p).name,
+            "sha256": file_fingerprint(p),
+            "n": d.get("n"),
+            "select": d.get("select", "random"),
+            "seed": d.get("seed", 0),
+        }
 
     def task_description(self) -> dict:
         return {"max_length": self.max_length}
@@ -131,8 +153,9 @@ class QQP(TextBenchmark):
         model.eval()
         batch = TextBatch(tuple(zip(df.question1, df.question2)), editable=(0, 1))
         labels = torch.tensor(df.label.to_numpy(), dtype=torch.int64)
-        return TextLoaded(inputs=batch, labels=labels, model=model, tokenizer=tokenizer,
-                          model_key=model_fingerprint(path))
+        return TextLoaded(
+            inputs=batch, labels=labels, model=model, tokenizer=tokenizer, model_key=model_fingerprint(path)
+        )
 
     @torch.no_grad()
     def predict(self, loaded: TextLoaded, pairs: list[tuple[str, str]]) -> np.ndarray:
@@ -140,8 +163,14 @@ class QQP(TextBenchmark):
         device = loaded.device
         for i in range(0, len(todo), self.batch_size):
             chunk = todo[i : i + self.batch_size]
-            enc = loaded.tokenizer([a for a, _ in chunk], [b for _, b in chunk], padding=True, truncation=True,
-                                   max_length=self.max_length, return_tensors="pt").to(device)
+            enc = loaded.tokenizer(
+                [a for a, _ in chunk],
+                [b for _, b in chunk],
+                padding=True,
+                truncation=True,
+                max_length=self.max_length,
+                return_tensors="pt",
+            ).to(device)
             pred = loaded.model(**enc).logits.argmax(-1).cpu().tolist()
             self._memo.update(zip(chunk, pred))
         out = np.array([self._memo[p] for p in pairs], dtype=np.int64)

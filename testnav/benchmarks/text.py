@@ -56,8 +56,9 @@ class TextView:
 class TextBenchmark(Benchmark):
     modality = "text"
 
-    def __init__(self, name: str, families, levels: int, metrics: dict | None = None, perturb_seed: int = 0,
-                 batch_size: int = 32):
+    def __init__(
+        self, name: str, families, levels: int, metrics: dict | None = None, perturb_seed: int = 0, batch_size: int = 32
+    ):
         super().__init__(name, families, levels, metrics, None, perturb_seed, batch_size)
 
     def prepare_metrics(self, loaded: TextLoaded) -> None:
@@ -84,6 +85,7 @@ class TextBenchmark(Benchmark):
 
 # ----------------------------------------------------------------------------- models on disk
 
+
 def resolve_pretrained(spec: str, what: str) -> str:
     """A local directory, or a Hub id already in the Hugging Face cache; a UserError otherwise."""
     if not spec:
@@ -95,11 +97,14 @@ def resolve_pretrained(spec: str, what: str) -> str:
         return str(p)
     try:
         from huggingface_hub import snapshot_download
+
         return snapshot_download(str(spec), local_files_only=True)
     except Exception:
-        raise UserError(f"{what}: '{spec}' is neither a local directory nor in the Hugging Face cache; on a machine "
-                        f"with network run `huggingface-cli download {spec}` and copy the cache (HF_HOME), or set "
-                        f"the path of a local copy") from None
+        raise UserError(
+            f"{what}: '{spec}' is neither a local directory nor in the Hugging Face cache; on a machine "
+            f"with network run `huggingface-cli download {spec}` and copy the cache (HF_HOME), or set "
+            f"the path of a local copy"
+        ) from None
 
 
 def model_fingerprint(path: str) -> str:

@@ -51,20 +51,32 @@ def columns_of(df: pd.DataFrame, where: str, text: str = "text", text_b: str = "
     """(segment columns, label column): `text`, or the pair `text_a`/`text_b`."""
     pair_a = "text_a" if text == "text" else text
     if label not in df.columns:
-        raise UserError(f"{where} has no '{label}' column (columns: {', '.join(map(str, df.columns))}; expected {FORMAT})")
+        raise UserError(
+            f"{where} has no '{label}' column (columns: {', '.join(map(str, df.columns))}; expected {FORMAT})"
+        )
     if pair_a in df.columns and text_b in df.columns:
         return (pair_a, text_b), label
     if text in df.columns:
         return (text,), label
-    raise UserError(f"{where} has no '{text}' column nor '{pair_a}' and '{text_b}' "
-                    f"(columns: {', '.join(map(str, df.columns))}; expected {FORMAT})")
+    raise UserError(
+        f"{where} has no '{text}' column nor '{pair_a}' and '{text_b}' "
+        f"(columns: {', '.join(map(str, df.columns))}; expected {FORMAT})"
+    )
 
 
 class TextTable:
     """The labelled texts in a local file (benchmark.data.*)."""
 
-    def __init__(self, path=None, n=None, select: str = "random", seed: int = 0, text: str = "text",
-                 text_b: str = "text_b", label: str = "label"):
+    def __init__(
+        self,
+        path=None,
+        n=None,
+        select: str = "random",
+        seed: int = 0,
+        text: str = "text",
+        text_b: str = "text_b",
+        label: str = "label",
+    ):
         self.path, self.n, self.select, self.seed = path, n, select, int(seed)
         self.text, self.text_b, self.label = text, text_b, label
 
@@ -88,8 +100,14 @@ class TextTable:
 
     def describe(self) -> dict:
         p = require_file(self.path, "benchmark.data.path", FORMAT)
-        return {"file": Path(p).name, "sha256": file_fingerprint(p), "n": self.n, "select": self.select,
-                "seed": self.seed, "columns": [self.text, self.text_b, self.label]}
+        return {
+            "file": Path(p).name,
+            "sha256": file_fingerprint(p),
+            "n": self.n,
+            "select": self.select,
+            "seed": self.seed,
+            "columns": [self.text, self.text_b, self.label],
+        }
 
 
 class TextItems:
@@ -103,7 +121,9 @@ class TextItems:
             else:
                 texts, labels = (list(c) for c in zip(*data)) if len(data) else ([], [])
         except (TypeError, ValueError):
-            raise UserError("text data: give (texts, labels), [(text, label), …] or [((text_a, text_b), label), …]") from None
+            raise UserError(
+                "text data: give (texts, labels), [(text, label), …] or [((text_a, text_b), label), …]"
+            ) from None
         if len(texts) != len(labels):
             raise UserError(f"text data: {len(texts)} texts but {len(labels)} labels")
         self.items = [(t,) if isinstance(t, str) else tuple(str(s) for s in t) for t in texts]
@@ -145,8 +165,11 @@ class GivenTextModel:
         from ..models.monitor import weights_digest
 
         vocab = getattr(self.tokenizer, "get_vocab", dict)()
-        return self.model, self.tokenizer, stable_hash({"weights": weights_digest(self.model),
-                                                        "tokenizer": stable_hash(sorted(vocab.items()))})
+        return (
+            self.model,
+            self.tokenizer,
+            stable_hash({"weights": weights_digest(self.model), "tokenizer": stable_hash(sorted(vocab.items()))}),
+        )
 
 
 def label_indices(labels, config, where: str) -> torch.Tensor:
@@ -158,18 +181,32 @@ def label_indices(labels, config, where: str) -> torch.Tensor:
         label2id = {str(k): int(v) for k, v in (getattr(config, "label2id", None) or {}).items()}
         unknown = sorted({str(y) for y in labels} - label2id.keys())
         if unknown:
-            raise UserError(f"{where}: labels {', '.join(unknown[:5])} are neither class indices nor names in the "
-                            f"model's label2id ({', '.join(label2id) or 'none'})") from None
+            raise UserError(
+                f"{where}: labels {', '.join(unknown[:5])} are neither class indices nor names in the "
+                f"model's label2id ({', '.join(label2id) or 'none'})"
+            ) from None
         out = [label2id[str(y)] for y in labels]
     bad = sorted({y for y in out if not 0 <= y < num}) if num else []
     if bad:
-        raise UserError(f"{where}: label(s) {', '.join(map(str, bad[:5]))} outside the model's {num} classes (0..{num - 1})")
+        raise UserError(
+            f"{where}: label(s) {', '.join(map(str, bad[:5]))} outside the model's {num} classes (0..{num - 1})"
+        )
     return torch.tensor(out, dtype=torch.int64)
 
 
 class TextClassification(TextBenchmark):
-    def __init__(self, name="text_classification", families=(), levels=3, metrics=None, data=None, model=None,
-                 perturb_seed=0, batch_size=64, max_length=256):
+    def __init__(
+        self,
+        name="text_classification",
+        families=(),
+        levels=3,
+        metrics=None,
+        data=None,
+        model=None,
+        perturb_seed=0,
+        batch_size=64,
+        max_length=256,
+    ):
         super().__init__(name, families, levels, metrics, perturb_seed, batch_size)
         self.data = data if data is not None else TextTable()
         self.model_spec = model if model is not None else SequenceClassifier()
@@ -188,9 +225,13 @@ class TextClassification(TextBenchmark):
         model.eval()
         self._memo.clear()
         width = len(items[0]) if items else 1
-        return TextLoaded(inputs=TextBatch(tuple(items), editable=tuple(range(width))),
-                          labels=label_indices(labels, model.config, f"benchmark {self.name}"), model=model,
-                          tokenizer=tokenizer, model_key=key)
+        return TextLoaded(
+            inputs=TextBatch(tuple(items), editable=tuple(range(width))),
+            labels=label_indices(labels, model.config, f"benchmark {self.name}"),
+            model=model,
+            tokenizer=tokenizer,
+            model_key=key,
+        )
 
     @torch.no_grad()
     def predict(self, loaded: TextLoaded, items: list[tuple[str, ...]]) -> np.ndarray:
@@ -198,8 +239,9 @@ class TextClassification(TextBenchmark):
         for i in range(0, len(todo), self.batch_size):
             chunk = todo[i : i + self.batch_size]
             segments = [list(s) for s in zip(*chunk)]
-            enc = loaded.tokenizer(*segments, padding=True, truncation=True, max_length=self.max_length,
-                                   return_tensors="pt").to(loaded.device)
+            enc = loaded.tokenizer(
+                *segments, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
+            ).to(loaded.device)
             self._memo.update(zip(chunk, loaded.model(**enc).logits.argmax(-1).cpu().tolist()))
         out = np.array([self._memo[p] for p in items], dtype=np.int64)
         while len(self._memo) > 200_000:

@@ -76,8 +76,17 @@ class View:
 class VisionBenchmark(Benchmark):
     modality = "vision"
 
-    def __init__(self, name: str, families, levels: int, metrics: dict, signals: dict | None = None,
-                 perturb_seed: int = 0, batch_size: int = 1024, amp: bool = True):
+    def __init__(
+        self,
+        name: str,
+        families,
+        levels: int,
+        metrics: dict,
+        signals: dict | None = None,
+        perturb_seed: int = 0,
+        batch_size: int = 1024,
+        amp: bool = True,
+    ):
         super().__init__(name, families, levels, metrics, signals, perturb_seed, batch_size)
         self.amp = bool(amp)  # bf16 autocast on CUDA
 
@@ -88,9 +97,16 @@ class VisionBenchmark(Benchmark):
             m.prepare(clean)
         if self.signals:
             if loaded.train_inputs is None:
-                raise UserError(f"benchmark {self.name}: input-level signals need training inputs, which it does not load")
-            train = View(loaded.train_inputs.to(loaded.inputs.device), loaded.model, self.batch_size,
-                         loaded.train_labels.to(loaded.inputs.device), self.amp)
+                raise UserError(
+                    f"benchmark {self.name}: input-level signals need training inputs, which it does not load"
+                )
+            train = View(
+                loaded.train_inputs.to(loaded.inputs.device),
+                loaded.model,
+                self.batch_size,
+                loaded.train_labels.to(loaded.inputs.device),
+                self.amp,
+            )
             for m in self.signals.values():
                 m.prepare(train)
 

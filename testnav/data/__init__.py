@@ -55,8 +55,10 @@ def to_tensor(images: list, image_size=None) -> torch.Tensor:
         arrays.append(a[..., None] if a.ndim == 2 else a)
     shapes = sorted({a.shape[:2] for a in arrays})
     if len(shapes) > 1:
-        raise UserError(f"the images come in {len(shapes)} sizes (e.g. {shapes[0]} and {shapes[-1]} H×W): set the "
-                        f"reader's image_size (benchmark.data.image_size=…) to resize them to one")
+        raise UserError(
+            f"the images come in {len(shapes)} sizes (e.g. {shapes[0]} and {shapes[-1]} H×W): set the "
+            f"reader's image_size (benchmark.data.image_size=…) to resize them to one"
+        )
     x = torch.from_numpy(np.stack(arrays)).permute(0, 3, 1, 2).contiguous()
     return x.float() / 255.0
 

@@ -33,5 +33,11 @@ class Cifar10:
         return torch.from_numpy(x[keep]).float() / 255.0, torch.from_numpy(y[keep])
 
     def describe(self) -> dict:
-        return {"reader": "cifar10", "root": str(self.root), "split": self.split, "n": self.n, "seed": self.seed,
-                "bytes": sum(f.stat().st_size for f in self.files())}
+        return {
+            "reader": "cifar10",
+            "root": str(self.root),
+            "split": self.split,
+            "n": self.n,
+            "seed": self.seed,
+            "bytes": sum(f.stat().st_size for f in self.files()),
+        }

@@ -36,8 +36,16 @@ ROI = ["Roi.X1", "Roi.Y1", "Roi.X2", "Roi.Y2"]
 
 
 class GTSRB:
-    def __init__(self, root: str, split: str = "test", layout: str = "auto", roi: bool = True,
-                 n: int | None = None, seed: int = 0, image_size=32):
+    def __init__(
+        self,
+        root: str,
+        split: str = "test",
+        layout: str = "auto",
+        roi: bool = True,
+        n: int | None = None,
+        seed: int = 0,
+        image_size=32,
+    ):
         if split not in ("test", "train"):
             raise UserError(f"benchmark.data.split={split} (valid: test, train)")
         if layout not in ("auto", *LAYOUTS):
@@ -46,15 +54,20 @@ class GTSRB:
         self.n, self.seed, self.image_size = n, int(seed), image_size
 
     def detect(self, root: Path) -> str:
-        marks = {"official": root / "GTSRB", "torchvision": root / "gtsrb" / "GTSRB",
-                 "kaggle": root / ("Test.csv" if self.split == "test" else "Train.csv")}
+        marks = {
+            "official": root / "GTSRB",
+            "torchvision": root / "gtsrb" / "GTSRB",
+            "kaggle": root / ("Test.csv" if self.split == "test" else "Train.csv"),
+        }
         if self.layout != "auto":
             return self.layout
         for name, mark in marks.items():
             if mark.exists():
                 return name
-        raise UserError(f"GTSRB not found under {root}: expected one of the published layouts: "
-                        + "; ".join(f"{k}: {v}" for k, v in LAYOUTS.items()))
+        raise UserError(
+            f"GTSRB not found under {root}: expected one of the published layouts: "
+            + "; ".join(f"{k}: {v}" for k, v in LAYOUTS.items())
+        )
 
     def rows(self) -> pd.DataFrame:
         """One row per image: path, the ROI corners and the class."""
@@ -67,12 +80,16 @@ class GTSRB:
         else:
             base = root if layout == "official" else root / "gtsrb"
             if self.split == "test":
-                csv = require(base / "GT-final_test.csv", f"the labelled test list from GTSRB_Final_Test_GT.zip "
-                                                          f"({LAYOUTS[layout]})")
+                csv = require(
+                    base / "GT-final_test.csv",
+                    f"the labelled test list from GTSRB_Final_Test_GT.zip ({LAYOUTS[layout]})",
+                )
                 df = pd.read_csv(csv, sep=";")
                 df["path"] = [base / "GTSRB" / "Final_Test" / "Images" / f for f in df["Filename"]]
             else:
-                images = require(base / "GTSRB" / "Final_Training" / "Images", "GTSRB_Final_Training_Images.zip, unpacked")
+                images = require(
+                    base / "GTSRB" / "Final_Training" / "Images", "GTSRB_Final_Training_Images.zip, unpacked"
+                )
                 parts = []
                 for csv in sorted(images.glob("*/GT-*.csv")):
                     part = pd.read_csv(csv, sep=";")
@@ -83,8 +100,10 @@ class GTSRB:
                 df = pd.concat(parts, ignore_index=True)
         missing = {"ClassId", *ROI} - set(df.columns)
         if missing:
-            raise UserError(f"{csv} lacks column(s) {', '.join(sorted(missing))} (a GTSRB annotation list has "
-                            f"Width, Height, {', '.join(ROI)}, ClassId)")
+            raise UserError(
+                f"{csv} lacks column(s) {', '.join(sorted(missing))} (a GTSRB annotation list has "
+                f"Width, Height, {', '.join(ROI)}, ClassId)"
+            )
         return df[["path", *ROI, "ClassId"]]
 
     def load(self):
@@ -102,6 +121,14 @@ class GTSRB:
 
     def describe(self) -> dict:
         df = self.rows()
-        return {"reader": "gtsrb", "root": str(self.root), "split": self.split, "roi": self.roi, "n": self.n,
-                "seed": self.seed, "image_size": self.image_size, "files": len(df),
-                "labels": int(df["ClassId"].sum())}
+        return {
+            "reader": "gtsrb",
+            "root": str(self.root),
+            "split": self.split,
+            "roi": self.roi,
+            "n": self.n,
+            "seed": self.seed,
+            "image_size": self.image_size,
+            "files": len(df),
+            "labels": int(df["ClassId"].sum()),
+        }

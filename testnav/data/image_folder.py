@@ -14,12 +14,19 @@ class ImageFolder:
     def files(self):
         if self.root is None:
             from ..errors import UserError
+
             raise UserError("benchmark.data.root is not set: give your image folder (root/<class>/<image>)")
         root = require(self.root, "give an image folder with one sub-folder per class (root/<class>/<image>)")
         classes = sorted(p.name for p in root.iterdir() if p.is_dir())
-        items = [(f, i) for i, c in enumerate(classes) for f in sorted((root / c).iterdir()) if f.suffix.lower() in EXTENSIONS]
+        items = [
+            (f, i)
+            for i, c in enumerate(classes)
+            for f in sorted((root / c).iterdir())
+            if f.suffix.lower() in EXTENSIONS
+        ]
         if not items:
             from ..errors import UserError
+
             raise UserError(f"{root} holds no images in class sub-folders (root/<class>/<image>.png|jpg|…)")
         return items
 
@@ -33,5 +40,12 @@ class ImageFolder:
 
     def describe(self) -> dict:
         items = self.files()
-        return {"reader": "image_folder", "root": str(self.root), "files": len(items), "n": self.n, "seed": self.seed,
-                "image_size": self.image_size, "bytes": sum(f.stat().st_size for f, _ in items)}
+        return {
+            "reader": "image_folder",
+            "root": str(self.root),
+            "files": len(items),
+            "n": self.n,
+            "seed": self.seed,
+            "image_size": self.image_size,
+            "bytes": sum(f.stat().st_size for f, _ in items),
+        }

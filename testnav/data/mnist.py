@@ -13,10 +13,14 @@ import torch
 from ..errors import UserError
 from . import require, subset
 
-FILES = {"test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"),
-         "train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte")}
-LAYOUT = "root/MNIST/raw/ (or root/) with t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte, gzipped or not " \
-         "(and train-* for training)"
+FILES = {
+    "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"),
+    "train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
+}
+LAYOUT = (
+    "root/MNIST/raw/ (or root/) with t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte, gzipped or not "
+    "(and train-* for training)"
+)
 
 
 def read_idx(path: Path) -> np.ndarray:
@@ -41,8 +45,10 @@ class MnistIdx:
     def files(self) -> tuple[Path, Path]:
         root = require(self.root, f"put MNIST there: {LAYOUT}")
         for folder in (root / "MNIST" / "raw", root / "raw", root):
-            found = [next((folder / f"{name}{ext}" for ext in ("", ".gz") if (folder / f"{name}{ext}").exists()), None)
-                     for name in FILES[self.split]]
+            found = [
+                next((folder / f"{name}{ext}" for ext in ("", ".gz") if (folder / f"{name}{ext}").exists()), None)
+                for name in FILES[self.split]
+            ]
             if all(found):
                 return found[0], found[1]
         raise UserError(f"MNIST not found under {root}: expected {LAYOUT}")
@@ -56,5 +62,11 @@ class MnistIdx:
         return x.contiguous(), torch.from_numpy(labels[keep].astype(np.int64))
 
     def describe(self) -> dict:
-        return {"reader": "mnist_idx", "root": str(self.root), "split": self.split, "n": self.n, "seed": self.seed,
-                "bytes": sum(f.stat().st_size for f in self.files())}
+        return {
+            "reader": "mnist_idx",
+            "root": str(self.root),
+            "split": self.split,
+            "n": self.n,
+            "seed": self.seed,
+            "bytes": sum(f.stat().st_size for f in self.files()),
+        }

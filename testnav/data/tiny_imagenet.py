@@ -13,8 +13,12 @@ class TinyImageNetVal:
         self.root, self.n, self.seed, self.image_size = root, n, int(seed), image_size
 
     def items(self):
-        root = require(self.root, "give the unpacked tiny-imagenet-200 folder (wnids.txt, val/val_annotations.txt, val/images/)")
-        wnids = sorted(require(root / "wnids.txt", "Tiny-ImageNet's wnids.txt (one WordNet id per line)").read_text().split())
+        root = require(
+            self.root, "give the unpacked tiny-imagenet-200 folder (wnids.txt, val/val_annotations.txt, val/images/)"
+        )
+        wnids = sorted(
+            require(root / "wnids.txt", "Tiny-ImageNet's wnids.txt (one WordNet id per line)").read_text().split()
+        )
         index = {w: i for i, w in enumerate(wnids)}
         ann = require(root / "val" / "val_annotations.txt", "Tiny-ImageNet's val/val_annotations.txt")
         rows = [line.split("\t")[:2] for line in ann.read_text().splitlines() if line.strip()]
@@ -27,8 +31,14 @@ class TinyImageNetVal:
         return to_tensor(images, self.image_size), torch.tensor([items[i][1] for i in keep])
 
     def describe(self) -> dict:
-        return {"reader": "tiny_imagenet_val", "root": str(self.root), "n": self.n, "seed": self.seed,
-                "files": len(self.items()), "image_size": self.image_size}
+        return {
+            "reader": "tiny_imagenet_val",
+            "root": str(self.root),
+            "n": self.n,
+            "seed": self.seed,
+            "files": len(self.items()),
+            "image_size": self.image_size,
+        }
 
 
 class TinyImageNetTrain(TinyImageNetVal):

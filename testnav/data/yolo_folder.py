@@ -31,10 +31,14 @@ def read_labels(path: Path, width: float, height: float) -> np.ndarray:
             if not parts:
                 continue
             if len(parts) != 5:
-                raise UserError(f"{path}:{ln}: expected 'class cx cy w h' (5 numbers), got {len(parts)} "
-                                f"(polygon labels are not supported: export boxes in YOLO format)")
+                raise UserError(
+                    f"{path}:{ln}: expected 'class cx cy w h' (5 numbers), got {len(parts)} "
+                    f"(polygon labels are not supported: export boxes in YOLO format)"
+                )
             c, cx, cy, bw, bh = (float(v) for v in parts)
-            rows.append((c, (cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width, (cy + bh / 2) * height))
+            rows.append(
+                (c, (cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width, (cy + bh / 2) * height)
+            )
     return np.asarray(rows, dtype=np.float64).reshape(-1, 5)
 
 
@@ -50,11 +54,15 @@ class YoloFolder:
     def files(self) -> list[Path]:
         folder = self.folder
         if not (folder / "images").is_dir() or not (folder / "labels").is_dir():
-            raise UserError(f"{folder} holds no images/ and labels/ folders: put a Roboflow YOLO export there "
-                            f"({LAYOUT}) or set ROBOFLOW_ROOT / benchmark.data.root")
+            raise UserError(
+                f"{folder} holds no images/ and labels/ folders: put a Roboflow YOLO export there "
+                f"({LAYOUT}) or set ROBOFLOW_ROOT / benchmark.data.root"
+            )
         images = sorted(f for f in (folder / "images").iterdir() if f.suffix.lower() in EXTENSIONS)
         if not images:
-            raise UserError(f"{folder / 'images'} holds no .jpg/.png images: put a Roboflow YOLO export there ({LAYOUT})")
+            raise UserError(
+                f"{folder / 'images'} holds no .jpg/.png images: put a Roboflow YOLO export there ({LAYOUT})"
+            )
         return images
 
     def load(self):
@@ -76,6 +84,12 @@ class YoloFolder:
     def describe(self) -> dict:
         files = self.files()
         labels = [self.folder / "labels" / f"{f.stem}.txt" for f in files]
-        return {"reader": "yolo_folder", "root": str(self.folder), "files": len(files), "n": self.n, "seed": self.seed,
-                "image_size": None if self.image_size is None else list(self.size()),
-                "bytes": sum(f.stat().st_size for f in files) + sum(p.stat().st_size for p in labels if p.exists())}
+        return {
+            "reader": "yolo_folder",
+            "root": str(self.folder),
+            "files": len(files),
+            "n": self.n,
+            "seed": self.seed,
+            "image_size": None if self.image_size is None else list(self.size()),
+            "bytes": sum(f.stat().st_size for f in files) + sum(p.stat().st_size for p in labels if p.exists()),
+        }

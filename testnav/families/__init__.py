@@ -66,7 +66,11 @@ class Family:
 
     def describe(self) -> dict:
         """What the ground-truth cache key must hash for this family."""
-        return {"class": f"{type(self).__module__}.{type(self).__qualname__}", "name": self.name, "params": list(self.params)}
+        return {
+            "class": f"{type(self).__module__}.{type(self).__qualname__}",
+            "name": self.name,
+            "params": list(self.params),
+        }
 
 
 CPU_BLOCK_ELEMENTS = 1 << 18

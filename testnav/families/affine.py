@@ -21,8 +21,9 @@ def recentre(a: torch.Tensor, height: int, width: int) -> torch.Tensor:
 def warp_inverse(x: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
     """Sample x at m · (col, row, 1) for every output pixel; m is (B, 2, 3) in pixel units."""
     b, _, h, w = x.shape
-    rows, cols = torch.meshgrid(torch.arange(h, dtype=m.dtype, device=x.device),
-                                torch.arange(w, dtype=m.dtype, device=x.device), indexing="ij")
+    rows, cols = torch.meshgrid(
+        torch.arange(h, dtype=m.dtype, device=x.device), torch.arange(w, dtype=m.dtype, device=x.device), indexing="ij"
+    )
     pts = torch.stack([cols, rows, torch.ones_like(cols)], dim=-1).reshape(-1, 3)  # (HW, 3)
     src = torch.einsum("bij,pj->bpi", m, pts).reshape(b, h, w, 2)
     grid = torch.stack([2 * src[..., 0] / (w - 1) - 1, 2 * src[..., 1] / (h - 1) - 1], dim=-1)

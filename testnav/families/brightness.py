@@ -19,6 +19,7 @@ class Brightness(Family):
     The per-pixel work avoids boolean masks (a comparison and a bool × float product cost 3–4×
     an arithmetic pass here): where V = 0, x = 0 in every channel, so dividing by
     max(V, FLT_MIN) instead of V leaves x · ratio = 0 there, and offset = V' − V'·sign(V)."""
+
     reference = "brightness"  # imagecorruptions' function this reproduces (tests, bench)
 
     name = "brightness"

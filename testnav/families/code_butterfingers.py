@@ -26,8 +26,7 @@ class ButterFingers(CodeFamily):
     name = "butterfingers"
     masked = True
 
-    def __init__(self, params=(0.05, 0.10, 0.15, 0.20, 0.25), name: str | None = None,
-                 protected: str = "recode"):
+    def __init__(self, params=(0.05, 0.10, 0.15, 0.20, 0.25), name: str | None = None, protected: str = "recode"):
         super().__init__(params, name, protected)
 
     def transform(self, doc, p, rng, context):

@@ -15,8 +15,7 @@ class CharCase(CodeFamily):
     name = "charcase"
     masked = True
 
-    def __init__(self, params=(0.1, 0.2, 0.35, 0.5, 0.7), name: str | None = None,
-                 protected: str = "recode"):
+    def __init__(self, params=(0.1, 0.2, 0.35, 0.5, 0.7), name: str | None = None, protected: str = "recode"):
         super().__init__(params, name, protected)
 
     def transform(self, doc, p, rng, context):

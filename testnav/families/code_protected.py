@@ -27,8 +27,9 @@ from functools import lru_cache
 from ..errors import UserError
 
 # natgen's VarRenamerBase.TYPE_VARS, which ReCode adds to every blacklist.
-TYPE_VARS = frozenset(["float", "list", "List", "int", "bool", "tuple", "str", "dict", "True", "False", "self",
-                       "return", "$", "in"])
+TYPE_VARS = frozenset(
+    ["float", "list", "List", "int", "bool", "tuple", "str", "dict", "True", "False", "self", "return", "$", "in"]
+)
 READINGS = ("recode", "ast")
 
 
@@ -38,8 +39,10 @@ def _parser():
         import tree_sitter_python
         from tree_sitter import Language, Parser
     except ImportError:
-        raise UserError("protected=recode needs tree-sitter and tree-sitter-python (pip install tree-sitter "
-                        "tree-sitter-python), or set the code families' protected=ast") from None
+        raise UserError(
+            "protected=recode needs tree-sitter and tree-sitter-python (pip install tree-sitter "
+            "tree-sitter-python), or set the code families' protected=ast"
+        ) from None
     return Parser(Language(tree_sitter_python.language()))
 
 

@@ -16,8 +16,9 @@ from .code_base import CodeFamily
 class Whitespace(CodeFamily):
     name = "whitespace"
 
-    def __init__(self, params=((0.10, 0.05), (0.15, 0.07), (0.20, 0.10), (0.25, 0.12), (0.30, 0.15)),
-                 name: str | None = None):
+    def __init__(
+        self, params=((0.10, 0.05), (0.15, 0.07), (0.20, 0.10), (0.25, 0.12), (0.30, 0.15)), name: str | None = None
+    ):
         super().__init__(params, name)
         for p in self.params:
             if not (isinstance(p, tuple) and len(p) == 2):

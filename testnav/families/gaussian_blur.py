@@ -57,8 +57,8 @@ def gaussian_blur(x, sigma: float, truncate: float = 4.0, scale: float = 1.0, ou
     xp = F.pad(x, (r, r, r, r), mode="replicate")
     rows = xp[:, :, 0:h] * taps[0]
     for k, t in enumerate(taps[1:], 1):
-        rows.add_(xp[:, :, k:k + h], alpha=t)
+        rows.add_(xp[:, :, k : k + h], alpha=t)
     out = torch.mul(rows[..., 0:w], taps[0] * scale, out=out)
     for k, t in enumerate(taps[1:], 1):
-        out.add_(rows[..., k:k + w], alpha=t * scale)
+        out.add_(rows[..., k : k + w], alpha=t * scale)
     return out

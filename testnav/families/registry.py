@@ -15,9 +15,17 @@ from pathlib import Path
 from ..errors import UserError
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
-IMAGE_TABLES = {32: "families/imagenet_c_32.yaml", 64: "families/imagenet_c_64.yaml", 224: "families/imagenet_c_224.yaml"}
-TABLES = {"mnist_c": "benchmark/mnist5k.yaml", "text": "benchmark/qqp.yaml", "code": "benchmark/humaneval.yaml",
-          **{f"imagenet_c_{k}": v for k, v in IMAGE_TABLES.items()}}
+IMAGE_TABLES = {
+    32: "families/imagenet_c_32.yaml",
+    64: "families/imagenet_c_64.yaml",
+    224: "families/imagenet_c_224.yaml",
+}
+TABLES = {
+    "mnist_c": "benchmark/mnist5k.yaml",
+    "text": "benchmark/qqp.yaml",
+    "code": "benchmark/humaneval.yaml",
+    **{f"imagenet_c_{k}": v for k, v in IMAGE_TABLES.items()},
+}
 
 
 @lru_cache(maxsize=None)

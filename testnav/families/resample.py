@@ -122,8 +122,9 @@ def pil_nearest_index(n_in: int, n_out: int) -> torch.Tensor:
 def cubic_weights(t: np.ndarray, a: float = -0.75) -> np.ndarray:
     """Keys cubic convolution kernel; OpenCV's INTER_CUBIC uses a = −0.75."""
     t = np.abs(t)
-    return np.where(t <= 1, ((a + 2) * t - (a + 3)) * t * t + 1,
-                    np.where(t < 2, ((a * t - 5 * a) * t + 8 * a) * t - 4 * a, 0.0))
+    return np.where(
+        t <= 1, ((a + 2) * t - (a + 3)) * t * t + 1, np.where(t < 2, ((a * t - 5 * a) * t + 8 * a) * t - 4 * a, 0.0)
+    )
 
 
 @lru_cache(maxsize=256)

@@ -11,6 +11,7 @@ from .affine import recentre, warp_inverse
 class Scale(Family):
     """AffineTransform(scale=(1/f, 1/f)) used as the inverse map: output pixel p samples
     the input at centre + (p − centre)/f, so f < 1 shrinks the content."""
+
     moves_content = True  # objects move: detection boxes must be mapped with them
 
     name = "zoom"

@@ -115,6 +115,7 @@ class WordEditFamily(TextFamily):
         if not self.stopwords:
             return free
         from .text_stopwords import STOPWORDS
+
         return [i for i in free if words.words[i] not in STOPWORDS]
 
     def describe(self) -> dict:
@@ -150,4 +151,5 @@ class WordEditFamily(TextFamily):
                 return "".join(s + w for s, w in zip(words.seps, ws)) + words.seps[-1]
             target.words[i] = new
             target.modified[i] = True
+
         return edit

@@ -55,4 +55,5 @@ class Contraction(WordEditFamily):
             del target.seps[i + 1]
             target.words[i : i + 2] = [new]
             target.modified[i : i + 2] = [True]
+
         return edit

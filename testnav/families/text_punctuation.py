@@ -35,6 +35,7 @@ class Punctuation(WordEditFamily):
                 return "".join(s + w for s, w in zip(seps, words.words)) + seps[-1]
             target.seps[i] = target.seps[i] + mark + " "
             target.modified[i] = True
+
         return edit
 
     def describe(self):

@@ -23,9 +23,11 @@ from pathlib import Path
 from ..errors import UserError
 from .text_base import WORD, WordEditFamily
 
-WORDNET_HELP = ("the NLTK WordNet corpus is not available: run `python -m nltk.downloader wordnet` on a machine "
-                "with network, copy the nltk_data folder here and set NLTK_DATA to it (or set the synonym "
-                "family's lexicon to a JSON file of synonyms)")
+WORDNET_HELP = (
+    "the NLTK WordNet corpus is not available: run `python -m nltk.downloader wordnet` on a machine "
+    "with network, copy the nltk_data folder here and set NLTK_DATA to it (or set the synonym "
+    "family's lexicon to a JSON file of synonyms)"
+)
 
 
 def one_word(s: str) -> bool:
@@ -36,6 +38,7 @@ class WordNetLexicon:
     def __init__(self):
         try:
             from nltk.corpus import wordnet
+
             wordnet.ensure_loaded()
         except LookupError:
             raise UserError(WORDNET_HELP) from None
@@ -54,6 +57,7 @@ class WordNetLexicon:
 
     def describe(self):
         from nltk.corpus import wordnet
+
         return {"lexicon": "wordnet", "version": wordnet.get_version()}
 
 
@@ -61,14 +65,18 @@ class JsonLexicon:
     def __init__(self, path: str):
         p = Path(path).expanduser()
         if not p.is_file():
-            raise UserError(f"synonym lexicon {path} does not exist (use lexicon=wordnet or a JSON file "
-                            '{"word": ["synonym", ...]})')
+            raise UserError(
+                f"synonym lexicon {path} does not exist (use lexicon=wordnet or a JSON file "
+                '{"word": ["synonym", ...]})'
+            )
         raw = p.read_bytes()
         try:
             table = json.loads(raw)
             self.table = {str(k).lower(): [str(s) for s in v] for k, v in table.items()}
         except (ValueError, AttributeError, TypeError):
-            raise UserError(f'synonym lexicon {path} is not a JSON object of lists ({{"word": ["synonym", ...]}})') from None
+            raise UserError(
+                f'synonym lexicon {path} is not a JSON object of lists ({{"word": ["synonym", ...]}})'
+            ) from None
         self.sha = hashlib.sha256(raw).hexdigest()[:16]
 
     def synonyms(self, word: str) -> tuple[str, ...]:
@@ -83,8 +91,9 @@ class Synonym(WordEditFamily):
     name = "synonym"
     uses_stopwords = True
 
-    def __init__(self, params=(1, 2, 3, 4, 5), lexicon: str = "wordnet", name: str | None = None,
-                 stopwords: bool = True):
+    def __init__(
+        self, params=(1, 2, 3, 4, 5), lexicon: str = "wordnet", name: str | None = None, stopwords: bool = True
+    ):
         super().__init__(params, name, stopwords)
         self.lexicon_spec = str(lexicon)
         self._lexicon = None

@@ -29,8 +29,7 @@ class Typo(WordEditFamily):
     name = "typo"
     uses_stopwords = True
 
-    def __init__(self, params=(1, 2, 3, 4, 5), name: str | None = None,
-                 stopwords: bool = True):
+    def __init__(self, params=(1, 2, 3, 4, 5), name: str | None = None, stopwords: bool = True):
         super().__init__(params, name, stopwords)
 
     def candidates(self, words, rng):

@@ -30,8 +30,14 @@ from ..benchmarks.text import load_pretrained
 
 
 class BERTScoreF1:
-    def __init__(self, model: str = "roberta-base", num_layers: int | None = None, batch_size: int = 64,
-                 max_length: int = 512, name: str = "bertf1"):
+    def __init__(
+        self,
+        model: str = "roberta-base",
+        num_layers: int | None = None,
+        batch_size: int = 64,
+        max_length: int = 512,
+        name: str = "bertf1",
+    ):
         self.name, self.model_spec = name, str(model)
         self.num_layers = None if num_layers is None else int(num_layers)
         self.batch_size, self.max_length = int(batch_size), int(max_length)
@@ -48,8 +54,11 @@ class BERTScoreF1:
             layers = getattr(self.model.config, "num_hidden_layers", None)
             if self.num_layers is not None and layers is not None and not 0 <= self.num_layers <= layers:
                 from ..errors import UserError
-                raise UserError(f"metric {self.name}: num_layers={self.num_layers} but {self.model_spec} has {layers} "
-                                f"layers (valid: 0..{layers})")
+
+                raise UserError(
+                    f"metric {self.name}: num_layers={self.num_layers} but {self.model_spec} has {layers} "
+                    f"layers (valid: 0..{layers})"
+                )
         self.model.to(device)
         self.device = device
 
@@ -60,8 +69,9 @@ class BERTScoreF1:
         out: list = [None] * len(texts)
         for s in range(0, len(order), self.batch_size):
             idx = order[s : s + self.batch_size]
-            enc = self.tokenizer([texts[i] for i in idx], padding=True, truncation=True, max_length=self.max_length,
-                                 return_tensors="pt").to(self.device)
+            enc = self.tokenizer(
+                [texts[i] for i in idx], padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
+            ).to(self.device)
             hidden = self.model(enc["input_ids"], enc["attention_mask"], output_hidden_states=True).hidden_states
             h = hidden[self.num_layers if self.num_layers is not None else -1].float()
             h = h / h.norm(dim=-1, keepdim=True)
@@ -107,5 +117,11 @@ class BERTScoreF1:
     def describe(self) -> dict:
         from ..benchmarks.text import model_fingerprint, resolve_pretrained
 
-        return {"metric": "bertscore_f1", "model": model_fingerprint(resolve_pretrained(self.model_spec, self.name)),
-                "num_layers": self.num_layers, "max_length": self.max_length, "idf": False, "baseline": False}
+        return {
+            "metric": "bertscore_f1",
+            "model": model_fingerprint(resolve_pretrained(self.model_spec, self.name)),
+            "num_layers": self.num_layers,
+            "max_length": self.max_length,
+            "idf": False,
+            "baseline": False,
+        }

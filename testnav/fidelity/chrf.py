@@ -19,15 +19,21 @@ from sacrebleu.metrics import CHRF
 
 
 class ChrF:
-    def __init__(self, char_order: int = 6, word_order: int = 0, beta: int = 2, whitespace: bool = False,
-                 name: str = "chrf"):
+    def __init__(
+        self, char_order: int = 6, word_order: int = 0, beta: int = 2, whitespace: bool = False, name: str = "chrf"
+    ):
         self.name, self.char_order, self.word_order, self.beta = name, int(char_order), int(word_order), int(beta)
         self.whitespace = bool(whitespace)
 
     def prepare(self, clean) -> None:
         self.refs = list(clean.texts)
-        self.metric = CHRF(char_order=self.char_order, word_order=self.word_order, beta=self.beta,
-                           whitespace=self.whitespace, references=[self.refs])
+        self.metric = CHRF(
+            char_order=self.char_order,
+            word_order=self.word_order,
+            beta=self.beta,
+            whitespace=self.whitespace,
+            references=[self.refs],
+        )
 
     def __call__(self, view) -> float:
         hyps = list(view.texts)
@@ -36,5 +42,11 @@ class ChrF:
         return float(self.metric.corpus_score(hyps, None).score)
 
     def describe(self) -> dict:
-        return {"metric": "chrf", "impl": "sacrebleu", "char_order": self.char_order, "word_order": self.word_order,
-                "beta": self.beta, "whitespace": self.whitespace}
+        return {
+            "metric": "chrf",
+            "impl": "sacrebleu",
+            "char_order": self.char_order,
+            "word_order": self.word_order,
+            "beta": self.beta,
+            "whitespace": self.whitespace,
+        }

@@ -39,8 +39,10 @@ def resolve_feature(feature: str, fallback: str | None) -> str:
     if feature == "inception" and not inception_available():
         where = Path(torch.hub.get_dir()) / "checkpoints" / INCEPTION_WEIGHTS
         if fallback is None:
-            raise UserError(f"KID with Inception features needs torch-fidelity and {where}; "
-                            f"put the weights there or set benchmark.metrics.kid.fallback=model")
+            raise UserError(
+                f"KID with Inception features needs torch-fidelity and {where}; "
+                f"put the weights there or set benchmark.metrics.kid.fallback=model"
+            )
         log.warning("KID: Inception weights not available (%s); using fallback feature=%s", where, fallback)
         return resolve_feature(fallback, None)
     return feature
@@ -57,8 +59,17 @@ class KID:
     configuration, which saves a third of the kernel arithmetic of every call. Other cases go
     through torchmetrics' random subsets; tests check both against torchmetrics."""
 
-    def __init__(self, subset_size: int = 1000, subsets: int = 1, degree: int = 3, coef: float = 1.0, seed: int = 0,
-                 feature: str = "model", fallback: str | None = "model", name: str = "kid"):
+    def __init__(
+        self,
+        subset_size: int = 1000,
+        subsets: int = 1,
+        degree: int = 3,
+        coef: float = 1.0,
+        seed: int = 0,
+        feature: str = "model",
+        fallback: str | None = "model",
+        name: str = "kid",
+    ):
         self.name, self.subset_size, self.subsets = name, int(subset_size), int(subsets)
         self.degree, self.coef, self.seed = int(degree), float(coef), int(seed)
         self.feature = resolve_feature(feature, fallback)
@@ -75,13 +86,20 @@ class KID:
         if self.feature == "inception":
             from torchmetrics.image.fid import NoTrainInceptionV3
 
-            self._inception = NoTrainInceptionV3(name="inception-v3-compat", features_list=["2048"]).to(clean.images.device)
+            self._inception = NoTrainInceptionV3(name="inception-v3-compat", features_list=["2048"]).to(
+                clean.images.device
+            )
         features = self.features(clean)
         with warnings.catch_warnings():  # "features kept in a buffer": we keep only N × d doubles
             warnings.simplefilter("ignore", UserWarning)
             self.metric = KernelInceptionDistance(
-                feature=torch.nn.Identity(), subsets=self.subsets, subset_size=min(self.subset_size, len(features)),
-                degree=self.degree, coef=self.coef, reset_real_features=False).to(features.device)
+                feature=torch.nn.Identity(),
+                subsets=self.subsets,
+                subset_size=min(self.subset_size, len(features)),
+                degree=self.degree,
+                coef=self.coef,
+                reset_real_features=False,
+            ).to(features.device)
         self.metric.update(features, real=True)
         self._real = features if self.subsets == 1 and self.subset_size >= len(features) else None
         if self._real is not None:
@@ -105,8 +123,15 @@ class KID:
         return float(mean)
 
     def describe(self) -> dict:
-        return {"metric": "kid", "subset_size": self.subset_size, "subsets": self.subsets, "degree": self.degree,
-                "coef": self.coef, "seed": self.seed, "feature": self.feature}
+        return {
+            "metric": "kid",
+            "subset_size": self.subset_size,
+            "subsets": self.subsets,
+            "degree": self.degree,
+            "coef": self.coef,
+            "seed": self.seed,
+            "feature": self.feature,
+        }
 
 
 def _off_diagonal_sum(k: torch.Tensor) -> torch.Tensor:

@@ -31,8 +31,14 @@ def window_matrix(n: int, sigma: float, dtype, device) -> torch.Tensor:
     return w.to(dtype=dtype, device=device)
 
 
-def ssim_per_image(preds: torch.Tensor, target: torch.Tensor, data_range: float = 1.0, sigma: float = 1.5,
-                   k1: float = 0.01, k2: float = 0.03) -> torch.Tensor:
+def ssim_per_image(
+    preds: torch.Tensor,
+    target: torch.Tensor,
+    data_range: float = 1.0,
+    sigma: float = 1.5,
+    k1: float = 0.01,
+    k2: float = 0.03,
+) -> torch.Tensor:
     """(B,) SSIM of each image pair, (B, C, H, W) inputs, averaged over channels and the full map."""
     h, w = preds.shape[-2:]
     wh = window_matrix(h, sigma, preds.dtype, preds.device)
@@ -60,8 +66,9 @@ class SSIM:
         perturbed = view.images
         total = 0.0
         for i in range(0, len(perturbed), self.batch_size):
-            s = ssim_per_image(perturbed[i : i + self.batch_size], self.clean[i : i + self.batch_size],
-                               self.data_range, self.sigma)
+            s = ssim_per_image(
+                perturbed[i : i + self.batch_size], self.clean[i : i + self.batch_size], self.data_range, self.sigma
+            )
             total += float(s.double().sum())
         return total / len(perturbed)
 

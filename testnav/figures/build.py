@@ -14,8 +14,15 @@ import pandas as pd
 
 from .loader import ABLATIONS, BASELINES, INPUT_LEVEL, Results, fidelity_label, fidelity_rank, method_label
 from .tables import auc_table, marks, write_table2, write_table3
-from .testnav_plots import (full_recall_x, order_summary, plot_certificate, plot_examples, plot_pareto, plot_recall,
-                            plot_voxels)
+from .testnav_plots import (
+    full_recall_x,
+    order_summary,
+    plot_certificate,
+    plot_examples,
+    plot_pareto,
+    plot_recall,
+    plot_voxels,
+)
 
 
 @dataclass
@@ -53,8 +60,12 @@ def _fig_pareto(res: Results, b: str, out: Path) -> Entry | None:
         c = gt.order_counts()
         parts.append(f"{sum(c)} under {fidelity_label(f)} (Θ1–Θ{gt.n} {order_summary(c)})")
     size = len(res.truths[(b, fids[0])].points) - 1
-    return Entry("TestNav figures", f"Fig. 1 · {b}: the ground-truth Pareto fronts", path,
-                 f"Of the {size:,} perturbed configurations of {b}, P* holds " + "; ".join(parts) + ".")
+    return Entry(
+        "TestNav figures",
+        f"Fig. 1 · {b}: the ground-truth Pareto fronts",
+        path,
+        f"Of the {size:,} perturbed configurations of {b}, P* holds " + "; ".join(parts) + ".",
+    )
 
 
 def _recall_sentence(res: Results, b: str, fids, searches, reference="nsga2") -> str:
@@ -69,16 +80,23 @@ def _recall_sentence(res: Results, b: str, fids, searches, reference="nsga2") ->
             continue
         best = max(aucs, key=aucs.get)
         others = {s: v for s, v in aucs.items() if s != reference}
-        full = (f"TestNav recovers all of P* after {u:,} unique configurations"
-                + (f" ({100 * u / size:.1f}% of Θ)" if size else "") + (f", {n:,} proposals" if n else "")
-                if u else "TestNav does not recover all of P* in every seed")
+        full = (
+            f"TestNav recovers all of P* after {u:,} unique configurations"
+            + (f" ({100 * u / size:.1f}% of Θ)" if size else "")
+            + (f", {n:,} proposals" if n else "")
+            if u
+            else "TestNav does not recover all of P* in every seed"
+        )
         cmp = ""
         if reference in aucs and others:
             rival = max(others, key=others.get)
-            cmp = (f"; AUC-Recall {aucs[reference]:.3f} vs {others[rival]:.3f} for the best other method "
-                   f"({method_label(rival)})")
-        bits.append(f"{fidelity_label(f)}: {full}{cmp}" + ("" if best == reference else
-                                                            f", so {method_label(best)} leads"))
+            cmp = (
+                f"; AUC-Recall {aucs[reference]:.3f} vs {others[rival]:.3f} for the best other method "
+                f"({method_label(rival)})"
+            )
+        bits.append(
+            f"{fidelity_label(f)}: {full}{cmp}" + ("" if best == reference else f", so {method_label(best)} leads")
+        )
     return "; ".join(bits) + "."
 
 
@@ -90,7 +108,11 @@ def _fig_recall(res: Results, b: str, out: Path, number: int, searches, what: st
     if c.empty:
         return None
     fids = sorted(c["fidelity"].unique(), key=lambda f: (fidelity_rank(f), f))
-    c = c.assign(_r=c["fidelity"].map(lambda f: (fidelity_rank(f), f))).sort_values("_r", kind="stable").drop(columns="_r")
+    c = (
+        c.assign(_r=c["fidelity"].map(lambda f: (fidelity_rank(f), f)))
+        .sort_values("_r", kind="stable")
+        .drop(columns="_r")
+    )
     present = [s for s in searches if s in set(c["search"])]
     absent = [s for s in searches if s not in present]
     if absent:
@@ -110,14 +132,21 @@ def _fig_examples(res: Results, b: str, f: str, out: Path, number: int, cache_di
         return None
     if note:
         res.missing.append(f"Fig. {number} · {b}/{f}: {note}")
-    path = plot_examples(items, out / f"fig{number}_{b}_{f}.png",
-                         title=f"{b}, test input #0 under the {len(items)} configurations of P* (δ, ρ {fidelity_label(f)}); "
-                               f"δ: accuracy drop over D, ρ: normalised fidelity")
+    path = plot_examples(
+        items,
+        out / f"fig{number}_{b}_{f}.png",
+        title=f"{b}, test input #0 under the {len(items)} configurations of P* (δ, ρ {fidelity_label(f)}); "
+        f"δ: accuracy drop over D, ρ: normalised fidelity",
+    )
     d = [it["delta"] for it in items]
-    return Entry("TestNav figures", f"Fig. {number} · {b} · {fidelity_label(f)}: one input under each θ ∈ P*", path,
-                 f"Test input #0 under all {len(items)} Pareto-optimal configurations of (δ, ρ {fidelity_label(f)}), "
-                 f"grouped by order {order_summary(gt.order_counts())}; their accuracy drop over D ranges "
-                 f"from {min(d):.3f} to {max(d):.3f}.")
+    return Entry(
+        "TestNav figures",
+        f"Fig. {number} · {b} · {fidelity_label(f)}: one input under each θ ∈ P*",
+        path,
+        f"Test input #0 under all {len(items)} Pareto-optimal configurations of (δ, ρ {fidelity_label(f)}), "
+        f"grouped by order {order_summary(gt.order_counts())}; their accuracy drop over D ranges "
+        f"from {min(d):.3f} to {max(d):.3f}.",
+    )
 
 
 def _fig_voxels(res: Results, b: str, f: str, out: Path, number: int) -> Entry | None:
@@ -126,17 +155,25 @@ def _fig_voxels(res: Results, b: str, f: str, out: Path, number: int) -> Entry |
         res.missing.append(f"Fig. {number} · {b}/{f}: voxel plots need 3 or 4 families (has {gt.n})")
         return None
     levels = int(gt.points[[f"t{i + 1}" for i in range(gt.n)]].to_numpy().max()) + 1
-    path = plot_voxels(gt.pstar, out / f"fig{number}_{b}_{f}.png", levels=levels,
-                       title=f"{b} ({fidelity_label(f)}): |P*| = {len(gt.pstar)}, coloured by order")
+    path = plot_voxels(
+        gt.pstar,
+        out / f"fig{number}_{b}_{f}.png",
+        levels=levels,
+        title=f"{b} ({fidelity_label(f)}): |P*| = {len(gt.pstar)}, coloured by order",
+    )
     if gt.n == 4:
         per = gt.pstar["t4"].value_counts()
         split = ", ".join(str(int(per.get(v, 0))) for v in range(levels))
         where = f"per θ4 level 0–{levels - 1}: {split}"
     else:
         where = f"{len(gt.pstar)} voxels"
-    return Entry("TestNav figures", f"Fig. {number} · {b} · {fidelity_label(f)}: P* in the lattice", path,
-                 f"Where the {len(gt.pstar)} members of P* (δ, ρ {fidelity_label(f)}) lie in the "
-                 f"{levels}^{gt.n} lattice, {where}.")
+    return Entry(
+        "TestNav figures",
+        f"Fig. {number} · {b} · {fidelity_label(f)}: P* in the lattice",
+        path,
+        f"Where the {len(gt.pstar)} members of P* (δ, ρ {fidelity_label(f)}) lie in the "
+        f"{levels}^{gt.n} lattice, {where}.",
+    )
 
 
 def certificate_curves(runs: pd.DataFrame, b: str, searches=("tomonav", "nsga2")) -> pd.DataFrame:
@@ -152,27 +189,45 @@ def certificate_curves(runs: pd.DataFrame, b: str, searches=("tomonav", "nsga2")
             continue
         t = t[t["new"].astype(bool)]
         hits = t["in_pstar"].fillna(False).astype(bool).cumsum() / int(r["pstar_size"])
-        rows.append(pd.DataFrame({"fidelity": f, "search": s, "unique": t["unique"].to_numpy(),
-                                  "recall": hits.to_numpy(), "p_complete": t["p_complete"].to_numpy()}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "fidelity": f,
+                    "search": s,
+                    "unique": t["unique"].to_numpy(),
+                    "recall": hits.to_numpy(),
+                    "p_complete": t["p_complete"].to_numpy(),
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
 def _fig_certificate(res: Results, b: str, out: Path) -> Entry | None:
     c = certificate_curves(res.runs, b) if not res.runs.empty else pd.DataFrame()
     if c.empty:
-        res.missing.append(f"Fig. 9 · {b}: no TomoNav or NSGA-II trace with p_complete (runs older than the certificate)")
+        res.missing.append(
+            f"Fig. 9 · {b}: no TomoNav or NSGA-II trace with p_complete (runs older than the certificate)"
+        )
         return None
     path = plot_certificate(c, out / f"fig9_{b}.png", title=f"{b}: recall and the stopping certificate")
     bits = []
     for (f, s), g in c.groupby(["fidelity", "search"], sort=False):
         at = g[g["p_complete"] >= 0.95]
         full = g[g["recall"] >= 1 - 1e-12]
-        stop = f"p_complete reaches 0.95 after {int(at['unique'].iloc[0]):,} unique configurations" if len(at) else \
-            "p_complete never reaches 0.95"
+        stop = (
+            f"p_complete reaches 0.95 after {int(at['unique'].iloc[0]):,} unique configurations"
+            if len(at)
+            else "p_complete never reaches 0.95"
+        )
         found = f"full recall after {int(full['unique'].iloc[0]):,}" if len(full) else "full recall never reached"
         bits.append(f"{method_label(s)} on {fidelity_label(f)}: {stop}, {found}")
-    return Entry("TestNav figures", f"Fig. 9 · {b}: recall and p_complete against unique configurations", path,
-                 "Stopping certificate (lowest seed): " + "; ".join(bits) + ".")
+    return Entry(
+        "TestNav figures",
+        f"Fig. 9 · {b}: recall and p_complete against unique configurations",
+        path,
+        "Stopping certificate (lowest seed): " + "; ".join(bits) + ".",
+    )
 
 
 def draw_testnav(res: Results, figures_dir, tables_dir, cache_dir=None, examples: bool = True) -> list[Entry]:
@@ -181,18 +236,25 @@ def draw_testnav(res: Results, figures_dir, tables_dir, cache_dir=None, examples
     cache_dir = Path(cache_dir) if cache_dir else res.root / "cache"
     entries: list[Entry] = []
     for b in res.benchmarks():
-        for e in (_fig_pareto(res, b, figures_dir),
-                  _fig_recall(res, b, figures_dir, 2, BASELINES, "Recall@P* of TestNav and the search baselines"),
-                  _fig_recall(res, b, figures_dir, 3, ABLATIONS, "multi- vs single-objective search"),
-                  _fig_recall(res, b, figures_dir, 4, INPUT_LEVEL, "input-level signals vs TestNav")):
+        for e in (
+            _fig_pareto(res, b, figures_dir),
+            _fig_recall(res, b, figures_dir, 2, BASELINES, "Recall@P* of TestNav and the search baselines"),
+            _fig_recall(res, b, figures_dir, 3, ABLATIONS, "multi- vs single-objective search"),
+            _fig_recall(res, b, figures_dir, 4, INPUT_LEVEL, "input-level signals vs TestNav"),
+        ):
             if e:
                 entries.append(e)
         fids = [f for f in res.fidelities(b) if (b, f) in res.truths]
         # the benchmark's first metric in paper order gets Figs. 5 and 7, the others 6 and 8
         if examples:
-            entries += [e for rank, f in enumerate(fids)
-                        if (e := _fig_examples(res, b, f, figures_dir, 5 if rank == 0 else 6, cache_dir))]
-        entries += [e for rank, f in enumerate(fids) if (e := _fig_voxels(res, b, f, figures_dir, 7 if rank == 0 else 8))]
+            entries += [
+                e
+                for rank, f in enumerate(fids)
+                if (e := _fig_examples(res, b, f, figures_dir, 5 if rank == 0 else 6, cache_dir))
+            ]
+        entries += [
+            e for rank, f in enumerate(fids) if (e := _fig_voxels(res, b, f, figures_dir, 7 if rank == 0 else 8))
+        ]
         if e := _fig_certificate(res, b, figures_dir):
             entries.append(e)
     t2 = write_table2(res.runs, tables_dir)
@@ -201,18 +263,33 @@ def draw_testnav(res: Results, figures_dir, tables_dir, cache_dir=None, examples
         mk = marks(mean)
         best = [f"{c}: {', '.join(mk.index[mk[c] == 'best'])} {mean[c].max():.3f}" for c in mean.columns]
         seeds = int(res.runs["seed"].nunique())
-        entries.append(Entry("TestNav tables", "Table 2: AUC-Recall@P* (mean over seeds; bold best, underline second)",
-                             t2["md"], f"Best per column over {seeds} seed(s) — " + "; ".join(best) +
-                             f" (also as {t2['tex'].name}, {t2['csv'].name} with ± sd, and every search in "
-                             f"{t2['all_md'].name}).", kind="table"))
+        entries.append(
+            Entry(
+                "TestNav tables",
+                "Table 2: AUC-Recall@P* (mean over seeds; bold best, underline second)",
+                t2["md"],
+                f"Best per column over {seeds} seed(s) — "
+                + "; ".join(best)
+                + f" (also as {t2['tex'].name}, {t2['csv'].name} with ± sd, and every search in "
+                f"{t2['all_md'].name}).",
+                kind="table",
+            )
+        )
     else:
         res.missing.append("Table 2: no search runs")
     t3 = write_table3(res.truths, tables_dir)
     if t3:
         t = pd.read_csv(t3["csv"])
         sizes = "; ".join(f"{r['benchmark']} {r['metric pair']} |P*| = {r['|P*|']}" for _, r in t.iterrows())
-        entries.append(Entry("TestNav tables", "Table 3: P* composition by order per metric pair", t3["md"],
-                             f"{sizes} (also as {t3['tex'].name}, {t3['csv'].name}).", kind="table"))
+        entries.append(
+            Entry(
+                "TestNav tables",
+                "Table 3: P* composition by order per metric pair",
+                t3["md"],
+                f"{sizes} (also as {t3['tex'].name}, {t3['csv'].name}).",
+                kind="table",
+            )
+        )
     else:
         res.missing.append("Table 3: no ground-truth table")
     return entries

@@ -93,6 +93,14 @@ def example_items(name: str, gt, cache_dir, index: int = 0, root=None) -> tuple[
     tcols = [c for c in front.columns if c[:1] == "t" and c[1:].isdigit()]
     thetas = [tuple(int(v) for v in r) for r in front[tcols].to_numpy()]
     images = perturbed_inputs(benchmark, loaded, thetas, index)
-    items = [{"theta": th, "order": int(r["order"]), "delta": float(r["delta_raw"]), "rho": float(r["rho"]),
-              "image": images[th]} for th, (_, r) in zip(thetas, front.iterrows())]
+    items = [
+        {
+            "theta": th,
+            "order": int(r["order"]),
+            "delta": float(r["delta_raw"]),
+            "rho": float(r["rho"]),
+            "image": images[th],
+        }
+        for th, (_, r) in zip(thetas, front.iterrows())
+    ]
     return items, note

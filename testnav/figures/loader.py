@@ -37,10 +37,22 @@ ABLATIONS = ["nsga2", "delta_only", "rho_only"]  # §4.3, Fig. 3
 INPUT_LEVEL = ["nsga2", "nac", "snac", "kmnc", "tknc", "deepgini", "lsa", "dsa"]  # §4.4, Fig. 4
 METHODS = list(dict.fromkeys(BASELINES + ABLATIONS + INPUT_LEVEL))
 
-METHOD_LABELS = {"nsga2": "TestNav", "greedy": "Greedy Search", "ga": "Genetic Algorithm", "random": "Random Search",
-                 "delta_only": "δ only", "rho_only": "ρ only", "nac": "NAC", "snac": "SNAC", "kmnc": "KMNC",
-                 "tknc": "TKNC", "deepgini": "DeepGini", "lsa": "LSA", "dsa": "DSA",
-                 "tomonav": "TomoNav (beyond the papers)"}
+METHOD_LABELS = {
+    "nsga2": "TestNav",
+    "greedy": "Greedy Search",
+    "ga": "Genetic Algorithm",
+    "random": "Random Search",
+    "delta_only": "δ only",
+    "rho_only": "ρ only",
+    "nac": "NAC",
+    "snac": "SNAC",
+    "kmnc": "KMNC",
+    "tknc": "TKNC",
+    "deepgini": "DeepGini",
+    "lsa": "LSA",
+    "dsa": "DSA",
+    "tomonav": "TomoNav (beyond the papers)",
+}
 FIDELITY_LABELS = {"ssim": "SSIM", "kid": "KID", "chrf": "chrF", "bertf1": "BERT-F1", "rho": "ρ"}
 # Paper order of fidelity metrics; the first of a benchmark is its "primary" one (Figs. 5, 7).
 FIDELITY_ORDER = ["ssim", "chrf", "rho", "kid", "bertf1"]
@@ -116,8 +128,9 @@ class Results:
         return [f for b, f in self.pairs() if b == benchmark]
 
 
-def truth_from_table(benchmark: str, fidelity: str, df: pd.DataFrame, column: str, sign: float, path: Path,
-                     meta: dict | None = None) -> GroundTruth:
+def truth_from_table(
+    benchmark: str, fidelity: str, df: pd.DataFrame, column: str, sign: float, path: Path, meta: dict | None = None
+) -> GroundTruth:
     """Normalise one table exactly as a replay does (`Objectives.from_table`) and mark P*."""
     obj = Objectives.from_table(df, column, sign, source=str(path))
     lat = obj.lattice
@@ -199,8 +212,10 @@ def scan_runs(root: Path, missing: list) -> pd.DataFrame:
     key = ["benchmark", "fidelity", "search", "seed", "table", "budget"]
     dup = df.duplicated(key, keep="last")
     if dup.any():
-        missing.append(f"{int(dup.sum())} repeated run(s) (same benchmark, fidelity, search, seed, table, budget): "
-                       f"the newest of each is used")
+        missing.append(
+            f"{int(dup.sum())} repeated run(s) (same benchmark, fidelity, search, seed, table, budget): "
+            f"the newest of each is used"
+        )
         df = df[~dup]
     # One ground-truth table and one budget per benchmark–fidelity, so that seeds are comparable.
     keep = []
@@ -208,8 +223,10 @@ def scan_runs(root: Path, missing: list) -> pd.DataFrame:
         table = Counter(g["table"]).most_common(1)[0][0]
         other = g[g["table"] != table]
         if len(other):
-            missing.append(f"{b}/{f}: {len(other)} run(s) on another ground-truth table than the majority's "
-                           f"({Path(table).name or 'unnamed'}) ignored")
+            missing.append(
+                f"{b}/{f}: {len(other)} run(s) on another ground-truth table than the majority's "
+                f"({Path(table).name or 'unnamed'}) ignored"
+            )
         g = g[g["table"] == table]
         budget = Counter(g["budget"]).most_common(1)[0][0]
         other = g[g["budget"] != budget]
@@ -233,8 +250,10 @@ def report_coverage(runs: pd.DataFrame, missing: list) -> None:
         for s, gs in g.groupby("search", sort=True):
             lack = sorted(set(seeds) - set(gs["seed"]))
             if lack:
-                missing.append(f"{b}/{f}/{s}: seed(s) {', '.join(map(str, lack))} missing "
-                               f"({gs['seed'].nunique()} of {len(seeds)} seeds used)")
+                missing.append(
+                    f"{b}/{f}/{s}: seed(s) {', '.join(map(str, lack))} missing "
+                    f"({gs['seed'].nunique()} of {len(seeds)} seeds used)"
+                )
         if len(seeds) < 2:
             missing.append(f"{b}/{f}: one seed only, so no ± 1 sd bands")
 
@@ -250,8 +269,9 @@ def read_trace(path: str) -> pd.DataFrame:
 INFERENCE_POINTS = 500  # the inference axis is sampled on a fixed grid: runs spend inferences in different steps
 
 
-def run_curves(trace: pd.DataFrame, pstar_size: int, space_size: int, budget: int,
-               inferences_space: float | None = None) -> dict[str, np.ndarray]:
+def run_curves(
+    trace: pd.DataFrame, pstar_size: int, space_size: int, budget: int, inferences_space: float | None = None
+) -> dict[str, np.ndarray]:
     """Recall@P* of one run on both axes, padded with the last value (testnav.recall's reading);
     with an `inferences` column and the cost of all of Θ, also against inferences spent, on
     INFERENCE_POINTS equal steps of [0, inferences_space] (issue 11's cost-aware view)."""
@@ -302,10 +322,20 @@ def build_curves(runs: pd.DataFrame, missing: list) -> pd.DataFrame:
             length = min(len(c) for c in cs)
             m = np.stack([c[:length] for c in cs])
             x = inference_grid(cost) if axis == "inferences" else np.arange(1, length + 1)
-            frames.append(pd.DataFrame({"benchmark": b, "fidelity": f, "search": s, "axis": axis,
-                                        "x": x[:length], "mean": m.mean(0),
-                                        "sd": m.std(0, ddof=1) if len(m) > 1 else np.zeros(length),
-                                        "seeds": len(m)}))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "benchmark": b,
+                        "fidelity": f,
+                        "search": s,
+                        "axis": axis,
+                        "x": x[:length],
+                        "mean": m.mean(0),
+                        "sd": m.std(0, ddof=1) if len(m) > 1 else np.zeros(length),
+                        "seeds": len(m),
+                    }
+                )
+            )
     if not frames:
         return pd.DataFrame(columns=["benchmark", "fidelity", "search", "axis", "x", "mean", "sd", "seeds"])
     return pd.concat(frames, ignore_index=True)
@@ -360,8 +390,9 @@ def load_truths(root: Path, runs: pd.DataFrame, missing: list) -> dict:
                 missing.append(f"{b}/{f}: ground truth {p.name} unusable ({type(e).__name__}: {str(e)[:80]})")
         if len(paths) > 1 and (b, f) in truths:  # named without its cache key, which moves with every code edit
             used = "the table its runs read" if (b, f) in from_runs else "the newest cached table with that metric"
-            missing.append(f"{b}/{f}: using {used}; {len(paths) - 1} other cached table(s) "
-                           f"(older code or settings) ignored")
+            missing.append(
+                f"{b}/{f}: using {used}; {len(paths) - 1} other cached table(s) (older code or settings) ignored"
+            )
     return truths
 
 
@@ -384,8 +415,9 @@ def load_results(root="results") -> Results:
     root = Path(root)
     missing: list[str] = []
     if not root.is_dir():
-        return Results(root, pd.DataFrame(), build_curves(pd.DataFrame(), missing), {}, {},
-                       [f"no results folder {root}"])
+        return Results(
+            root, pd.DataFrame(), build_curves(pd.DataFrame(), missing), {}, {}, [f"no results folder {root}"]
+        )
     runs = scan_runs(root, missing)
     report_coverage(runs, missing)
     curves = build_curves(runs, missing)

@@ -27,28 +27,38 @@ def _layer(meta) -> str:
 def code_sentence(benchmark: str, meta: dict) -> str:
     masked = [f for f in _family(meta, "code_") if "protected" in f]
     prot = {f["protected"] for f in masked}
-    words = ("ReCode's protected words (tree-sitter identifiers of prompt + solution, TYPE_VARS)" if prot == {"recode"}
-             else "the harness's narrower ast identifiers as protected words" if prot == {"ast"}
-             else "protected words not recorded (an older table: the ast identifiers)" if not prot
-             else f"mixed protected-word readings {sorted(prot)}")
+    words = (
+        "ReCode's protected words (tree-sitter identifiers of prompt + solution, TYPE_VARS)"
+        if prot == {"recode"}
+        else "the harness's narrower ast identifiers as protected words"
+        if prot == {"ast"}
+        else "protected words not recorded (an older table: the ast identifiers)"
+        if not prot
+        else f"mixed protected-word readings {sorted(prot)}"
+    )
     nl = next((f.get("where") for f in _family(meta, "code_newline")), None)
-    newline = {"afterdoc": "newline = ReCode's new_line_afterdoc, n times",
-               "docstring": "newline inside the docstring (the harness's reading, not ReCode's)"}.get(
-        nl, "newline reading not recorded (an older table: inside the docstring)")
+    newline = {
+        "afterdoc": "newline = ReCode's new_line_afterdoc, n times",
+        "docstring": "newline inside the docstring (the harness's reading, not ReCode's)",
+    }.get(nl, "newline reading not recorded (an older table: inside the docstring)")
     task = meta.get("task") or {}
-    decoding = {"recode": f"ReCode's decoding and filter_valid_code (max_length {task.get('max_length')})",
-                "codex": f"Codex stop sequences ({task.get('max_new_tokens')} new tokens)"}.get(
-        task.get("reading"), "decoding reading not recorded (an older table: Codex stop sequences)")
+    decoding = {
+        "recode": f"ReCode's decoding and filter_valid_code (max_length {task.get('max_length')})",
+        "codex": f"Codex stop sequences ({task.get('max_new_tokens')} new tokens)",
+    }.get(task.get("reading"), "decoding reading not recorded (an older table: Codex stop sequences)")
     return f"{benchmark}: {words}; {newline}; {decoding}; {_layer(meta)}."
 
 
 def qqp_sentence(benchmark: str, meta: dict, gt) -> str:
     swaps = [f for f in meta.get("families", []) if f.get("name") in ("synonym", "typo")]
     flags = {f.get("stopwords") for f in swaps}
-    stop = ("synonym and typo under TextAttack's RepeatModification and StopwordModification (NLTK's 179 English "
-            "stopwords)" if flags and None not in flags and False not in flags
-            else "synonym and typo under RepeatModification only (stopwords editable, unlike TextAttack)"
-            if flags == {False} else "stopword constraint not recorded (an older table: RepeatModification only)")
+    stop = (
+        "synonym and typo under TextAttack's RepeatModification and StopwordModification (NLTK's 179 English stopwords)"
+        if flags and None not in flags and False not in flags
+        else "synonym and typo under RepeatModification only (stopwords editable, unlike TextAttack)"
+        if flags == {False}
+        else "stopword constraint not recorded (an older table: RepeatModification only)"
+    )
     out = f"{benchmark}: {stop}; {_layer(meta)}."
     names = [f.get("name") for f in meta.get("families", [])]
     if "contraction" in names and gt is not None and len(gt.points):
@@ -63,8 +73,7 @@ def qqp_sentence(benchmark: str, meta: dict, gt) -> str:
             rho = f"{gt.fidelity} {r['rho_raw']:.4g}" + (f" (unchanged = {base:g})" if base is not None else "")
             out += f" Contraction alone at level {top} gives δ = {r['delta_raw']:.4g} and {rho}"
             if base is not None and r["rho_raw"] >= 0.99 * base:
-                out += (": it is nearly a no-op on QQP, whose questions rarely contain TextAttack's two-word "
-                        "expansions.")
+                out += ": it is nearly a no-op on QQP, whose questions rarely contain TextAttack's two-word expansions."
             else:
                 out += "."
     return out

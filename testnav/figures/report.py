@@ -21,8 +21,10 @@ def run_overview(res) -> str:
         return "No search runs were found."
     lines = []
     for (b, f), g in r.groupby(["benchmark", "fidelity"], sort=True):
-        lines.append(f"{b}/{f}: {g['search'].nunique()} searches × {g['seed'].nunique()} seed(s) "
-                     f"({len(g)} runs, budget {int(g['budget'].iloc[0]):,} proposals, |P*| = {int(g['pstar_size'].iloc[0])})")
+        lines.append(
+            f"{b}/{f}: {g['search'].nunique()} searches × {g['seed'].nunique()} seed(s) "
+            f"({len(g)} runs, budget {int(g['budget'].iloc[0]):,} proposals, |P*| = {int(g['pstar_size'].iloc[0])})"
+        )
     return "Runs used: " + "; ".join(lines) + "."
 
 
@@ -30,10 +32,15 @@ def write_report(entries: list[Entry], res, path, extra_notes=()) -> Path:
     path = Path(path)
     base = path.parent
     rel = lambda p: os.path.relpath(Path(p), base).replace(os.sep, "/")  # noqa: E731
-    out = ["# Reproduction report", "",
-           "Rebuilt by `make figures` from everything under `results/` (TestNav: Pareto-guided search; "
-           "TestifAI: partial tomography). Figures are in `figures/`, tables in `tables/`.", "",
-           run_overview(res), ""]
+    out = [
+        "# Reproduction report",
+        "",
+        "Rebuilt by `make figures` from everything under `results/` (TestNav: Pareto-guided search; "
+        "TestifAI: partial tomography). Figures are in `figures/`, tables in `tables/`.",
+        "",
+        run_overview(res),
+        "",
+    ]
     readings = reading_sentences(res)
     if readings:
         out += ["Readings behind the language and code numbers: " + " ".join(readings), ""]

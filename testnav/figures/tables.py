@@ -71,17 +71,32 @@ def to_markdown(table: pd.DataFrame, first: str = "Method") -> str:
 
 
 def latex_escape(s: str) -> str:
-    return (s.replace("\\", r"\textbackslash{}").replace("_", r"\_").replace("&", r"\&").replace("%", r"\%")
-            .replace("#", r"\#").replace("δ", r"$\delta$").replace("ρ", r"$\rho$").replace("·", r"$\cdot$")
-            .replace("Θ", r"$\Theta$").replace("|P*|", r"$|\mathcal{P}^*|$"))
+    return (
+        s.replace("\\", r"\textbackslash{}")
+        .replace("_", r"\_")
+        .replace("&", r"\&")
+        .replace("%", r"\%")
+        .replace("#", r"\#")
+        .replace("δ", r"$\delta$")
+        .replace("ρ", r"$\rho$")
+        .replace("·", r"$\cdot$")
+        .replace("Θ", r"$\Theta$")
+        .replace("|P*|", r"$|\mathcal{P}^*|$")
+    )
 
 
 def to_latex(table: pd.DataFrame, caption: str = "", first: str = "Method", label: str = "") -> str:
     mk = marks(table)
     fmt = lambda s, m: rf"\textbf{{{s}}}" if m == "best" else (rf"\underline{{{s}}}" if m == "second" else s)  # noqa: E731
     spec = "l" + "r" * len(table.columns)
-    lines = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-             " & ".join(latex_escape(str(c)) for c in [first, *table.columns]) + r" \\", r"\midrule"]
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        " & ".join(latex_escape(str(c)) for c in [first, *table.columns]) + r" \\",
+        r"\midrule",
+    ]
     lines += [" & ".join([latex_escape(r[0]), *r[1:]]) + r" \\" for r in _cells(table, mk, fmt)]
     lines += [r"\bottomrule", r"\end{tabular}"]
     if caption:
@@ -105,7 +120,10 @@ def composition_table(truths: dict) -> pd.DataFrame:
 
 def composition_markdown(t: pd.DataFrame) -> str:
     cols = list(t.columns)
-    lines = ["| " + " | ".join(c.replace("|", "\\|") for c in cols) + " |", "| " + " | ".join(["---", "---"] + ["---:"] * (len(cols) - 2)) + " |"]
+    lines = [
+        "| " + " | ".join(c.replace("|", "\\|") for c in cols) + " |",
+        "| " + " | ".join(["---", "---"] + ["---:"] * (len(cols) - 2)) + " |",
+    ]
     for r in t.itertuples(index=False):
         lines.append("| " + " | ".join(str(v) for v in r) + " |")
     return "\n".join(lines) + "\n"
@@ -113,12 +131,17 @@ def composition_markdown(t: pd.DataFrame) -> str:
 
 def composition_latex(t: pd.DataFrame) -> str:
     cols = list(t.columns)
-    lines = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{ll{'r' * (len(cols) - 2)}}}", r"\toprule",
-             " & ".join(latex_escape(c) for c in cols) + r" \\", r"\midrule"]
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        rf"\begin{{tabular}}{{ll{'r' * (len(cols) - 2)}}}",
+        r"\toprule",
+        " & ".join(latex_escape(c) for c in cols) + r" \\",
+        r"\midrule",
+    ]
     for r in t.itertuples(index=False):
         lines.append(" & ".join(latex_escape(str(v)) for v in r) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", r"\caption{Pareto-front composition per metric pair.}",
-              r"\end{table}"]
+    lines += [r"\bottomrule", r"\end{tabular}", r"\caption{Pareto-front composition per metric pair.}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 
@@ -130,8 +153,9 @@ def write_table2(runs: pd.DataFrame, out_dir) -> dict:
     mean, sd = auc_table(runs, BASELINES)
     if mean.empty:
         return paths
-    caption = ("AUC-Recall@P* for TestNav and search baselines (mean over seeds). "
-               "Bold: best, underline: second per column.")
+    caption = (
+        "AUC-Recall@P* for TestNav and search baselines (mean over seeds). Bold: best, underline: second per column."
+    )
     (out_dir / "table2.md").write_text(to_markdown(mean))
     (out_dir / "table2.tex").write_text(to_latex(mean, caption, label="tab:auc"))
     both = mean.round(4).astype(str) + " ± " + sd.round(4).astype(str)
@@ -140,7 +164,8 @@ def write_table2(runs: pd.DataFrame, out_dir) -> dict:
     mean_all, sd_all = auc_table(runs, METHODS)
     (out_dir / "table2_all.md").write_text(to_markdown(mean_all))
     (mean_all.round(4).astype(str) + " ± " + sd_all.round(4).astype(str)).rename_axis("method").to_csv(
-        out_dir / "table2_all.csv")
+        out_dir / "table2_all.csv"
+    )
     paths.update(all_md=out_dir / "table2_all.md")
     return paths
 

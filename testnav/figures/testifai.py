@@ -33,9 +33,18 @@ from matplotlib.ticker import MaxNLocator
 from ..cache import atomic_path
 
 STUDY_COMMAND = "python run.py stage=study"
-STYLE = {"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": 9,
-         "xtick.labelsize": 9, "ytick.labelsize": 9, "axes.grid": True, "grid.alpha": 0.3,
-         "font.family": "DejaVu Sans", "path.simplify": False}
+STYLE = {
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "legend.fontsize": 9,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "font.family": "DejaVu Sans",
+    "path.simplify": False,
+}
 BLUE, GREY, RED, GREEN, ORANGE = "#1f77b4", "#7f7f7f", "#d62728", "#2ca02c", "#ff7f0e"
 DPI = 120
 
@@ -97,8 +106,7 @@ def plot_r_distributions(per_test: pd.DataFrame, path) -> str:
             for body in parts["bodies"]:
                 body.set_facecolor(BLUE)
                 body.set_alpha(0.35)
-        ax.boxplot(groups, positions=pos, widths=0.18, whis=(0, 100), showfliers=False,
-                   medianprops={"color": RED})
+        ax.boxplot(groups, positions=pos, widths=0.18, whis=(0, 100), showfliers=False, medianprops={"color": RED})
         ax.set_xticks(pos, [f"Θ{k}\n(n={len(g)})" for k, g in zip(orders, groups)])
         ax.set_xlabel("order k (number of perturbations applied)")
         ax.set_ylabel("ground-truth robustness r_σ")
@@ -107,11 +115,14 @@ def plot_r_distributions(per_test: pd.DataFrame, path) -> str:
         _save(fig, path)
     med = [float(np.median(g)) for g in groups]
     lo = next((i for i, k in enumerate(orders) if k >= 1), 0)
-    return (f"Ground-truth robustness r_σ by order on the {label} lattice: the median r_σ falls from "
-            f"{med[lo]:.3f} for order {orders[lo]} to {med[-1]:.3f} for order {orders[-1]}, "
-            f"the clean accuracy being {med[0]:.3f}." if orders[0] == 0 else
-            f"Ground-truth robustness r_σ by order on the {label} lattice: the median falls from "
-            f"{med[0]:.3f} (order {orders[0]}) to {med[-1]:.3f} (order {orders[-1]}).")
+    return (
+        f"Ground-truth robustness r_σ by order on the {label} lattice: the median r_σ falls from "
+        f"{med[lo]:.3f} for order {orders[lo]} to {med[-1]:.3f} for order {orders[-1]}, "
+        f"the clean accuracy being {med[0]:.3f}."
+        if orders[0] == 0
+        else f"Ground-truth robustness r_σ by order on the {label} lattice: the median falls from "
+        f"{med[0]:.3f} (order {orders[0]}) to {med[-1]:.3f} (order {orders[-1]})."
+    )
 
 
 def plot_per_test_errors(per_test: pd.DataFrame, path) -> str:
@@ -148,8 +159,10 @@ def plot_per_test_errors(per_test: pd.DataFrame, path) -> str:
     for label in labels:
         d = per_test[per_test.tomography == label]
         e = d.error.abs()
-        parts.append(f"{label}: {(e <= 0.05).mean():.1%} of {len(d)} tests within ±0.05 and {(e <= 0.1).mean():.1%} "
-                     f"within ±0.1 (max |error| {e.max():.3f})")
+        parts.append(
+            f"{label}: {(e <= 0.05).mean():.1%} of {len(d)} tests within ±0.05 and {(e <= 0.1).mean():.1%} "
+            f"within ±0.1 (max |error| {e.max():.3f})"
+        )
     return "Per-test estimation errors r̂_σ − r_σ of partial tomography; " + "; ".join(parts) + "."
 
 
@@ -176,9 +189,11 @@ def plot_queries(queries: pd.DataFrame, path) -> str:
         _save(fig, path)
     worst = q.loc[q.error.abs().idxmax()]
     top = q.loc[q.drop_pred.idxmax()]
-    return (f"Robustness estimation error R̂(Q) − R(Q) and predicted accuracy drop for {len(q)} Boolean queries: "
-            f"mean |error| {q.error.abs().mean():.3f}, worst {worst['query']} at {worst.error:+.3f}; the largest "
-            f"predicted drop is {top.drop_pred:.1%} ({top['query']}).")
+    return (
+        f"Robustness estimation error R̂(Q) − R(Q) and predicted accuracy drop for {len(q)} Boolean queries: "
+        f"mean |error| {q.error.abs().mean():.3f}, worst {worst['query']} at {worst.error:+.3f}; the largest "
+        f"predicted drop is {top.drop_pred:.1%} ({top['query']})."
+    )
 
 
 def _order_cut(label: str, total: int, k: int) -> int | None:
@@ -208,8 +223,9 @@ def plot_ordered_vs_random(ovr: pd.DataFrame, path) -> str:
                 if g.empty:
                     continue
                 ax.plot(g.tests, g["mean"], "o-", color=color, ms=4, label=strategy)
-                ax.fill_between(g.tests, (g["mean"] - g["std"]).clip(lower=0), g["mean"] + g["std"], color=color,
-                                alpha=0.2, lw=0)
+                ax.fill_between(
+                    g.tests, (g["mean"] - g["std"]).clip(lower=0), g["mean"] + g["std"], color=color, alpha=0.2, lw=0
+                )
             for k, color in ((2, RED), (3, GREEN)):
                 cut = _order_cut(label, total, k)
                 if cut is not None and cut < total:
@@ -225,9 +241,11 @@ def plot_ordered_vs_random(ovr: pd.DataFrame, path) -> str:
             if len(common):
                 at = [n for n in common if cut is None or n >= cut]
                 n = min(at) if at else max(common)
-                sentences.append(f"{label} at n = {n} (first step with all of Θ≤2 available): ordered "
-                                 f"{o[n]:.4f} vs random {r[n]:.4f}; ordered is lower at "
-                                 f"{int((o[common] < r[common]).sum())} of {len(common)} sizes")
+                sentences.append(
+                    f"{label} at n = {n} (first step with all of Θ≤2 available): ordered "
+                    f"{o[n]:.4f} vs random {r[n]:.4f}; ordered is lower at "
+                    f"{int((o[common] < r[common]).sum())} of {len(common)} sizes"
+                )
         _save(fig, path)
     return "Held-out MSE of r̂_σ, ordered vs random choice of training tests; " + "; ".join(sentences) + "."
 
@@ -240,8 +258,7 @@ def plot_inferences(inferences: pd.DataFrame, path) -> str:
     with each regime's per-test MSE above its bar (needs tomography, regime, inferences, mse)."""
     _require(inferences, ["tomography", "regime", "inferences", "mse"], "inference counts")
     labels = sorted(inferences.tomography.unique(), key=_dims)
-    regimes = [r for r in REGIMES if r in set(inferences.regime)] + \
-        sorted(set(inferences.regime) - set(REGIMES))
+    regimes = [r for r in REGIMES if r in set(inferences.regime)] + sorted(set(inferences.regime) - set(REGIMES))
     colors = dict(zip(regimes, (GREY, BLUE, GREEN, ORANGE, RED)))
     width = 0.8 / len(regimes)
     with rc_context(STYLE):
@@ -254,12 +271,24 @@ def plot_inferences(inferences: pd.DataFrame, path) -> str:
                     continue
                 row = row.iloc[0]
                 x = i + (j - (len(regimes) - 1) / 2) * width
-                ax.bar(x, row.inferences, width=width * 0.95, color=colors[regime],
-                       label=REGIMES.get(regime, regime) if i == 0 else None)
+                ax.bar(
+                    x,
+                    row.inferences,
+                    width=width * 0.95,
+                    color=colors[regime],
+                    label=REGIMES.get(regime, regime) if i == 0 else None,
+                )
                 full = inferences[(inferences.tomography == label) & (inferences.regime == "full")].inferences
                 share = f"{row.inferences / full.iloc[0]:.0%}\n" if len(full) and full.iloc[0] else ""
-                ax.annotate(f"{share}MSE {row.mse:.4f}", (x, row.inferences), ha="center", va="bottom", fontsize=7,
-                            xytext=(0, 2), textcoords="offset points")
+                ax.annotate(
+                    f"{share}MSE {row.mse:.4f}",
+                    (x, row.inferences),
+                    ha="center",
+                    va="bottom",
+                    fontsize=7,
+                    xytext=(0, 2),
+                    textcoords="offset points",
+                )
         ax.set_xticks(np.arange(len(labels)), [f"{label} tomography" for label in labels])
         ax.set_ylabel("total inferences (model evaluations of one input)")
         ax.set_ylim(0, inferences.inferences.max() * 1.3)
@@ -273,8 +302,11 @@ def plot_inferences(inferences: pd.DataFrame, path) -> str:
         if "full" not in d.index:
             continue
         full = d.loc["full", "inferences"]
-        bits = [f"{REGIMES.get(r, r)} {d.loc[r, 'inferences'] / full:.1%} of full (MSE {d.loc[r, 'mse']:.4f})"
-                for r in regimes if r in d.index and r != "full"]
+        bits = [
+            f"{REGIMES.get(r, r)} {d.loc[r, 'inferences'] / full:.1%} of full (MSE {d.loc[r, 'mse']:.4f})"
+            for r in regimes
+            if r in d.index and r != "full"
+        ]
         parts.append(f"{label} ({int(full):,} inferences for full): " + ", ".join(bits))
     return "Inference cost per regime; " + "; ".join(parts) + "."
 
@@ -293,9 +325,17 @@ def plot_quality_vs_severity(per_test: pd.DataFrame, path, quality_name: str = "
     clean = d.loc[d.severity == 0, "r_true"]
     r0 = float(clean.iloc[0]) if len(clean) else float(d.r_true.max())
     d["drop"] = r0 - d.r_true
-    g = d.groupby("severity").agg(q=("q_true", "mean"), q_lo=("q_true", lambda s: s.quantile(0.25)),
-                                  q_hi=("q_true", lambda s: s.quantile(0.75)), q_hat=("q_pred", "mean"),
-                                  drop=("drop", "mean")).reset_index()
+    g = (
+        d.groupby("severity")
+        .agg(
+            q=("q_true", "mean"),
+            q_lo=("q_true", lambda s: s.quantile(0.25)),
+            q_hi=("q_true", lambda s: s.quantile(0.75)),
+            q_hat=("q_pred", "mean"),
+            drop=("drop", "mean"),
+        )
+        .reset_index()
+    )
     with rc_context(STYLE):
         fig = Figure(figsize=(6.8, 4.2))
         ax = fig.add_subplot()
@@ -319,11 +359,13 @@ def plot_quality_vs_severity(per_test: pd.DataFrame, path, quality_name: str = "
     err = (held.q_pred - held.q_true).abs()
     span = float(d.q_true.max() - d.q_true.min()) or 1.0
     top = g.iloc[-1]
-    return (f"Input quality ({quality_name}) q_σ and its prediction q̂_σ, and the mean accuracy drop, against the "
-            f"severity sum on the {label} lattice: on the {len(held)} unmeasured tests of order ≥ 3, mean |q̂ − q| is "
-            f"{_num(err.mean())} ({err.mean() / span:.1%} of q's range); at the largest severity sum, "
-            f"{int(top.severity)}, mean q̂ is {_num(top.q_hat)} vs q {_num(top.q)} and the mean accuracy drop is "
-            f"{top['drop']:.3f}.")
+    return (
+        f"Input quality ({quality_name}) q_σ and its prediction q̂_σ, and the mean accuracy drop, against the "
+        f"severity sum on the {label} lattice: on the {len(held)} unmeasured tests of order ≥ 3, mean |q̂ − q| is "
+        f"{_num(err.mean())} ({err.mean() / span:.1%} of q's range); at the largest severity sum, "
+        f"{int(top.severity)}, mean q̂ is {_num(top.q_hat)} vs q {_num(top.q)} and the mean accuracy drop is "
+        f"{top['drop']:.3f}."
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -358,12 +400,16 @@ def draw_all(results_dir, figures_dir) -> list[tuple[Path, str]]:
                 frames[table] = pd.read_csv(csv) if csv.exists() else None
             df = frames[table]
             if df is None:
-                print(f"testifai figures: skipped {name} {stem}, missing {bdir / (table + '.csv')} "
-                      f"(make it with: {command})")
+                print(
+                    f"testifai figures: skipped {name} {stem}, missing {bdir / (table + '.csv')} "
+                    f"(make it with: {command})"
+                )
                 continue
             if plot is plot_quality_vs_severity and "q_true" not in df.columns:
-                print(f"testifai figures: skipped {name} {stem}, {table}.csv has no quality columns "
-                      f"(make them with: {command} tomography.quality=kid)")
+                print(
+                    f"testifai figures: skipped {name} {stem}, {table}.csv has no quality columns "
+                    f"(make them with: {command} tomography.quality=kid)"
+                )
                 continue
             path = Path(figures_dir) / f"testifai_{name}_{stem}.png"
             try:

@@ -70,8 +70,11 @@ def best_point(curve: pd.DataFrame) -> tuple[int, float]:
     return int(curve["x"].iloc[i]), float(m[i])
 
 
-AXIS_LABELS = {"unique": "unique configurations u", "budget": "budget (proposals)",
-               "inferences": "model inferences (early stopping)"}
+AXIS_LABELS = {
+    "unique": "unique configurations u",
+    "budget": "budget (proposals)",
+    "inferences": "model inferences (early stopping)",
+}
 
 
 @styled
@@ -84,8 +87,9 @@ def plot_recall(curves: pd.DataFrame, path, searches, title: str = "", reference
     """
     fids = list(dict.fromkeys(curves["fidelity"]))
     axes_kinds = [a for a in ("unique", "budget", "inferences") if (curves["axis"] == a).any()]
-    fig, axes = plt.subplots(len(axes_kinds), len(fids), figsize=(3.6 * len(fids), 2.6 * len(axes_kinds)),
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        len(axes_kinds), len(fids), figsize=(3.6 * len(fids), 2.6 * len(axes_kinds)), squeeze=False
+    )
     shown = []
     for j, fid in enumerate(fids):
         for i, kind in enumerate(axes_kinds):
@@ -107,8 +111,9 @@ def plot_recall(curves: pd.DataFrame, path, searches, title: str = "", reference
                     fx = full_recall_x(c)
                     if fx is not None:
                         ax.axvline(fx, color=color, ls=":", lw=0.9)
-                        ax.annotate(f"{fx:,}", (fx, 0.03), xytext=(3, 0), textcoords="offset points", fontsize=7,
-                                    color=color)
+                        ax.annotate(
+                            f"{fx:,}", (fx, 0.03), xytext=(3, 0), textcoords="offset points", fontsize=7, color=color
+                        )
             ax.set_ylim(-0.02, 1.04)
             ax.set_xlim(left=0)
             ax.set_xlabel(AXIS_LABELS[kind])
@@ -117,10 +122,17 @@ def plot_recall(curves: pd.DataFrame, path, searches, title: str = "", reference
             if i == 0:
                 seeds = int(sub["seeds"].max()) if "seeds" in sub and len(sub) else 0
                 ax.set_title(f"{fidelity_label(fid)}" + (f" ({seeds} seeds)" if seeds else ""))
-    handles = [Line2D([], [], color=METHOD_COLORS.get(s, "black"), ls=METHOD_STYLES.get(s, "-"), label=method_label(s))
-               for s in shown]
-    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 4), frameon=False,
-               bbox_to_anchor=(0.5, -0.02 - 0.04 * math.ceil(len(handles) / 4)))
+    handles = [
+        Line2D([], [], color=METHOD_COLORS.get(s, "black"), ls=METHOD_STYLES.get(s, "-"), label=method_label(s))
+        for s in shown
+    ]
+    fig.legend(
+        handles=handles,
+        loc="lower center",
+        ncol=min(len(handles), 4),
+        frameon=False,
+        bbox_to_anchor=(0.5, -0.02 - 0.04 * math.ceil(len(handles) / 4)),
+    )
     if title:
         fig.suptitle(title)
     fig.tight_layout()
@@ -139,7 +151,7 @@ def plot_examples(items: list[dict], path, title: str = "", fidelity: str = "") 
     for k in orders:
         group = sorted((it for it in items if int(it["order"]) == k), key=lambda it: (-it["delta"], it["theta"]))
         for start in range(0, len(group), ncols):
-            rows.append((k, group[start:start + ncols]))
+            rows.append((k, group[start : start + ncols]))
     fig, axes = plt.subplots(len(rows), ncols, figsize=(1.25 * ncols, 1.55 * len(rows)), squeeze=False)
     for r, (k, group) in enumerate(rows):
         for c in range(ncols):
@@ -155,8 +167,9 @@ def plot_examples(items: list[dict], path, title: str = "", fidelity: str = "") 
                 img = np.moveaxis(img, 0, -1)
             if img.ndim == 3 and img.shape[-1] == 1:
                 img = img[..., 0]
-            ax.imshow(np.clip(img, 0, 1), cmap="gray" if img.ndim == 2 else None, vmin=0, vmax=1,
-                      interpolation="nearest")
+            ax.imshow(
+                np.clip(img, 0, 1), cmap="gray" if img.ndim == 2 else None, vmin=0, vmax=1, interpolation="nearest"
+            )
             for side in ax.spines.values():
                 side.set_visible(True)
                 side.set_color(order_color(k))
@@ -237,8 +250,9 @@ def plot_certificate(curves: pd.DataFrame, path, title: str = "") -> object:
             ax.plot(g["unique"], g["recall"], color=color, label=f"{method_label(s)} recall")
             ax.plot(g["unique"], g["p_complete"], color=color, ls="--", label=f"{method_label(s)} p_complete")
         ax.axhline(0.95, color=GREY, lw=0.8, ls=":")
-        ax.set(xlabel="unique configurations", ylabel="Recall@P* / p_complete", ylim=(-0.02, 1.02),
-               title=fidelity_label(f))
+        ax.set(
+            xlabel="unique configurations", ylabel="Recall@P* / p_complete", ylim=(-0.02, 1.02), title=fidelity_label(f)
+        )
     axes[0][0].legend(fontsize=7, loc="lower right")
     if title:
         fig.suptitle(title)

@@ -23,10 +23,14 @@ def weights_file(path) -> Path:
         snapshots = sorted(p.glob("snapshots/*/model.safetensors")) + sorted(p.glob("snapshots/*/pytorch_model.bin"))
         if snapshots:
             return snapshots[-1]
-        raise UserError(f"{p} holds no model.safetensors or pytorch_model.bin (a Hugging Face snapshot directory was expected)")
+        raise UserError(
+            f"{p} holds no model.safetensors or pytorch_model.bin (a Hugging Face snapshot directory was expected)"
+        )
     if not p.exists():
-        raise UserError(f"checkpoint {p} does not exist: put the weights there (.safetensors, .pt or .pth state dict, "
-                        f"or a Hugging Face snapshot directory) or point benchmark.model.checkpoint at them")
+        raise UserError(
+            f"checkpoint {p} does not exist: put the weights there (.safetensors, .pt or .pth state dict, "
+            f"or a Hugging Face snapshot directory) or point benchmark.model.checkpoint at them"
+        )
     return p
 
 
@@ -51,20 +55,26 @@ def load_state_dict(path, trust_pickle: bool = False) -> dict:
     except pickle.UnpicklingError as e:
         found = re.search(r"GLOBAL ([\w.]+)", str(e))  # torch names the class it refused to unpickle
         if trust_pickle or not found:
-            raise UserError(f"checkpoint {f} is unreadable (UnpicklingError): give a state dict saved by torch.save "
-                            f"or safetensors") from None
-        raise UserError(f"checkpoint {f} holds pickled Python objects ({found.group(1)}) that "
-                        f"weights_only loading refuses: if you trust the file, set benchmark.model.trust_pickle=true, "
-                        f"or re-save its state dict alone") from None
+            raise UserError(
+                f"checkpoint {f} is unreadable (UnpicklingError): give a state dict saved by torch.save or safetensors"
+            ) from None
+        raise UserError(
+            f"checkpoint {f} holds pickled Python objects ({found.group(1)}) that "
+            f"weights_only loading refuses: if you trust the file, set benchmark.model.trust_pickle=true, "
+            f"or re-save its state dict alone"
+        ) from None
     except Exception as e:
-        raise UserError(f"checkpoint {f} is unreadable ({type(e).__name__}): give a state dict saved by "
-                        f"torch.save or safetensors") from None
+        raise UserError(
+            f"checkpoint {f} is unreadable ({type(e).__name__}): give a state dict saved by torch.save or safetensors"
+        ) from None
     for key in ("state_dict", "model", "model_state_dict"):
         if isinstance(state, dict) and key in state and isinstance(state[key], dict):
             state = state[key]
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
-        raise UserError(f"checkpoint {f} holds no state dict of tensors (found {type(state).__name__}): save "
-                        f"model.state_dict(), alone or under 'state_dict' / 'model_state_dict'")
+        raise UserError(
+            f"checkpoint {f} holds no state dict of tensors (found {type(state).__name__}): save "
+            f"model.state_dict(), alone or under 'state_dict' / 'model_state_dict'"
+        )
     return {k.removeprefix("module.").removeprefix("model."): v for k, v in state.items()}
 
 
@@ -72,5 +82,7 @@ def load_into(module: torch.nn.Module, path, trust_pickle: bool = False) -> None
     state = load_state_dict(path, trust_pickle)
     missing, unexpected = module.load_state_dict(state, strict=False)
     if missing:
-        raise UserError(f"checkpoint {weights_file(path)} does not fit {type(module).__name__}: "
-                        f"{len(missing)} weights missing (e.g. {missing[0]}), {len(unexpected)} unexpected")
+        raise UserError(
+            f"checkpoint {weights_file(path)} does not fit {type(module).__name__}: "
+            f"{len(missing)} weights missing (e.g. {missing[0]}), {len(unexpected)} unexpected"
+        )

@@ -43,8 +43,13 @@ class Preprocess(nn.Module):
         super().__init__()
         self.register_buffer("mean", torch.tensor(mean, dtype=torch.float32).view(1, -1, 1, 1))
         self.register_buffer("std", torch.tensor(std, dtype=torch.float32).view(1, -1, 1, 1))
-        self.input_size = None if input_size is None else (input_size, input_size) if isinstance(input_size, int) \
+        self.input_size = (
+            None
+            if input_size is None
+            else (input_size, input_size)
+            if isinstance(input_size, int)
             else tuple(input_size)
+        )
         if interpolation not in INTERPOLATIONS:
             raise UserError(f"benchmark.model.interpolation={interpolation} (valid: {', '.join(INTERPOLATIONS)})")
         self.interpolation, self.uint8 = interpolation, bool(uint8)
@@ -73,8 +78,9 @@ class Classifier(nn.Module):
     """A net with testnav's own interface (`hidden()`, `classifier`) or a timm model
     (`forward_features`, `forward_head`) behind its input pipeline (`Preprocess`)."""
 
-    def __init__(self, net: nn.Module, mean, std, input_size=None, interpolation: str = "bilinear",
-                 uint8: bool = False):
+    def __init__(
+        self, net: nn.Module, mean, std, input_size=None, interpolation: str = "bilinear", uint8: bool = False
+    ):
         super().__init__()
         self.net = net
         self.prepare = Preprocess(mean, std, input_size, interpolation, uint8)
@@ -101,16 +107,38 @@ class ModelSpec:
     pre-logits when it has them, else the input of its last nn.Linear; a module name (or a list)
     reads that module's output by a forward hook."""
 
-    def __init__(self, arch: str, num_classes: int, checkpoint: str | None = None, input_size=None,
-                 mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5), kwargs: dict | None = None, random_weights: bool = False,
-                 interpolation: str = "bilinear", uint8: bool = False, trust_pickle: bool = False, layer=None):
+    def __init__(
+        self,
+        arch: str,
+        num_classes: int,
+        checkpoint: str | None = None,
+        input_size=None,
+        mean=(0.5, 0.5, 0.5),
+        std=(0.5, 0.5, 0.5),
+        kwargs: dict | None = None,
+        random_weights: bool = False,
+        interpolation: str = "bilinear",
+        uint8: bool = False,
+        trust_pickle: bool = False,
+        layer=None,
+    ):
         self.layer = layer if layer is None or isinstance(layer, str) else [str(n) for n in layer]
         if num_classes is None:
             raise UserError(f"benchmark.model.num_classes is not set: give the number of classes {arch} predicts")
         self.arch, self.num_classes, self.checkpoint = arch, int(num_classes), checkpoint
-        self.input_size = None if input_size is None else tuple(input_size) if not isinstance(input_size, int) \
+        self.input_size = (
+            None
+            if input_size is None
+            else tuple(input_size)
+            if not isinstance(input_size, int)
             else (input_size, input_size)
-        self.mean, self.std, self.kwargs, self.random_weights = list(mean), list(std), dict(kwargs or {}), random_weights
+        )
+        self.mean, self.std, self.kwargs, self.random_weights = (
+            list(mean),
+            list(std),
+            dict(kwargs or {}),
+            random_weights,
+        )
         self.interpolation, self.uint8, self.trust_pickle = interpolation, bool(uint8), bool(trust_pickle)
 
     def build(self) -> nn.Module:
@@ -123,20 +151,26 @@ class ModelSpec:
             try:
                 net = builder(num_classes=self.num_classes, **self.kwargs)
             except TypeError as e:
-                raise UserError(f"model.arch={self.arch} cannot be built with num_classes={self.num_classes} and "
-                                f"benchmark.model.kwargs={self.kwargs} ({e})") from None
+                raise UserError(
+                    f"model.arch={self.arch} cannot be built with num_classes={self.num_classes} and "
+                    f"benchmark.model.kwargs={self.kwargs} ({e})"
+                ) from None
         else:
             import timm
 
             if not timm.is_model(self.arch):
-                raise UserError(f"model.arch={self.arch} is not a timm model (e.g. cait_s36_384, resnet18) "
-                                f"nor a class path (e.g. testnav.models.wrn.WideResNet)")
+                raise UserError(
+                    f"model.arch={self.arch} is not a timm model (e.g. cait_s36_384, resnet18) "
+                    f"nor a class path (e.g. testnav.models.wrn.WideResNet)"
+                )
             net = timm.create_model(self.arch, pretrained=False, num_classes=self.num_classes, **self.kwargs)
         if self.checkpoint:
             load_into(net, self.checkpoint, trust_pickle=self.trust_pickle)
         elif not self.random_weights:
-            raise UserError(f"model {self.arch} needs weights: set benchmark.model.checkpoint=<path to a .safetensors/"
-                            f".pt state dict or a Hugging Face snapshot directory>")
+            raise UserError(
+                f"model {self.arch} needs weights: set benchmark.model.checkpoint=<path to a .safetensors/"
+                f".pt state dict or a Hugging Face snapshot directory>"
+            )
         else:
             log.warning("model %s has RANDOM weights (random_weights=true): for tests only", self.arch)
         own = hasattr(net, "hidden") or (hasattr(net, "forward_features") and hasattr(net, "forward_head"))
@@ -152,9 +186,20 @@ class ModelSpec:
         return [self, *own]
 
     def key(self) -> str:
-        return stable_hash({"arch": self.arch, "classes": self.num_classes, "input_size": self.input_size,
-                            "mean": self.mean, "std": self.std, "kwargs": self.kwargs,
-                            **({"interpolation": self.interpolation, "uint8": self.uint8}
-                               if (self.interpolation, self.uint8) != ("bilinear", False) else {}),
-                            **({"layer": self.layer} if self.layer is not None else {}),
-                            "weights": file_digest(self.checkpoint) if self.checkpoint else "random"})
+        return stable_hash(
+            {
+                "arch": self.arch,
+                "classes": self.num_classes,
+                "input_size": self.input_size,
+                "mean": self.mean,
+                "std": self.std,
+                "kwargs": self.kwargs,
+                **(
+                    {"interpolation": self.interpolation, "uint8": self.uint8}
+                    if (self.interpolation, self.uint8) != ("bilinear", False)
+                    else {}
+                ),
+                **({"layer": self.layer} if self.layer is not None else {}),
+                "weights": file_digest(self.checkpoint) if self.checkpoint else "random",
+            }
+        )

@@ -10,8 +10,9 @@ from torch import nn
 class SE(nn.Module):
     def __init__(self, c, r=8):
         super().__init__()
-        self.fc = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(c, c // r), nn.ReLU(),
-                                nn.Linear(c // r, c), nn.Sigmoid())
+        self.fc = nn.Sequential(
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(c, c // r), nn.ReLU(), nn.Linear(c // r, c), nn.Sigmoid()
+        )
 
     def forward(self, x):
         return x * self.fc(x)[:, :, None, None]

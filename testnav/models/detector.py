@@ -56,7 +56,7 @@ class TorchvisionDetector(nn.Module):
         finally:
             hook.remove()
         dets = [(o["boxes"].float(), o["scores"].float(), o["labels"].long() - 1) for o in out]
-        return dets, torch.cat(captured)[-len(images):]
+        return dets, torch.cat(captured)[-len(images) :]
 
     def predict(self, images):
         return self.run(images)[0]
@@ -87,8 +87,15 @@ class UltralyticsDetector(nn.Module):
 
     def _predict(self, images: torch.Tensor):
         device = "cpu" if images.device.type == "cpu" else str(images.device.index or 0)
-        return self.yolo.predict(self.frames(images), imgsz=self.imgsz, conf=self.min_score, iou=self.iou,
-                                 device=device, verbose=False, save=False)
+        return self.yolo.predict(
+            self.frames(images),
+            imgsz=self.imgsz,
+            conf=self.min_score,
+            iou=self.iou,
+            device=device,
+            verbose=False,
+            save=False,
+        )
 
     @torch.no_grad()
     def run(self, images: torch.Tensor):
@@ -102,7 +109,7 @@ class UltralyticsDetector(nn.Module):
         finally:
             hook.remove()
         dets = [(r.boxes.xyxy.float(), r.boxes.conf.float(), r.boxes.cls.long()) for r in results]
-        feats = torch.cat(captured)[-len(images):] if captured else None
+        feats = torch.cat(captured)[-len(images) :] if captured else None
         return dets, feats
 
     def predict(self, images):
@@ -123,16 +130,29 @@ def quiet_ultralytics() -> None:
 
 
 class DetectorSpec:
-    def __init__(self, type: str = "ultralytics", arch: str = "yolo11s", num_classes: int = 11,
-                 checkpoint: str | None = None, kwargs: dict | None = None, random_weights: bool = False,
-                 min_score: float = 0.001, seed: int = 0, imgsz: int = 640):
+    def __init__(
+        self,
+        type: str = "ultralytics",
+        arch: str = "yolo11s",
+        num_classes: int = 11,
+        checkpoint: str | None = None,
+        kwargs: dict | None = None,
+        random_weights: bool = False,
+        min_score: float = 0.001,
+        seed: int = 0,
+        imgsz: int = 640,
+    ):
         """min_score: the lowest confidence ultralytics returns (torchvision models keep their own
         box_score_thresh / score_thresh, settable in kwargs); the benchmark's `conf` decides."""
         if type not in ("ultralytics", "torchvision"):
             raise UserError(f"benchmark.model.type={type} (valid: ultralytics, torchvision)")
         self.type, self.arch, self.num_classes, self.checkpoint = type, arch, int(num_classes), checkpoint
-        self.kwargs, self.random_weights, self.min_score, self.seed = dict(kwargs or {}), bool(random_weights), \
-            float(min_score), int(seed)
+        self.kwargs, self.random_weights, self.min_score, self.seed = (
+            dict(kwargs or {}),
+            bool(random_weights),
+            float(min_score),
+            int(seed),
+        )
         self.imgsz = int(imgsz)  # ultralytics' letterbox size (its predictor's imgsz)
 
     def build(self) -> nn.Module:
@@ -140,18 +160,24 @@ class DetectorSpec:
 
     def _ultralytics(self):
         if not self.checkpoint:
-            raise UserError(f"model {self.arch} needs a YOLO checkpoint: set ROBOFLOW_YOLO or benchmark.model.checkpoint"
-                            f"=<path to {self.arch}.pt trained on the Roboflow Udacity export>")
+            raise UserError(
+                f"model {self.arch} needs a YOLO checkpoint: set ROBOFLOW_YOLO or benchmark.model.checkpoint"
+                f"=<path to {self.arch}.pt trained on the Roboflow Udacity export>"
+            )
         p = Path(str(self.checkpoint)).expanduser()
         if not p.is_file():
-            raise UserError(f"checkpoint {p} does not exist: put the YOLO weights (.pt) there or point "
-                            f"ROBOFLOW_YOLO / benchmark.model.checkpoint at them")
+            raise UserError(
+                f"checkpoint {p} does not exist: put the YOLO weights (.pt) there or point "
+                f"ROBOFLOW_YOLO / benchmark.model.checkpoint at them"
+            )
         quiet_ultralytics()
         try:
             import ultralytics  # noqa: F401
         except ImportError:
-            raise UserError(f"benchmark.model.type=ultralytics needs the ultralytics package: pip install ultralytics "
-                            f"(weights are read from {p}; nothing is downloaded)") from None
+            raise UserError(
+                f"benchmark.model.type=ultralytics needs the ultralytics package: pip install ultralytics "
+                f"(weights are read from {p}; nothing is downloaded)"
+            ) from None
         return UltralyticsDetector(p, self.min_score, imgsz=self.imgsz)
 
     def _torchvision(self):
@@ -159,11 +185,15 @@ class DetectorSpec:
 
         builder = getattr(det, self.arch, None)
         if builder is None or not callable(builder):
-            raise UserError(f"model.arch={self.arch} is not a torchvision detection model "
-                            f"(e.g. fasterrcnn_mobilenet_v3_large_320_fpn, ssdlite320_mobilenet_v3_large)")
+            raise UserError(
+                f"model.arch={self.arch} is not a torchvision detection model "
+                f"(e.g. fasterrcnn_mobilenet_v3_large_320_fpn, ssdlite320_mobilenet_v3_large)"
+            )
         if not self.checkpoint and not self.random_weights:
-            raise UserError(f"model {self.arch} needs weights: set benchmark.model.checkpoint=<path to a .pt/"
-                            f".safetensors state dict>")
+            raise UserError(
+                f"model {self.arch} needs weights: set benchmark.model.checkpoint=<path to a .pt/"
+                f".safetensors state dict>"
+            )
         torch.manual_seed(self.seed)  # random weights are reproducible
         net = builder(weights=None, weights_backbone=None, num_classes=self.num_classes + 1, **self.kwargs)
         if self.checkpoint:
@@ -173,6 +203,14 @@ class DetectorSpec:
         return TorchvisionDetector(net)
 
     def key(self) -> str:
-        return stable_hash({"type": self.type, "arch": self.arch, "classes": self.num_classes, "kwargs": self.kwargs,
-                            "min_score": self.min_score,
-                            **({"imgsz": self.imgsz} if self.type == "ultralytics" else {}), "weights": file_digest(self.checkpoint) if self.checkpoint else f"random-{self.seed}"})
+        return stable_hash(
+            {
+                "type": self.type,
+                "arch": self.arch,
+                "classes": self.num_classes,
+                "kwargs": self.kwargs,
+                "min_score": self.min_score,
+                **({"imgsz": self.imgsz} if self.type == "ultralytics" else {}),
+                "weights": file_digest(self.checkpoint) if self.checkpoint else f"random-{self.seed}",
+            }
+        )

@@ -16,8 +16,13 @@ class LeNet5(nn.Module):
     def __init__(self, num_classes: int = 10, in_channels: int = 1):
         super().__init__()
         self.conv = nn.Sequential(
-            nn.Conv2d(in_channels, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+            nn.Conv2d(in_channels, 6, 5, padding=2),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(6, 16, 5),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Flatten(),
         )
         self.fc1 = nn.Sequential(nn.Linear(16 * 5 * 5, 120), nn.ReLU())
         self.fc2 = nn.Sequential(nn.Linear(120, 84), nn.ReLU())
@@ -36,8 +41,9 @@ class LeNet5(nn.Module):
         return self.classifier(self.embed(x))
 
 
-def train_classifier(model: nn.Module, x: torch.Tensor, y: torch.Tensor, epochs: int, lr: float,
-                     batch_size: int, seed: int) -> nn.Module:
+def train_classifier(
+    model: nn.Module, x: torch.Tensor, y: torch.Tensor, epochs: int, lr: float, batch_size: int, seed: int
+) -> nn.Module:
     """Deterministic Adam training on the CPU: fixed seed for init and for the shuffles."""
     torch.manual_seed(seed)
     for m in model.modules():

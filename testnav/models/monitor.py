@@ -34,9 +34,11 @@ def penultimate(net: nn.Module) -> str:
     """The name of the last `nn.Linear` in module order: its input is the feature space."""
     names = [name for name, m in net.named_modules() if isinstance(m, nn.Linear)]
     if not names:
-        raise UserError(f"{type(net).__name__} has no nn.Linear head: name the feature layer with "
-                        f"benchmark.model.layer=<module name> (e.g. one of "
-                        f"{', '.join(n for n, _ in list(net.named_children())[-3:]) or 'its modules'})")
+        raise UserError(
+            f"{type(net).__name__} has no nn.Linear head: name the feature layer with "
+            f"benchmark.model.layer=<module name> (e.g. one of "
+            f"{', '.join(n for n, _ in list(net.named_children())[-3:]) or 'its modules'})"
+        )
     return names[-1]
 
 
@@ -59,8 +61,10 @@ class Hooked(Monitored):
         for name in self.layers:
             if name not in modules:
                 valid = [n for n in modules if n and "." not in n]
-                raise UserError(f"benchmark.model.layer={name}: {type(net).__name__} has no such module "
-                                f"(top-level modules: {', '.join(valid)})")
+                raise UserError(
+                    f"benchmark.model.layer={name}: {type(net).__name__} has no such module "
+                    f"(top-level modules: {', '.join(valid)})"
+                )
         self._modules_by_name = modules
 
     def prepare(self, x):
@@ -75,11 +79,13 @@ class Hooked(Monitored):
         for name in self.layers:
             module = self._modules_by_name[name]
             if self.input_of:
-                handles.append(module.register_forward_pre_hook(
-                    lambda _m, args, name=name: seen.__setitem__(name, args[0])))
+                handles.append(
+                    module.register_forward_pre_hook(lambda _m, args, name=name: seen.__setitem__(name, args[0]))
+                )
             else:
-                handles.append(module.register_forward_hook(
-                    lambda _m, _args, out, name=name: seen.__setitem__(name, out)))
+                handles.append(
+                    module.register_forward_hook(lambda _m, _args, out, name=name: seen.__setitem__(name, out))
+                )
         try:
             logits = self.forward(x)
         finally:
@@ -107,8 +113,7 @@ class GivenModel:
     """A model spec around a module already in memory (the Python entry point): `build()` returns
     it monitored, `key()` hashes its weights and its input pipeline."""
 
-    def __init__(self, module: nn.Module, mean=None, std=None, input_size=None, interpolation="bilinear",
-                 layer=None):
+    def __init__(self, module: nn.Module, mean=None, std=None, input_size=None, interpolation="bilinear", layer=None):
         self.module, self.layer = module, layer
         self.mean, self.std, self.input_size, self.interpolation = mean, std, input_size, interpolation
 
@@ -119,8 +124,9 @@ class GivenModel:
             return self.module.eval()
         pipeline = None
         if self.mean is not None or self.input_size is not None:
-            pipeline = Preprocess(self.mean or (0.0, 0.0, 0.0), self.std or (1.0, 1.0, 1.0), self.input_size,
-                                  self.interpolation)
+            pipeline = Preprocess(
+                self.mean or (0.0, 0.0, 0.0), self.std or (1.0, 1.0, 1.0), self.input_size, self.interpolation
+            )
         return Hooked(self.module, pipeline, self.layer).eval()
 
     def code_parts(self) -> list:
@@ -128,6 +134,14 @@ class GivenModel:
         return [self, self.module]
 
     def key(self) -> str:
-        return stable_hash({"weights": weights_digest(self.module), "class": type(self.module).__qualname__,
-                            "mean": self.mean, "std": self.std, "input_size": self.input_size,
-                            "interpolation": self.interpolation, "layer": self.layer})
+        return stable_hash(
+            {
+                "weights": weights_digest(self.module),
+                "class": type(self.module).__qualname__,
+                "mean": self.mean,
+                "std": self.std,
+                "input_size": self.input_size,
+                "interpolation": self.interpolation,
+                "layer": self.layer,
+            }
+        )

@@ -26,7 +26,9 @@ class BasicBlock(nn.Module):
 class Group(nn.Module):
     def __init__(self, n, cin, cout, stride):
         super().__init__()
-        self.layer = nn.Sequential(*[BasicBlock(cin if i == 0 else cout, cout, stride if i == 0 else 1) for i in range(n)])
+        self.layer = nn.Sequential(
+            *[BasicBlock(cin if i == 0 else cout, cout, stride if i == 0 else 1) for i in range(n)]
+        )
 
     def forward(self, x):
         return self.layer(x)
@@ -38,7 +40,11 @@ class WideResNet(nn.Module):
         n = (depth - 4) // 6
         w = [16, 16 * widen_factor, 32 * widen_factor, 64 * widen_factor]
         self.conv1 = nn.Conv2d(3, w[0], 3, 1, 1, bias=False)
-        self.block1, self.block2, self.block3 = Group(n, w[0], w[1], 1), Group(n, w[1], w[2], 2), Group(n, w[2], w[3], 2)
+        self.block1, self.block2, self.block3 = (
+            Group(n, w[0], w[1], 1),
+            Group(n, w[1], w[2], 2),
+            Group(n, w[2], w[3], 2),
+        )
         self.bn1, self.relu = nn.BatchNorm2d(w[3]), nn.ReLU(inplace=True)
         self.fc = nn.Linear(w[3], num_classes)
 

@@ -54,8 +54,20 @@ class EvolutionSearch:
 
     mode = "nsga2"
 
-    def __init__(self, name: str, objectives=("delta", "rho"), pop_size=110, eta_c=1.0, eta_m=5.0, p_crossover=0.9,
-                 p_crossover_var=0.5, p_mutation=0.9, p_mutation_var=None, eliminate_duplicates=True, engine="pymoo"):
+    def __init__(
+        self,
+        name: str,
+        objectives=("delta", "rho"),
+        pop_size=110,
+        eta_c=1.0,
+        eta_m=5.0,
+        p_crossover=0.9,
+        p_crossover_var=0.5,
+        p_mutation=0.9,
+        p_mutation_var=None,
+        eliminate_duplicates=True,
+        engine="pymoo",
+    ):
         self.name = name
         self.objectives = tuple(objectives)
         if not self.objectives:
@@ -65,14 +77,22 @@ class EvolutionSearch:
         for key, value in (("eta_c", self.eta_c), ("eta_m", self.eta_m)):
             if not value > 0:
                 raise UserError(f"search.{key}={value}: the distribution index must be > 0")
-        for key, value in (("p_crossover", p_crossover), ("p_crossover_var", p_crossover_var),
-                           ("p_mutation", p_mutation), ("p_mutation_var", p_mutation_var)):
+        for key, value in (
+            ("p_crossover", p_crossover),
+            ("p_crossover_var", p_crossover_var),
+            ("p_mutation", p_mutation),
+            ("p_mutation_var", p_mutation_var),
+        ):
             if value is not None and not 0 <= value <= 1:
                 raise UserError(f"search.{key}={value}: a probability must lie in [0, 1]")
         if engine not in ENGINES:
             raise UserError(f"search.engine={engine} (valid: {', '.join(ENGINES)})")
-        self.probs = dict(p_crossover=p_crossover, p_crossover_var=p_crossover_var, p_mutation=p_mutation,
-                          p_mutation_var=p_mutation_var)
+        self.probs = dict(
+            p_crossover=p_crossover,
+            p_crossover_var=p_crossover_var,
+            p_mutation=p_mutation,
+            p_mutation_var=p_mutation_var,
+        )
         self.eliminate_duplicates = bool(eliminate_duplicates)
         self.engine = engine
 
@@ -91,30 +111,40 @@ class EvolutionSearch:
         if self.pop_size <= lattice.size and self.pop_size <= budget:
             return
         fitted = max(2, min(self.pop_size, lattice.size // 3, budget))
-        log.warning("search.pop_size=%d does not fit |Θ|=%d and budget=%d: using μ=%d (set search.pop_size "
-                    "to choose another)", self.pop_size, lattice.size, budget, fitted)
+        log.warning(
+            "search.pop_size=%d does not fit |Θ|=%d and budget=%d: using μ=%d (set search.pop_size to choose another)",
+            self.pop_size,
+            lattice.size,
+            budget,
+            fitted,
+        )
         self.pop_size = fitted
 
     def check(self, lattice: Lattice, budget: int):
         if self.pop_size < 2:
             raise UserError(f"search.pop_size={self.pop_size}: the population needs at least 2 members")
         if self.pop_size > lattice.size:
-            raise UserError(f"search.pop_size={self.pop_size} exceeds |Θ|={lattice.size}: "
-                            f"μ distinct initial configurations cannot be drawn")
+            raise UserError(
+                f"search.pop_size={self.pop_size} exceeds |Θ|={lattice.size}: "
+                f"μ distinct initial configurations cannot be drawn"
+            )
         if self.pop_size > budget:
-            raise UserError(f"search.pop_size={self.pop_size} exceeds budget={budget}: "
-                            f"the initial population alone would overspend")
+            raise UserError(
+                f"search.pop_size={self.pop_size} exceeds budget={budget}: the initial population alone would overspend"
+            )
 
     def run(self, oracle, budget: int, seed: int) -> np.ndarray:
         self.check(oracle.lattice, budget)
         if self.engine == "fast":
             return self.fast_engine(oracle.lattice).run_many(
-                self.fitness(oracle.table(self.objectives))[None], budget, [seed], self.eta_c, self.eta_m)[0]
+                self.fitness(oracle.table(self.objectives))[None], budget, [seed], self.eta_c, self.eta_m
+            )[0]
         return self.run_pymoo(oracle, budget, seed)
 
     def fast_engine(self, lattice: Lattice) -> FastEvolution:
-        return FastEvolution(lattice, self.pop_size, self.mode, eliminate_duplicates=self.eliminate_duplicates,
-                             **self.probs)
+        return FastEvolution(
+            lattice, self.pop_size, self.mode, eliminate_duplicates=self.eliminate_duplicates, **self.probs
+        )
 
     def pymoo_algorithm(self, lattice: Lattice, **kwargs):
         raise NotImplementedError
@@ -123,11 +153,18 @@ class EvolutionSearch:
         lattice = oracle.lattice
         rounding = RoundingRepair()
         p = self.probs
-        crossover = SBX(eta=self.eta_c, prob=p["p_crossover"], prob_var=p["p_crossover_var"], vtype=float, repair=rounding)
+        crossover = SBX(
+            eta=self.eta_c, prob=p["p_crossover"], prob_var=p["p_crossover_var"], vtype=float, repair=rounding
+        )
         mutation = PM(eta=self.eta_m, prob=p["p_mutation"], prob_var=p["p_mutation_var"], vtype=float, repair=rounding)
-        algorithm = self.pymoo_algorithm(lattice, pop_size=self.pop_size, sampling=DistinctSampling(lattice),
-                                         crossover=crossover, mutation=mutation,
-                                         eliminate_duplicates=self.eliminate_duplicates)
+        algorithm = self.pymoo_algorithm(
+            lattice,
+            pop_size=self.pop_size,
+            sampling=DistinctSampling(lattice),
+            crossover=crossover,
+            mutation=mutation,
+            eliminate_duplicates=self.eliminate_duplicates,
+        )
         n_obj = self.fitness(np.zeros((1, len(self.objectives)))).shape[1]
         problem = Problem(n_var=lattice.n, n_obj=n_obj, xl=0.0, xu=float(lattice.levels - 1), vtype=float)
         algorithm.setup(problem, termination=NoTermination(), seed=seed, verbose=False)

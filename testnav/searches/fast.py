@@ -54,8 +54,17 @@ class Streams:
 class FastEvolution:
     """R runs of NSGA-II (`mode="nsga2"`, 1 or 2 objectives) or the scalar GA (`mode="ga"`)."""
 
-    def __init__(self, lattice: Lattice, pop_size: int, mode: str = "nsga2", p_crossover=0.9, p_crossover_var=0.5,
-                 p_mutation=0.9, p_mutation_var=None, eliminate_duplicates=True):
+    def __init__(
+        self,
+        lattice: Lattice,
+        pop_size: int,
+        mode: str = "nsga2",
+        p_crossover=0.9,
+        p_crossover_var=0.5,
+        p_mutation=0.9,
+        p_mutation_var=None,
+        eliminate_duplicates=True,
+    ):
         self.lattice, self.mu, self.mode = lattice, int(pop_size), mode
         self.p_c, self.p_cv, self.p_m = float(p_crossover), float(p_crossover_var), float(p_mutation)
         self.p_mv = float(p_mutation_var) if p_mutation_var is not None else min(0.5, 1.0 / lattice.n)
@@ -75,8 +84,11 @@ class FastEvolution:
 
         def betaq(beta):
             alpha = 2.0 - np.power(beta, -(eta + 1.0))
-            return np.where(u <= 1.0 / alpha, np.power(u * alpha, 1.0 / (eta + 1.0)),
-                            np.power(1.0 / (2.0 - u * alpha), 1.0 / (eta + 1.0)))
+            return np.where(
+                u <= 1.0 / alpha,
+                np.power(u * alpha, 1.0 / (eta + 1.0)),
+                np.power(1.0 / (2.0 - u * alpha), 1.0 / (eta + 1.0)),
+            )
 
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             c1 = 0.5 * ((y1 + y2) - betaq(1.0 + 2.0 * y1 / delta) * delta)

@@ -23,7 +23,9 @@ class GASearch(EvolutionSearch):
     def __init__(self, name: str = "ga", **params):
         super().__init__(name, **params)
         if self.objectives != ("delta", "rho"):
-            raise UserError(f"search.objectives={list(self.objectives)}: the GA's fitness is min(δ, ρ), objectives [delta, rho]")
+            raise UserError(
+                f"search.objectives={list(self.objectives)}: the GA's fitness is min(δ, ρ), objectives [delta, rho]"
+            )
 
     def fitness(self, values):
         return scalar_score(values)

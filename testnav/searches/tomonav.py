@@ -46,15 +46,31 @@ MIN_GROUP = 20  # conformal scores per order group at least (Surrogate.groups)
 class Surrogate:
     """Per-objective mean and uncertainty over Θ from the evaluated configurations."""
 
-    def __init__(self, lattice: Lattice, kind: str = "additive_forest", n_estimators: int = 50,
-                 min_samples_leaf: int = 1, ridge: float = 1e-3, seed: int = 0):
+    def __init__(
+        self,
+        lattice: Lattice,
+        kind: str = "additive_forest",
+        n_estimators: int = 50,
+        min_samples_leaf: int = 1,
+        ridge: float = 1e-3,
+        seed: int = 0,
+    ):
         self.lattice, self.kind, self.ridge = lattice, kind, float(ridge)
-        self.forest = RandomForestRegressor(n_estimators=n_estimators, bootstrap=True, max_features=1.0,
-                                            min_samples_leaf=min_samples_leaf, random_state=seed, n_jobs=1)
+        self.forest = RandomForestRegressor(
+            n_estimators=n_estimators,
+            bootstrap=True,
+            max_features=1.0,
+            min_samples_leaf=min_samples_leaf,
+            random_state=seed,
+            n_jobs=1,
+        )
         x = lattice.tuples
         # one-hot main effects: column (i, level) for level ≥ 1, plus an intercept
-        self.onehot = np.concatenate([np.ones((lattice.size, 1))] + [
-            (x[:, [i]] == np.arange(1, lattice.levels)[None]).astype(float) for i in range(lattice.n)], axis=1)
+        self.onehot = np.concatenate(
+            [np.ones((lattice.size, 1))]
+            + [(x[:, [i]] == np.arange(1, lattice.levels)[None]).astype(float) for i in range(lattice.n)],
+            axis=1,
+        )
         self.fits = 0
 
     def fit(self, indices, values) -> "Surrogate":
@@ -170,8 +186,9 @@ class Surrogate:
         return mean, sd
 
 
-def next_batch(optimistic: np.ndarray, candidates: np.ndarray, observed: np.ndarray, size: int,
-               with_front: bool = False):
+def next_batch(
+    optimistic: np.ndarray, candidates: np.ndarray, observed: np.ndarray, size: int, with_front: bool = False
+):
     """Up to `size` of `candidates` (lattice indices, optimistic points (m, 2)): the members of
     the first non-dominated front of candidates ∪ observed (points (o, 2)), largest crowding
     distance first, then the next front's, and so on. Ties in crowding go to the lower index.
@@ -200,21 +217,38 @@ class TomoNavSearch:
     objectives = ("delta", "rho")
     requires = ()
 
-    def __init__(self, name: str = "tomonav", init_order: int = 1, init_random: int = 15, batch: int = 10,
-                 kappa: float = 0.0, surrogate: str = "additive_forest", n_estimators: int = 50,
-                 min_samples_leaf: int = 1, ridge: float = 1e-3, grow: bool = True):
+    def __init__(
+        self,
+        name: str = "tomonav",
+        init_order: int = 1,
+        init_random: int = 15,
+        batch: int = 10,
+        kappa: float = 0.0,
+        surrogate: str = "additive_forest",
+        n_estimators: int = 50,
+        min_samples_leaf: int = 1,
+        ridge: float = 1e-3,
+        grow: bool = True,
+    ):
         self.name = name
         if surrogate not in SURROGATES:
             raise UserError(f"search.surrogate={surrogate} (valid: {', '.join(SURROGATES)})")
-        for key, value, low in (("init_order", init_order, -1), ("init_random", init_random, 0), ("batch", batch, 1),
-                                ("n_estimators", n_estimators, 1), ("min_samples_leaf", min_samples_leaf, 1)):
+        for key, value, low in (
+            ("init_order", init_order, -1),
+            ("init_random", init_random, 0),
+            ("batch", batch, 1),
+            ("n_estimators", n_estimators, 1),
+            ("min_samples_leaf", min_samples_leaf, 1),
+        ):
             if int(value) != value or value < low:
                 raise UserError(f"search.{key}={value}: must be a whole number ≥ {low}")
         if not kappa >= 0:
             raise UserError(f"search.kappa={kappa}: the optimism weight must be ≥ 0")
         self.init_order, self.init_random, self.batch = int(init_order), int(init_random), int(batch)
         self.kappa, self.surrogate, self.grow = float(kappa), surrogate, bool(grow)
-        self.forest_args = dict(n_estimators=int(n_estimators), min_samples_leaf=int(min_samples_leaf), ridge=float(ridge))
+        self.forest_args = dict(
+            n_estimators=int(n_estimators), min_samples_leaf=int(min_samples_leaf), ridge=float(ridge)
+        )
         self.history: list[dict] = []  # one entry per refit: what was fitted and what it chose (for tests/diagnostics)
 
     def initial_design(self, lattice: Lattice, rng: np.random.Generator) -> np.ndarray:
@@ -248,8 +282,16 @@ class TomoNavSearch:
             observed = values[seen[seen != 0]]  # θ = 0 is the clean reference, not on P*
             chosen, on_front = next_batch(optimistic, candidates, observed, min(size, budget - b), with_front=True)
             pos = np.searchsorted(candidates, chosen)
-            self.history.append({"fit": model.fits, "evaluated": seen, "chosen": chosen, "on_front": on_front,
-                                 "mean": mean[pos], "sd": sd[pos]})
+            self.history.append(
+                {
+                    "fit": model.fits,
+                    "evaluated": seen,
+                    "chosen": chosen,
+                    "on_front": on_front,
+                    "mean": mean[pos],
+                    "sd": sd[pos],
+                }
+            )
             # the predicted front holds nothing unmeasured: the model thinks P* is found, so the
             # rest is mop-up; double the batch (fewer refits) until the front has candidates again
             size = self.batch if on_front or not self.grow else 2 * size

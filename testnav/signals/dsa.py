@@ -27,8 +27,11 @@ class DSA(Signal):
         other = self._labels[None, :] != self._labels[:, None]
         self._dist_b = d.masked_fill(~other, float("inf")).min(dim=1).values
         # per class: the global indices of its training inputs and their activations
-        self._by_class = {int(c): (idx, self._train[idx])
-                          for c in self._labels.unique() for idx in [torch.nonzero(self._labels == c).flatten()]}
+        self._by_class = {
+            int(c): (idx, self._train[idx])
+            for c in self._labels.unique()
+            for idx in [torch.nonzero(self._labels == c).flatten()]
+        }
 
     def __call__(self, view) -> float:
         a = view.features.double()

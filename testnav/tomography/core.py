@@ -34,12 +34,21 @@ class Tomography:
     lattice: Lattice
     names: list
     measured: Measured
-    table: pd.DataFrame  # one row per σ: levels, order, measured, n, r_measured, r_pred, r_est, r_indep, (q_*), (r_true)
+    table: (
+        pd.DataFrame
+    )  # one row per σ: levels, order, measured, n, r_measured, r_pred, r_est, r_indep, (q_*), (r_true)
     pairs: pd.DataFrame  # χ² per family pair
 
 
-def build(lattice: Lattice, names, measured: Measured, settings: Settings, quality_measured=None,
-          truth: np.ndarray | None = None, quality_truth: np.ndarray | None = None) -> Tomography:
+def build(
+    lattice: Lattice,
+    names,
+    measured: Measured,
+    settings: Settings,
+    quality_measured=None,
+    truth: np.ndarray | None = None,
+    quality_truth: np.ndarray | None = None,
+) -> Tomography:
     """quality_measured: lattice index -> q_σ for the measured tests (or None)."""
     r = {i: float(np.mean(v)) for i, v in measured.tests.items()}
     n = {i: len(v) for i, v in measured.tests.items()}
@@ -68,8 +77,11 @@ def build(lattice: Lattice, names, measured: Measured, settings: Settings, quali
         table["r_true"] = truth
     if quality_truth is not None:
         table["q_true"] = quality_truth
-    pairs = pairs.assign(family_i=[names[i] for i in pairs.family_i], family_j=[names[j] for j in pairs.family_j]) \
-        if len(pairs) else pairs
+    pairs = (
+        pairs.assign(family_i=[names[i] for i in pairs.family_i], family_j=[names[j] for j in pairs.family_j])
+        if len(pairs)
+        else pairs
+    )
     return Tomography(lattice, list(names), measured, table, pairs)
 
 

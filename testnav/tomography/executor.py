@@ -36,8 +36,10 @@ class Stopping:
         from ..errors import UserError
 
         if self.batch < 1 or self.window < 1 or not self.delta >= 0:
-            raise UserError(f"early stopping needs batch ≥ 1, window ≥ 1, delta ≥ 0 (got b={self.batch}, "
-                            f"w={self.window}, δ={self.delta})")
+            raise UserError(
+                f"early stopping needs batch ≥ 1, window ≥ 1, delta ≥ 0 (got b={self.batch}, "
+                f"w={self.window}, δ={self.delta})"
+            )
 
     def converged(self, estimates) -> bool:
         """Whether the last w running estimates span less than δ (the rule, for live and replayed tests)."""
@@ -116,7 +118,9 @@ class LiveExecutor:
         x = self.loaded.inputs[idx]
         for i, level in enumerate(theta):
             if level:
-                x = self.benchmark.families[i](x, int(level), prefix_generator(self.benchmark.perturb_seed, theta[: i + 1], j))
+                x = self.benchmark.families[i](
+                    x, int(level), prefix_generator(self.benchmark.perturb_seed, theta[: i + 1], j)
+                )
         t1 = time.perf_counter()
         view = View(x, self.loaded.model, self.benchmark.batch_size, amp=self.benchmark.amp)
         correct = (view.predictions == self.loaded.labels[idx]).cpu().numpy()

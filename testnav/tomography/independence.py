@@ -59,7 +59,9 @@ def chi2_pairs(lattice: Lattice, r: dict, n: dict, alpha: float = 0.05, relative
 def independent_estimates(lattice: Lattice, r: dict, pairs: pd.DataFrame, relative: bool = True) -> np.ndarray:
     """Product-of-marginals estimate for every higher-order test whose active families are
     pairwise independent (NaN elsewhere)."""
-    ok = {(int(a), int(b)) for a, b, ind in pairs[["family_i", "family_j", "independent"]].itertuples(index=False) if ind}
+    ok = {
+        (int(a), int(b)) for a, b, ind in pairs[["family_i", "family_j", "independent"]].itertuples(index=False) if ind
+    }
     out = np.full(lattice.size, np.nan)
     for idx in np.flatnonzero(lattice.orders >= 3):
         theta = lattice.theta(idx)

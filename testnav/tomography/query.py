@@ -16,10 +16,22 @@ import numpy as np
 
 from ..errors import UserError
 
-TOKEN = re.compile(r"\s*(?:(?P<num>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)|(?P<op><=|>=|!=|==|≤|≥|≠|<|>|=)|"
-                   r"(?P<and>&&?|∧|\band\b)|(?P<or>\|\|?|∨|\bor\b)|(?P<lp>\()|(?P<rp>\))|(?P<name>[A-Za-z_][\w\-]*))")
-OPS = {"<": np.less, "<=": np.less_equal, "≤": np.less_equal, "=": np.equal, "==": np.equal, ">=": np.greater_equal,
-       "≥": np.greater_equal, ">": np.greater, "!=": np.not_equal, "≠": np.not_equal}
+TOKEN = re.compile(
+    r"\s*(?:(?P<num>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)|(?P<op><=|>=|!=|==|≤|≥|≠|<|>|=)|"
+    r"(?P<and>&&?|∧|\band\b)|(?P<or>\|\|?|∨|\bor\b)|(?P<lp>\()|(?P<rp>\))|(?P<name>[A-Za-z_][\w\-]*))"
+)
+OPS = {
+    "<": np.less,
+    "<=": np.less_equal,
+    "≤": np.less_equal,
+    "=": np.equal,
+    "==": np.equal,
+    ">=": np.greater_equal,
+    "≥": np.greater_equal,
+    ">": np.greater,
+    "!=": np.not_equal,
+    "≠": np.not_equal,
+}
 
 
 def tokenize(text: str) -> list[tuple[str, str, int]]:
@@ -101,8 +113,10 @@ class Query:
         m = re.fullmatch(r"[pt](\d+)", name)
         if m and 1 <= int(m.group(1)) <= len(self.names):
             return int(m.group(1)) - 1
-        raise UserError(f"query error at {at}: unknown family {name!r} in {self.text!r} "
-                        f"(valid: {', '.join(self.names)}, p1..p{len(self.names)}, q)")
+        raise UserError(
+            f"query error at {at}: unknown family {name!r} in {self.text!r} "
+            f"(valid: {', '.join(self.names)}, p1..p{len(self.names)}, q)"
+        )
 
     # --- evaluation --------------------------------------------------------------------
     def mask(self, tuples: np.ndarray, quality: np.ndarray | None = None) -> np.ndarray:
@@ -114,8 +128,10 @@ class Query:
             _, column, op, value = node
             if column == "q":
                 if quality is None:
-                    raise UserError(f"query {self.text!r} constrains q, but no quality score is available "
-                                    f"(set tomography.quality to a metric column, e.g. kid)")
+                    raise UserError(
+                        f"query {self.text!r} constrains q, but no quality score is available "
+                        f"(set tomography.quality to a metric column, e.g. kid)"
+                    )
                 return OPS[op](quality, value)
             return OPS[op](tuples[:, column], value)
 

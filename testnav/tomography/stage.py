@@ -1,10 +1,10 @@
 """`stage=tomography | query | study` behind run.py.
 
-    tomography: measure Θ≤2 (replayed from the ground truth's per-input outcomes, or live on
-                the model), fit the surrogate, write tomography.csv (measured / predicted /
-                true r_σ and q_σ per test) and independence.csv to the run directory;
-    query:      the same, then ⟦Q⟧ and R(Q) for `query='…'`, measured, predicted and true side by side;
-    study:      the §5 studies, as tables under results/tables/testifai/.
+tomography: measure Θ≤2 (replayed from the ground truth's per-input outcomes, or live on
+            the model), fit the surrogate, write tomography.csv (measured / predicted /
+            true r_σ and q_σ per test) and independence.csv to the run directory;
+query:      the same, then ⟦Q⟧ and R(Q) for `query='…'`, measured, predicted and true side by side;
+study:      the §5 studies, as tables under results/tables/testifai/.
 """
 
 from __future__ import annotations
@@ -24,8 +24,16 @@ from .query import Query
 
 def settings_of(cfg) -> Settings:
     t = cfg.tomography
-    return Settings(int(t.max_order), int(t.batch), int(t.window), float(t.delta), bool(t.early_stopping),
-                    float(t.alpha), bool(t.relative_to_clean), int(t.seed))
+    return Settings(
+        int(t.max_order),
+        int(t.batch),
+        int(t.window),
+        float(t.delta),
+        bool(t.early_stopping),
+        float(t.alpha),
+        bool(t.relative_to_clean),
+        int(t.seed),
+    )
 
 
 def write_csv(df: pd.DataFrame, path: Path) -> None:
@@ -38,8 +46,15 @@ def make_tomography(cfg):
     if cfg.tomography.source not in ("replay", "live"):
         raise UserError(f"tomography.source={cfg.tomography.source} (valid: replay, live)")
     benchmark = instantiate(cfg.benchmark)
-    tomo = tomography_for(benchmark, settings_of(cfg), cfg.tomography.source, cfg.tomography.quality, cfg.cache_dir,
-                          resolve_device(cfg.device), cfg.progress)
+    tomo = tomography_for(
+        benchmark,
+        settings_of(cfg),
+        cfg.tomography.source,
+        cfg.tomography.quality,
+        cfg.cache_dir,
+        resolve_device(cfg.device),
+        cfg.progress,
+    )
     return tomo, benchmark.name
 
 
@@ -52,8 +67,10 @@ def tomography_for(benchmark, settings: Settings, source: str, quality_col, cach
         path = compute_groundtruth(benchmark, cache_dir, device, progress=progress)
         df = pd.read_parquet(path)
         if quality_col is not None and quality_col not in df.columns:
-            raise UserError(f"tomography.quality={quality_col}: the ground truth has no such column "
-                            f"(valid: {', '.join(benchmark.metrics)} or null)")
+            raise UserError(
+                f"tomography.quality={quality_col}: the ground truth has no such column "
+                f"(valid: {', '.join(benchmark.metrics)} or null)"
+            )
         names = [f.name for f in benchmark.families]
         q = df[quality_col].to_numpy(float) if quality_col else None
         return from_groundtruth(outcomes(df), benchmark.lattice, names, settings, q)
@@ -61,7 +78,8 @@ def tomography_for(benchmark, settings: Settings, source: str, quality_col, cach
     loaded.inputs, loaded.labels = loaded.inputs.to(device), loaded.labels.to(device)
     loaded.model.to(device)
     measured = LiveExecutor(benchmark, loaded, settings.rule, settings.seed).run(
-        low_order(benchmark.lattice, settings.max_order), progress=progress)
+        low_order(benchmark.lattice, settings.max_order), progress=progress
+    )
     return build(benchmark.lattice, [f.name for f in benchmark.families], measured, settings)
 
 
@@ -70,21 +88,35 @@ def run_tomography(cfg, out_dir: Path) -> dict:
     write_csv(tomo.table, out_dir / "tomography.csv")
     write_csv(tomo.pairs, out_dir / "independence.csv")
     t = tomo.table
-    summary = {"benchmark": name, "source": cfg.tomography.source, "tests": int(len(t)), "measured": int(t.measured.sum()),
-               "inferences": tomo.measured.inferences, "inferences_full": int(len(t) * cfg_inputs(tomo, t)),
-               "transform_seconds": round(tomo.measured.transform_seconds, 3),
-               "inference_seconds": round(tomo.measured.inference_seconds, 3),
-               "independent_pairs": int(tomo.pairs.independent.sum()) if len(tomo.pairs) else 0}
+    summary = {
+        "benchmark": name,
+        "source": cfg.tomography.source,
+        "tests": int(len(t)),
+        "measured": int(t.measured.sum()),
+        "inferences": tomo.measured.inferences,
+        "inferences_full": int(len(t) * cfg_inputs(tomo, t)),
+        "transform_seconds": round(tomo.measured.transform_seconds, 3),
+        "inference_seconds": round(tomo.measured.inference_seconds, 3),
+        "independent_pairs": int(tomo.pairs.independent.sum()) if len(tomo.pairs) else 0,
+    }
     if "r_true" in t:
         err = t.r_pred - t.r_true
-        summary.update(mae=float(err.abs().mean()), within_005=float((err.abs() <= 0.05).mean()),
-                       within_01=float((err.abs() <= 0.1).mean()))
+        summary.update(
+            mae=float(err.abs().mean()),
+            within_005=float((err.abs() <= 0.05).mean()),
+            within_01=float((err.abs() <= 0.1).mean()),
+        )
     write_json_atomic(out_dir / "summary.json", summary)
-    print(f"tomography {name} ({summary['source']}): {summary['measured']} of {summary['tests']} tests measured with "
-          f"{summary['inferences']:,} inferences"
-          + (f"; |r̂ − r| ≤ 0.05 on {summary['within_005']:.1%} of tests, ≤ 0.1 on {summary['within_01']:.1%}"
-             if "within_005" in summary else "")
-          + f"\n  files: {out_dir}/tomography.csv, independence.csv")
+    print(
+        f"tomography {name} ({summary['source']}): {summary['measured']} of {summary['tests']} tests measured with "
+        f"{summary['inferences']:,} inferences"
+        + (
+            f"; |r̂ − r| ≤ 0.05 on {summary['within_005']:.1%} of tests, ≤ 0.1 on {summary['within_01']:.1%}"
+            if "within_005" in summary
+            else ""
+        )
+        + f"\n  files: {out_dir}/tomography.csv, independence.csv"
+    )
     return summary
 
 
@@ -98,11 +130,16 @@ def answer(tomo, text: str) -> dict:
     quality = tomo.table["q_est"].to_numpy() if "q_est" in tomo.table else None
     mask = q.mask(tomo.lattice.tuples, quality)
     t = tomo.table[mask]
-    out = {"query": text, "tests": int(mask.sum()), "measured": int(t.measured.sum()), "inferred": int((~t.measured).sum()),
-           "R_measured": float(t.r_measured.mean()) if t.measured.any() else None,
-           "R_predicted": float(t.r_pred.mean()) if len(t) else None,
-           "R_estimate": float(t.r_est.mean()) if len(t) else None,
-           "R_true": float(t.r_true.mean()) if "r_true" in t and len(t) else None}
+    out = {
+        "query": text,
+        "tests": int(mask.sum()),
+        "measured": int(t.measured.sum()),
+        "inferred": int((~t.measured).sum()),
+        "R_measured": float(t.r_measured.mean()) if t.measured.any() else None,
+        "R_predicted": float(t.r_pred.mean()) if len(t) else None,
+        "R_estimate": float(t.r_est.mean()) if len(t) else None,
+        "R_true": float(t.r_true.mean()) if "r_true" in t and len(t) else None,
+    }
     return out
 
 
@@ -114,9 +151,11 @@ def run_query(cfg, out_dir: Path) -> dict:
     res = answer(tomo, str(cfg.query))
     write_json_atomic(out_dir / "query.json", res)
     fmt = lambda v: "—" if v is None else f"{v:.3f}"  # noqa: E731
-    print(f"{name}: ⟦{res['query']}⟧ = {res['tests']} tests ({res['measured']} measured, {res['inferred']} inferred)\n"
-          f"  R(Q): measured {fmt(res['R_measured'])}  estimated {fmt(res['R_estimate'])}  "
-          f"predicted {fmt(res['R_predicted'])}  true {fmt(res['R_true'])}")
+    print(
+        f"{name}: ⟦{res['query']}⟧ = {res['tests']} tests ({res['measured']} measured, {res['inferred']} inferred)\n"
+        f"  R(Q): measured {fmt(res['R_measured'])}  estimated {fmt(res['R_estimate'])}  "
+        f"predicted {fmt(res['R_predicted'])}  true {fmt(res['R_true'])}"
+    )
     return res
 
 
@@ -127,22 +166,39 @@ def run_study(cfg, out_dir: Path) -> dict:
     df = pd.read_parquet(path)
     quality_col = cfg.tomography.quality
     if quality_col is not None and quality_col not in df.columns:
-        raise UserError(f"tomography.quality={quality_col}: the ground truth has no such column "
-                        f"(valid: {', '.join(benchmark.metrics)} or null)")
-    tables = run_studies(outcomes(df), benchmark.lattice, [f.name for f in benchmark.families], settings_of(cfg),
-                         reps=int(cfg.tomography.reps), quality=df[quality_col].to_numpy(float) if quality_col else None)
+        raise UserError(
+            f"tomography.quality={quality_col}: the ground truth has no such column "
+            f"(valid: {', '.join(benchmark.metrics)} or null)"
+        )
+    tables = run_studies(
+        outcomes(df),
+        benchmark.lattice,
+        [f.name for f in benchmark.families],
+        settings_of(cfg),
+        reps=int(cfg.tomography.reps),
+        quality=df[quality_col].to_numpy(float) if quality_col else None,
+    )
     out = Path(cfg.tomography.out) / benchmark.name
     for key, table in tables.items():
         write_csv(table.assign(benchmark=benchmark.name), out / f"{key}.csv")
     pt, q = tables["per_test_errors"], tables["queries"]
     lines = [f"TestifAI studies on {benchmark.name} → {out}"]
     for label, g in pt.groupby("tomography"):
-        lines.append(f"  {label}: |r̂ − r| ≤ 0.05 on {(g.abs_error <= 0.05).mean():.1%} of tests, "
-                     f"≤ 0.1 on {(g.abs_error <= 0.1).mean():.1%}")
+        lines.append(
+            f"  {label}: |r̂ − r| ≤ 0.05 on {(g.abs_error <= 0.05).mean():.1%} of tests, "
+            f"≤ 0.1 on {(g.abs_error <= 0.1).mean():.1%}"
+        )
     lines.append("  Q1–Q12 errors (3D): " + ", ".join(f"{r.query} {r.error:+.3f}" for r in q.itertuples()))
     for r in tables["inferences"].itertuples():
-        lines.append(f"  {r.tomography} {r.regime}: {r.inferences:,} inferences ({r.fraction_of_full:.1%} of full), MSE {r.mse:.5f}")
-    ovr = tables["ordered_vs_random"].groupby(["tomography", "strategy", "fraction"]).mse.agg(["mean", "std"]).reset_index()
+        lines.append(
+            f"  {r.tomography} {r.regime}: {r.inferences:,} inferences ({r.fraction_of_full:.1%} of full), MSE {r.mse:.5f}"
+        )
+    ovr = (
+        tables["ordered_vs_random"]
+        .groupby(["tomography", "strategy", "fraction"])
+        .mse.agg(["mean", "std"])
+        .reset_index()
+    )
     for r in ovr[ovr.fraction.isin([0.2, 0.3])].itertuples():
         lines.append(f"  {r.tomography} {r.strategy} at {r.fraction:.0%}: MSE {r.mean:.5f} ± {r.std:.5f}")
     print("\n".join(lines))

@@ -48,10 +48,20 @@ def query_errors(tomo, names) -> pd.DataFrame:
     for qid, text in paper_queries(names):
         mask = Query(text, names).mask(tuples)
         t = tomo.table[mask]
-        rows.append({"query": qid, "text": text, "tests": int(mask.sum()), "m": int(t.measured.sum()),
-                     "l": int((~t.measured).sum()), "R_true": t.r_true.mean(), "R_pred": t.r_est.mean(),
-                     "error": t.r_est.mean() - t.r_true.mean(), "drop_true": 1 - t.r_true.mean() / tomo.table.r_true.iloc[0],
-                     "drop_pred": 1 - t.r_est.mean() / tomo.table.r_est.iloc[0]})
+        rows.append(
+            {
+                "query": qid,
+                "text": text,
+                "tests": int(mask.sum()),
+                "m": int(t.measured.sum()),
+                "l": int((~t.measured).sum()),
+                "R_true": t.r_true.mean(),
+                "R_pred": t.r_est.mean(),
+                "error": t.r_est.mean() - t.r_true.mean(),
+                "drop_true": 1 - t.r_true.mean() / tomo.table.r_true.iloc[0],
+                "drop_pred": 1 - t.r_est.mean() / tomo.table.r_est.iloc[0],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -70,8 +80,16 @@ def ordered_vs_random(outcomes, lattice: Lattice, label: str, reps: int = 10, se
                 pred = RobustnessSurrogate(seed=seed + rep).fit(lattice, measured.tests).predict()
                 held = np.setdiff1d(np.arange(lattice.size), chosen)
                 held = held if len(held) else np.arange(lattice.size)
-                rows.append({"tomography": label, "strategy": strategy, "fraction": frac, "tests": n, "rep": rep,
-                             "mse": float(np.mean((pred[held] - truth[held]) ** 2))})
+                rows.append(
+                    {
+                        "tomography": label,
+                        "strategy": strategy,
+                        "fraction": frac,
+                        "tests": n,
+                        "rep": rep,
+                        "mse": float(np.mean((pred[held] - truth[held]) ** 2)),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -86,20 +104,29 @@ def inference_counts(outcomes, lattice: Lattice, settings: Settings, label: str)
         est = pred.copy()
         for i, v in m.tests.items():
             est[i] = np.mean(v)
-        rows.append({"tomography": label, "regime": regime, "inferences": m.inferences,
-                     "mse": float(np.mean((est - truth) ** 2))})
+        rows.append(
+            {
+                "tomography": label,
+                "regime": regime,
+                "inferences": m.inferences,
+                "mse": float(np.mean((est - truth) ** 2)),
+            }
+        )
     df = pd.DataFrame(rows)
     return df.assign(fraction_of_full=df.inferences / df.inferences.iloc[0])
 
 
-def run_studies(outcomes, lattice: Lattice, names, settings: Settings, reps: int = 10,
-                quality=None) -> dict[str, pd.DataFrame]:
+def run_studies(
+    outcomes, lattice: Lattice, names, settings: Settings, reps: int = 10, quality=None
+) -> dict[str, pd.DataFrame]:
     """All four studies for 4D (the benchmark's lattice) and 3D (its first three families).
     `quality`: q_σ per test in lattice order (e.g. the ground truth's KID), or None."""
     sub, rows = sub_lattice(outcomes, lattice, [0, 1, 2])
     q = np.asarray(quality, float) if quality is not None else None
-    views = {"3D": (outcomes[rows], sub, names[:3], None if q is None else q[rows]),
-             f"{lattice.n}D": (outcomes, lattice, names, q)}
+    views = {
+        "3D": (outcomes[rows], sub, names[:3], None if q is None else q[rows]),
+        f"{lattice.n}D": (outcomes, lattice, names, q),
+    }
     tables = {"per_test_errors": [], "ordered_vs_random": [], "inferences": []}
     for label, (out, lat, nm, ql) in views.items():
         tables["per_test_errors"].append(per_test_errors(out, lat, nm, settings, label, ql))
