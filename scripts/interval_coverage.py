@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from testnav.searches.tomonav import Surrogate
+from testnav.surrogate import Surrogate
 from testnav.synthetic import suite
 from testnav.table import Objectives
 

@@ -17,7 +17,8 @@ import pandas as pd
 
 from testnav.oracle import TableOracle
 from testnav.recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
-from testnav.searches.tomonav import Surrogate, TomoNavSearch
+from testnav.searches.tomonav import TomoNavSearch
+from testnav.surrogate import Surrogate
 from testnav.table import Objectives
 
 TABLES = (("ssim", 1.0), ("kid", -1.0))

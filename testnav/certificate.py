@@ -25,7 +25,7 @@ import numpy as np
 from .errors import UserError
 from .lattice import Lattice
 from .pareto import nondominated_mask
-from .searches.tomonav import Surrogate
+from .surrogate import Surrogate
 
 OBJECTIVES = ("delta", "rho")
 # The θ's errors are not independent (one surrogate makes them all), so the plain product

@@ -12,7 +12,7 @@ from testnav.certificate import Certificate, CertifiedOracle, StopSearch, run_ce
 from testnav.errors import UserError
 from testnav.oracle import TableOracle
 from testnav.searches.random_search import RandomSearch
-from testnav.searches.tomonav import Surrogate
+from testnav.surrogate import Surrogate
 from testnav.synthetic import PROFILES, profile_table, synthetic_table
 from testnav.table import Objectives
 
@@ -71,7 +71,7 @@ def test_conformal_scores_are_grouped_by_the_order_of_theta():
     """Mondrian conformal: θ of order k is calibrated on the measured points of order k, widened
     to the nearest orders only while fewer than MIN_GROUP are measured; its draws are its
     group's scores (joint δ, ρ pairs) on its own μ and σ."""
-    from testnav.searches.tomonav import MIN_GROUP
+    from testnav.surrogate import MIN_GROUP
 
     obj = Objectives.from_table(synthetic_table("pairs", seed=1))
     lat, y = obj.lattice, np.column_stack([obj.delta, obj.rho])

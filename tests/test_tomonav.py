@@ -12,7 +12,8 @@ from testnav.lattice import Lattice
 from testnav.oracle import TableOracle
 from testnav.pareto import nondominated_mask
 from testnav.recall import auc_recall, first_sightings, recall_curve
-from testnav.searches.tomonav import Surrogate, TomoNavSearch, next_batch
+from testnav.searches.tomonav import TomoNavSearch, next_batch
+from testnav.surrogate import Surrogate
 from testnav.table import Objectives, minmax
 from testnav.tomography.executor import Stopping, input_order, stop_after
 from testnav.trace import make_trace
