@@ -10,11 +10,10 @@ from omegaconf import DictConfig
 
 from testnav import app
 from testnav.cli import guarded, precheck, quote_free_text
+from testnav.paths import CONF
 
-CONF = Path(__file__).resolve().parent / "conf"
 
-
-@hydra.main(config_path="conf", config_name="config", version_base="1.3")
+@hydra.main(config_path=str(CONF), config_name="config", version_base="1.3")
 def main(cfg: DictConfig):
     out_dir = Path(HydraConfig.get().runtime.output_dir)
     return guarded(lambda: app.main(cfg, out_dir), lambda: out_dir)

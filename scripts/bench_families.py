@@ -36,6 +36,7 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
+from testnav.paths import CONF
 from testnav.data.scenes import scenes
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -105,9 +106,7 @@ def main(argv=None):
 
     cases = []  # (name, size, family, ours_fn, ref_fn, reference images)
     for size in args.sizes:
-        families = instantiate(
-            OmegaConf.load(ROOT / "conf" / "families" / f"{TABLES[size]}.yaml").families, _convert_="all"
-        )
+        families = instantiate(OmegaConf.load(CONF / "families" / f"{TABLES[size]}.yaml").families, _convert_="all")
         x = images(args.batch, size)
         u8 = (x[: args.ref_images] * 255).round().to(torch.uint8).permute(0, 2, 3, 1).numpy()
         pil = [Image.fromarray(img) for img in u8]

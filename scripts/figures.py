@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from omegaconf import OmegaConf  # noqa: E402
 
+from testnav.paths import CONF  # noqa: E402
 from testnav.figures.loader import METHODS, load_results  # noqa: E402
 
 PLAIN = ["greedy", "random", "tomonav"]  # searches without NSGA-II's machinery (no search.engine key)
@@ -83,7 +84,7 @@ def run_minimal_sweep(results: Path, seeds: int) -> float:
 
 def default_benchmark() -> str:
     """conf/config.yaml's default benchmark: what `make run` runs."""
-    defaults = OmegaConf.to_container(OmegaConf.load(ROOT / "conf" / "config.yaml").defaults)
+    defaults = OmegaConf.to_container(OmegaConf.load(CONF / "config.yaml").defaults)
     return next(d["benchmark"] for d in defaults if isinstance(d, dict) and "benchmark" in d)
 
 

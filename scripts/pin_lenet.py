@@ -27,11 +27,12 @@ import torch  # noqa: E402
 from hydra import compose, initialize_config_dir  # noqa: E402
 from hydra.utils import instantiate  # noqa: E402
 
+from testnav.paths import CONF  # noqa: E402
 from testnav.benchmarks.mnist5k import WEIGHTS  # noqa: E402
 from testnav.cache import file_digest  # noqa: E402
 from testnav.models.lenet import predict  # noqa: E402
 
-YAML = ROOT / "conf" / "benchmark" / "mnist5k.yaml"
+YAML = CONF / "benchmark" / "mnist5k.yaml"
 
 
 def cpu_model() -> str:
@@ -45,7 +46,7 @@ def cpu_model() -> str:
 
 
 def main() -> int:
-    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         cfg = compose(config_name="config", overrides=["benchmark=mnist5k", "benchmark.model.train=true"])
     bench = instantiate(cfg.benchmark, _convert_="all")
     with tempfile.TemporaryDirectory() as tmp:

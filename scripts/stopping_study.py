@@ -24,6 +24,7 @@ import pandas as pd
 from omegaconf import OmegaConf
 
 from interval_coverage import metric_tables
+from testnav.paths import CONF
 from testnav.certificate import Certificate, CertifiedOracle, run_certified
 from testnav.oracle import TableOracle
 from testnav.searches.nsga2 import NSGA2Search
@@ -35,7 +36,7 @@ from testnav.table import Objectives
 
 def tomonav():
     """TomoNav with the defaults of conf/search/tomonav.yaml (what `search=tomonav` runs)."""
-    cfg = OmegaConf.to_container(OmegaConf.load(Path(__file__).resolve().parents[1] / "conf/search/tomonav.yaml"))
+    cfg = OmegaConf.to_container(OmegaConf.load(CONF / "search" / "tomonav.yaml"))
     return TomoNavSearch(**{k: v for k, v in cfg.items() if k not in ("_target_", "stop_at")})
 
 

@@ -24,15 +24,17 @@ from .assemble import build, build_groundtruth, resolve_device
 from .cache import atomic_path, write_json_atomic
 from .certificate import Certificate, CertifiedOracle, run_certified, summary_fields
 from .errors import UserError
+from .fidelity import sign as rho_sign
 from .groundtruth import compute_groundtruth, read_meta
 from .inferences import FULL_D, inference_summary, table_costs
 from .memo import memo_dir, recall, run_key
 from .oracle import TableOracle
+from .paths import CONF
+from .searches import Search
 from .table import Objectives, read_table
 from .trace import make_trace, ranked_list, summarize
 
 log = logging.getLogger(__name__)
-STAGES = ("search", "groundtruth", "live", "grid", "tomography", "query", "study", "check")
 
 
 def build_search(cfg: DictConfig):
@@ -67,7 +69,11 @@ def groundtruth_objectives(path: Path, benchmark, fidelity, signals=()) -> tuple
             f"column (valid for it: {', '.join(benchmark.metrics)})"
         )
     obj = Objectives.from_table(
-        df, fidelity.column, float(fidelity.sign), source=f"benchmark={benchmark.name}", signals=signals
+        df,
+        fidelity.column,
+        rho_sign(fidelity.column, benchmark.metrics),
+        source=f"benchmark={benchmark.name}",
+        signals=signals,
     )
     return obj, {
         "benchmark": benchmark.name,
@@ -78,11 +84,11 @@ def groundtruth_objectives(path: Path, benchmark, fidelity, signals=()) -> tuple
 
 
 def stopping_rule(cfg: DictConfig):
-    """TestifAI's early-stopping rule (tomography.*), which prices every configuration in inferences."""
-    from .tomography.executor import Stopping
+    """TestifAI's early-stopping rule and its seed (tomography.*), which price every configuration in inferences."""
+    from .tomography.core import Settings
 
-    t = cfg.tomography
-    return Stopping(int(t.batch), int(t.window), float(t.delta), bool(t.early_stopping))
+    settings = Settings.from_config(cfg)
+    return settings.rule, settings.seed
 
 
 def check_budget(budget, space_size: int | None = None) -> int | None:
@@ -110,13 +116,9 @@ def write_outputs(cfg, out_dir: Path, trace: pd.DataFrame, ranked: pd.DataFrame,
     return trace_path
 
 
-def fit_population(cfg: DictConfig, search, lattice, budget: int) -> None:
+def fit_population(cfg: DictConfig, search: Search, lattice, budget: int) -> None:
     """The default population, shrunk to fit a small lattice (or budget) with a note; a population
     the user set on the command line is kept, and an impossible one is still refused."""
-    from .searches.evolution import EvolutionSearch
-
-    if not isinstance(search, EvolutionSearch):  # only a population has a size to fit
-        return
     try:
         from hydra.core.hydra_config import HydraConfig
 
@@ -129,62 +131,51 @@ def fit_population(cfg: DictConfig, search, lattice, budget: int) -> None:
         search.fit(lattice, budget)
 
 
+def certified_run(
+    search: Search, stop_at, oracle, pstar, costs, unit: str, identity: dict, budget: int, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """The one search pipeline, replay and live alike: `search` against `oracle` under the stopping
+    certificate, then its trace, ranked list and summary (P* and Recall@P* where `pstar` is known)."""
+    lattice = oracle.lattice
+    certified = CertifiedOracle(oracle, Certificate(lattice, stop_at=stop_at, seed=seed))
+    t0 = time.perf_counter()
+    proposals, p_complete = run_certified(search, certified, budget, seed, oracle.evaluate)
+    seconds = time.perf_counter() - t0
+    trace = make_trace(proposals, lattice, oracle.evaluate(proposals), pstar, costs)
+    trace["p_complete"] = p_complete
+    summary = summarize(trace, lattice, pstar, proposals, **identity, search=search.name, seed=seed, budget=budget)
+    summary.update(inference_summary(trace, lattice, pstar, costs, unit))
+    summary.update(summary_fields(certified.certificate, p_complete))
+    summary["search_seconds"] = round(seconds, 4)
+    return trace, ranked_list(trace, lattice.n), summary
+
+
 def replay_run(
-    search, stop_at, obj: Objectives, identity: dict, budget: int, seed: int, stopping, stopping_seed: int = 0
+    search: Search, stop_at, obj: Objectives, identity: dict, budget: int, seed: int, stopping, stopping_seed: int = 0
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """One search against a ground-truth table: (trace, ranked list, summary), nothing written."""
-    table = TableOracle(obj)
-    oracle = CertifiedOracle(table, Certificate(obj.lattice, stop_at=stop_at, seed=seed))
-    t0 = time.perf_counter()
-    proposals, p_complete = run_certified(search, oracle, budget, seed, table.evaluate)
-    seconds = time.perf_counter() - t0
     costs, unit = table_costs(identity["table"], obj.lattice, stopping, stopping_seed)
-    trace = make_trace(proposals, obj.lattice, table.evaluate(proposals), obj.pstar, costs)
-    trace["p_complete"] = p_complete
-    summary = summarize(
-        trace, obj.lattice, obj.pstar, proposals, **identity, search=search.name, seed=seed, budget=budget
-    )
-    summary.update(inference_summary(trace, obj.lattice, obj.pstar, costs, unit))
-    summary.update(summary_fields(oracle.certificate, p_complete))
-    summary["search_seconds"] = round(seconds, 4)
-    return trace, ranked_list(trace, obj.lattice.n), summary
+    return certified_run(search, stop_at, TableOracle(obj), obj.pstar, costs, unit, identity, budget, seed)
 
 
 def live_run(
-    search, stop_at, benchmark, fidelity, budget: int, seed: int, cache_dir, device: str, live=None
+    search: Search, stop_at, benchmark, fidelity, budget: int, seed: int, cache_dir, device: str, live=None
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """One search against the model itself (no table): (trace, ranked list, summary), nothing
     written. `fidelity` has name, column and sign (a conf/fidelity node); `live` reuses a
     LiveOracle (and its memo) from an earlier run on the same benchmark and fidelity."""
     from .live import LiveOracle
 
-    if getattr(search, "engine", "pymoo") == "fast":
-        raise UserError("search.engine=fast replays a ground-truth table; a live search needs search.engine=pymoo")
-    if hasattr(search, "check"):  # population vs |Θ| and budget, before the model is loaded
-        search.check(benchmark.lattice, budget)
+    if search.replay_only:
+        raise UserError(f"search={search.name} replays a ground-truth table; a live search needs {search.live_fix}")
+    search.check(benchmark.lattice, budget)  # population vs |Θ| and budget, before the model is loaded
     t0 = time.perf_counter()
     if live is None:
-        live = LiveOracle(benchmark, cache_dir, device, fidelity.column, fidelity.sign)
+        live = LiveOracle(benchmark, cache_dir, device, fidelity.column, rho_sign(fidelity.column, benchmark.metrics))
     done = live.evaluations
-    oracle = CertifiedOracle(live, Certificate(benchmark.lattice, stop_at=stop_at, seed=seed))
-    proposals, p_complete = run_certified(search, oracle, budget, seed, live.evaluate)
     costs = np.full(benchmark.lattice.size, len(live.loaded.labels), dtype=np.int64)  # live: all of D per θ
-    trace = make_trace(proposals, benchmark.lattice, live.evaluate(proposals), None, costs)
-    trace["p_complete"] = p_complete
-    ranked = ranked_list(trace, benchmark.lattice.n)
-    summary = summarize(
-        trace,
-        benchmark.lattice,
-        None,
-        proposals,
-        benchmark=benchmark.name,
-        fidelity=fidelity.name,
-        search=search.name,
-        seed=seed,
-        budget=budget,
-    )
-    summary.update(inference_summary(trace, benchmark.lattice, None, costs, FULL_D))
-    summary.update(summary_fields(oracle.certificate, p_complete))
+    identity = {"benchmark": benchmark.name, "fidelity": fidelity.name}
+    trace, ranked, summary = certified_run(search, stop_at, live, None, costs, FULL_D, identity, budget, seed)
     summary.update(
         live=True,
         evaluations=live.evaluations - done,
@@ -205,9 +196,7 @@ def run_search(cfg: DictConfig, out_dir: Path) -> dict:
         print(human_summary(summary, out_dir, f"trace.{cfg.trace_format}") + f"\n  (reused the finished run {memo})")
         return summary
     fit_population(cfg, search, obj.lattice, budget)
-    trace, ranked, summary = replay_run(
-        search, stop_at, obj, identity, budget, int(cfg.seed), stopping_rule(cfg), int(cfg.tomography.seed)
-    )
+    trace, ranked, summary = replay_run(search, stop_at, obj, identity, budget, int(cfg.seed), *stopping_rule(cfg))
     # into the memo first, then linked into the run directory: a run directory with a summary
     # always has a memo behind it, so a killed sweep's finished runs are never redone
     path = write_outputs(cfg, memo if cfg.reuse_runs else out_dir, trace, ranked, summary)
@@ -254,7 +243,7 @@ def run_grid_stage(cfg: DictConfig, out_dir: Path) -> dict:
             obj = Objectives.from_table(read_table(spec), "rho", 1.0, source=spec)
             tables.append((Path(spec).stem, obj))
             continue
-        fidelity_dir = Path(__file__).resolve().parents[1] / "conf" / "fidelity"
+        fidelity_dir = CONF / "fidelity"
         if not (fidelity_dir / f"{spec}.yaml").exists():
             valid = sorted(p.stem for p in fidelity_dir.glob("*.yaml"))
             raise UserError(
@@ -276,8 +265,10 @@ def run_grid_stage(cfg: DictConfig, out_dir: Path) -> dict:
     return summary
 
 
-def run_groundtruth(cfg: DictConfig) -> None:
+def run_groundtruth(cfg: DictConfig, out_dir: Path) -> None:
     """The whole table, or one shard of it (a job of a sharded sweep); the last shard merges."""
+    if cfg.groundtruth.table:
+        raise UserError("stage=groundtruth computes a benchmark's table; drop groundtruth.table=… to use it")
     shards, shard = cfg.groundtruth.shards, cfg.groundtruth.shard
     benchmark = build(cfg.benchmark)
     path = compute_groundtruth(
@@ -315,6 +306,34 @@ def human_summary(s: dict, out_dir: Path, trace_name: str) -> str:
     )
 
 
+def _tomography_stage(name: str):
+    def run(cfg: DictConfig, out_dir: Path):
+        from .tomography import stage
+
+        return getattr(stage, f"run_{name}")(cfg, out_dir)
+
+    return run
+
+
+def run_check_stage(cfg: DictConfig, out_dir: Path) -> dict:
+    from .check import run_check
+
+    return run_check(cfg, out_dir)
+
+
+# stage=… → its runner(cfg, out_dir); TestifAI's and the pre-flight check import their code on use
+STAGES = {
+    "search": run_search,
+    "groundtruth": run_groundtruth,
+    "live": run_live,
+    "grid": run_grid_stage,
+    "tomography": _tomography_stage("tomography"),
+    "query": _tomography_stage("query"),
+    "study": _tomography_stage("study"),
+    "check": run_check_stage,
+}
+
+
 def main(cfg: DictConfig, out_dir: Path) -> dict | None:
     if cfg.stage not in STAGES:
         raise UserError(f"stage={cfg.stage} (valid: {', '.join(STAGES)})")
@@ -322,22 +341,4 @@ def main(cfg: DictConfig, out_dir: Path) -> dict | None:
     check_seed(cfg.seed)
     if cfg.trace_format not in ("csv", "parquet"):
         raise UserError(f"trace_format={cfg.trace_format} (valid: csv, parquet)")
-    if cfg.stage == "groundtruth":
-        if cfg.groundtruth.table:
-            raise UserError("stage=groundtruth computes a benchmark's table; drop groundtruth.table=… to use it")
-        return run_groundtruth(cfg)
-    if cfg.stage == "live":
-        return run_live(cfg, out_dir)
-    if cfg.stage == "check":
-        from .check import run_check
-
-        return run_check(cfg, out_dir)
-    if cfg.stage == "grid":
-        return run_grid_stage(cfg, out_dir)
-    if cfg.stage in ("tomography", "query", "study"):
-        from .tomography import stage
-
-        return {"tomography": stage.run_tomography, "query": stage.run_query, "study": stage.run_study}[cfg.stage](
-            cfg, out_dir
-        )
-    return run_search(cfg, out_dir)
+    return STAGES[cfg.stage](cfg, out_dir)

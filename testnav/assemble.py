@@ -12,10 +12,9 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
+from .paths import CONF
 from .errors import UserError
 from .groundtruth import compute_groundtruth
-
-CONF = Path(__file__).resolve().parents[1] / "conf"
 
 
 def resolve_device(name: str) -> str:

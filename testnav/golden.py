@@ -22,10 +22,12 @@ from omegaconf import OmegaConf
 
 from .cache import atomic_path, write_json_atomic
 from .table import Objectives, level_columns, minmax
+from .fidelity import sign as rho_sign
+from .paths import CONF
 
 RHO_TOL = 1e-6
 DECIMALS = 6
-FIDELITY_DIR = Path(__file__).resolve().parents[1] / "conf" / "fidelity"
+FIDELITY_DIR = CONF / "fidelity"
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "results" / "golden"
 # the committed goldens: the default benchmark, and the reduced lattice the test suite computes
 SCALES = {"mnist5k": (), "mnist5k-reduced": ("benchmark.levels=3", "benchmark.test_per_class=20")}
@@ -37,7 +39,7 @@ def fidelity_signs(columns) -> dict[str, float]:
     for f in sorted(FIDELITY_DIR.glob("*.yaml")):
         spec = OmegaConf.load(f)
         if spec.column in columns:
-            out[str(spec.column)] = float(spec.sign)
+            out[str(spec.column)] = rho_sign(str(spec.column))
     return out
 
 

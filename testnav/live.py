@@ -68,7 +68,7 @@ class LiveOracle:
             raise UserError(f"live search: benchmark {self.benchmark.name} computes no signal {e.args[0]!r}") from None
 
     def table(self, names=("delta", "rho")):
-        raise UserError("search.engine=fast replays a ground-truth table; a live search needs search.engine=pymoo")
+        raise UserError("a live oracle has no ground-truth table to read whole (a replay-only search asked for one)")
 
     @property
     def evaluations(self) -> int:

@@ -22,9 +22,9 @@ import pandas as pd
 import torch
 from omegaconf import OmegaConf
 
+from .paths import CONF
 from .errors import UserError
 
-CONF = Path(__file__).resolve().parents[1] / "conf"
 IMAGE_PRESET, TEXT_PRESET = (
     CONF / "benchmark" / "image_classification.yaml",
     CONF / "benchmark" / "text_classification.yaml",
@@ -245,19 +245,20 @@ class Tester:
         first use), which adds Recall@P* and its AUC. stop_at: end once the stopping certificate's
         p_complete reaches it. params: the search's settings (conf/search/<name>.yaml), e.g. pop_size."""
         from .app import check_budget, check_seed, groundtruth_objectives, live_run, replay_run, stopping_rule
-        from .searches.evolution import EvolutionSearch
 
         search, stop, fit = self._search(name, stop_at, params)
         budget = check_budget(budget, self.lattice.size)
         seed = check_seed(seed)
-        if fit and isinstance(search, EvolutionSearch):  # the default population, fitted to a small lattice
+        if fit:  # the default settings (an evolutionary search's population) fitted to a small lattice
             search.fit(self.lattice, budget)
         if not replay:
+            from .fidelity import sign as rho_sign
             from .live import LiveOracle
 
             if self._live is None:
+                col = self.cfg.fidelity.column
                 self._live = LiveOracle(
-                    self.benchmark, self.cache_dir, self.device, self.cfg.fidelity.column, self.cfg.fidelity.sign
+                    self.benchmark, self.cache_dir, self.device, col, rho_sign(col, self.benchmark.metrics)
                 )
             trace, ranked, summary = live_run(
                 search,
@@ -274,9 +275,7 @@ class Tester:
         obj, identity = groundtruth_objectives(
             self._groundtruth_path(), self.benchmark, self.cfg.fidelity, signals=search.requires
         )
-        trace, ranked, summary = replay_run(
-            search, stop, obj, identity, budget, seed, stopping_rule(self.cfg), int(self.cfg.tomography.seed)
-        )
+        trace, ranked, summary = replay_run(search, stop, obj, identity, budget, seed, *stopping_rule(self.cfg))
         return Run(summary, trace, ranked)
 
     def _groundtruth_path(self) -> Path:
@@ -295,14 +294,21 @@ class Tester:
         Tomography (`.table`: one row per test; `.pairs`: χ² independence per family pair). The default
         source is live for images and replay for text (whose live executor is not written yet; a text
         lattice's ground truth is cheap)."""
-        from .tomography.stage import settings_of, tomography_for
+        from .tomography.core import Settings
+        from .tomography.stage import tomography_for
 
         source = source or ("replay" if self.text else "live")
 
         if source not in self._tomography:
             quality = self.cfg.fidelity.column if source == "replay" else None
             self._tomography[source] = tomography_for(
-                self.benchmark, settings_of(self.cfg), source, quality, self.cache_dir, self.device, self.progress
+                self.benchmark,
+                Settings.from_config(self.cfg),
+                source,
+                quality,
+                self.cache_dir,
+                self.device,
+                self.progress,
             )
         return self._tomography[source]
 

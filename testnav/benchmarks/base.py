@@ -8,6 +8,8 @@ seed, task settings, and the code that computes them (`code_digest`).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from ..cache import modules_digest, object_modules, stable_hash
 from ..errors import UserError
 from ..lattice import Lattice
@@ -17,7 +19,11 @@ from ..lattice import Lattice
 CODE = ("testnav.groundtruth", "testnav._sandbox_child")
 
 
-class Benchmark:
+class Benchmark(ABC):
+    """The contract every benchmark fulfils: `load` D and the model, `prepare_metrics` on the clean
+    inputs, `score` one perturbed set (ψ, the fidelity columns, the signals), and `data_description`
+    for the ground-truth key. groundtruth.py, live.py and check.py call only these."""
+
     modality = "any"
 
     def __init__(
@@ -48,8 +54,17 @@ class Benchmark:
     def lattice(self) -> Lattice:
         return Lattice(len(self.families), self.levels)
 
+    @abstractmethod
     def load(self, cache_dir):
-        raise NotImplementedError
+        """D and the model, ready to score (a `Loaded`/`TextLoaded` with inputs, labels, model, model_key)."""
+
+    @abstractmethod
+    def prepare_metrics(self, loaded) -> None:
+        """Fit every fidelity metric and signal on the clean inputs (and the model), once per table."""
+
+    @abstractmethod
+    def score(self, loaded, perturbed, theta=None) -> dict:
+        """One perturbed set: {"psi": ψ, "correct": per-input outcomes, <metric>: raw value, <signal>: value}."""
 
     def load_nonempty(self, cache_dir):
         """load(), refusing an empty D: ψ, δ and every fidelity score would be 0/0 downstream."""
@@ -61,9 +76,9 @@ class Benchmark:
             )
         return loaded
 
+    @abstractmethod
     def data_description(self) -> dict:
         """What identifies the data subset D (hashed into the ground-truth key)."""
-        raise NotImplementedError
 
     def task_description(self) -> dict:
         """Settings of ψ beyond the model itself (decoding, execution), hashed into the key."""

@@ -10,11 +10,10 @@ the family's own `name` (what queries such as `brightness >= 2` refer to).
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
 from ..errors import UserError
+from ..paths import CONF
 
-CONF = Path(__file__).resolve().parents[2] / "conf"
 IMAGE_TABLES = {
     32: "families/imagenet_c_32.yaml",
     64: "families/imagenet_c_64.yaml",

@@ -27,9 +27,13 @@ from __future__ import annotations
 import torch
 
 from ..benchmarks.text import load_pretrained
+from .base import Metric
 
 
-class BERTScoreF1:
+class BERTScoreF1(Metric):
+    higher_is_better = True
+    column = "bertf1"
+
     def __init__(
         self,
         model: str = "roberta-base",
@@ -38,7 +42,16 @@ class BERTScoreF1:
         max_length: int = 512,
         name: str = "bertf1",
     ):
-        self.name, self.model_spec = name, str(model)
+        super().__init__(name)
+        self.require(
+            "num_layers",
+            num_layers,
+            num_layers is None or (int(num_layers) == num_layers and num_layers >= 1),
+            "a whole number ≥ 1, or null for BERTScore's default layer of the model",
+        )
+        for key, value in (("batch_size", batch_size), ("max_length", max_length)):
+            self.require(key, value, int(value) == value and value >= 1, "a whole number ≥ 1")
+        self.model_spec = str(model)
         self.num_layers = None if num_layers is None else int(num_layers)
         self.batch_size, self.max_length = int(batch_size), int(max_length)
         self.model = None

@@ -17,12 +17,21 @@ from __future__ import annotations
 
 from sacrebleu.metrics import CHRF
 
+from .base import Metric
 
-class ChrF:
+
+class ChrF(Metric):
+    higher_is_better = True
+    column = "chrf"
+
     def __init__(
         self, char_order: int = 6, word_order: int = 0, beta: int = 2, whitespace: bool = False, name: str = "chrf"
     ):
-        self.name, self.char_order, self.word_order, self.beta = name, int(char_order), int(word_order), int(beta)
+        super().__init__(name)
+        self.require("char_order", char_order, int(char_order) == char_order and char_order >= 1, "a whole number ≥ 1")
+        self.require("word_order", word_order, int(word_order) == word_order and word_order >= 0, "a whole number ≥ 0")
+        self.require("beta", beta, beta >= 0, "recall's weight, ≥ 0 (chrF: 2)")
+        self.char_order, self.word_order, self.beta = int(char_order), int(word_order), int(beta)
         self.whitespace = bool(whitespace)
 
     def prepare(self, clean) -> None:

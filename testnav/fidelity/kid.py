@@ -20,6 +20,7 @@ import torch
 from torchmetrics.image.kid import KernelInceptionDistance, poly_kernel
 
 from ..errors import UserError
+from .base import Metric
 
 log = logging.getLogger(__name__)
 INCEPTION_WEIGHTS = "weights-inception-2015-12-05-6726825d.pth"  # torch-fidelity's FID Inception
@@ -48,7 +49,7 @@ def resolve_feature(feature: str, fallback: str | None) -> str:
     return feature
 
 
-class KID:
+class KID(Metric):
     """Subset size min(subset_size, N). When the subset is the whole set every subset holds
     the same samples and the unbiased MMD² is permutation-invariant, so one subset is exact
     and more would only repeat it; `subsets` is kept configurable for larger sets.
@@ -58,6 +59,9 @@ class KID:
     depend on the perturbed set, so it is computed once in `prepare` instead of once per
     configuration, which saves a third of the kernel arithmetic of every call. Other cases go
     through torchmetrics' random subsets; tests check both against torchmetrics."""
+
+    higher_is_better = False  # a distance between feature distributions
+    column = "kid"
 
     def __init__(
         self,
@@ -70,7 +74,10 @@ class KID:
         fallback: str | None = "model",
         name: str = "kid",
     ):
-        self.name, self.subset_size, self.subsets = name, int(subset_size), int(subsets)
+        super().__init__(name)
+        for key, value in (("subset_size", subset_size), ("subsets", subsets), ("degree", degree)):
+            self.require(key, value, int(value) == value and value >= 1, "a whole number ≥ 1")
+        self.subset_size, self.subsets = int(subset_size), int(subsets)
         self.degree, self.coef, self.seed = int(degree), float(coef), int(seed)
         self.feature = resolve_feature(feature, fallback)
 

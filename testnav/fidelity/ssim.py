@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import torch
 
+from .base import Metric
+
 
 def window_matrix(n: int, sigma: float, dtype, device) -> torch.Tensor:
     """(n, n) matrix W with (W @ v)[i] = Σ_k g[k] · v[reflect(i − pad + k)]: one axis of the
@@ -54,9 +56,16 @@ def ssim_per_image(
     return ssim_map.flatten(1).mean(1)
 
 
-class SSIM:
+class SSIM(Metric):
+    higher_is_better = True
+    column = "ssim"
+
     def __init__(self, data_range: float = 1.0, sigma: float = 1.5, batch_size: int = 1024, name: str = "ssim"):
-        self.name, self.data_range, self.sigma, self.batch_size = name, float(data_range), float(sigma), int(batch_size)
+        super().__init__(name)
+        self.require("data_range", data_range, data_range > 0, "the images' value range, > 0 (1.0 for [0, 1])")
+        self.require("sigma", sigma, sigma > 0, "the Gaussian window's σ, > 0 (torchmetrics: 1.5)")
+        self.require("batch_size", batch_size, int(batch_size) == batch_size and batch_size >= 1, "a whole number ≥ 1")
+        self.data_range, self.sigma, self.batch_size = float(data_range), float(sigma), int(batch_size)
 
     def prepare(self, clean) -> None:
         self.clean = clean.images

@@ -14,8 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
-CONF = Path(__file__).resolve().parents[2] / "conf"
+from ..paths import CONF
 
 
 def build_benchmark(name: str):

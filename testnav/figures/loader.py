@@ -27,40 +27,25 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..fidelity import sign as rho_sign
+from ..paths import CONF
+from ..searches.registry import label as search_label
 from ..table import Objectives, level_columns
 
-CONF = Path(__file__).resolve().parents[2] / "conf"
-
 # The paper's searches, in the order the figures use them (Table 2, Figs. 2–4).
-BASELINES = ["nsga2", "greedy", "ga", "random", "tomonav"]  # §4.2, Table 2 and Fig. 2, plus issue 11's TomoNav
+BASELINES = ["nsga2", "greedy", "ga", "random", "tomonav"]  # §4.2, Table 2 and Fig. 2, plus TomoNav (beyond the papers)
 ABLATIONS = ["nsga2", "delta_only", "rho_only"]  # §4.3, Fig. 3
 INPUT_LEVEL = ["nsga2", "nac", "snac", "kmnc", "tknc", "deepgini", "lsa", "dsa"]  # §4.4, Fig. 4
 METHODS = list(dict.fromkeys(BASELINES + ABLATIONS + INPUT_LEVEL))
 
-METHOD_LABELS = {
-    "nsga2": "TestNav",
-    "greedy": "Greedy Search",
-    "ga": "Genetic Algorithm",
-    "random": "Random Search",
-    "delta_only": "δ only",
-    "rho_only": "ρ only",
-    "nac": "NAC",
-    "snac": "SNAC",
-    "kmnc": "KMNC",
-    "tknc": "TKNC",
-    "deepgini": "DeepGini",
-    "lsa": "LSA",
-    "dsa": "DSA",
-    "tomonav": "TomoNav (beyond the papers)",
-}
 FIDELITY_LABELS = {"ssim": "SSIM", "kid": "KID", "chrf": "chrF", "bertf1": "BERT-F1", "rho": "ρ"}
 # Paper order of fidelity metrics; the first of a benchmark is its "primary" one (Figs. 5, 7).
 FIDELITY_ORDER = ["ssim", "chrf", "rho", "kid", "bertf1"]
-FALLBACK_FIDELITIES = {"ssim": ("ssim", 1.0), "kid": ("kid", -1.0), "chrf": ("chrf", 1.0), "bertf1": ("bertf1", 1.0)}
 
 
 def method_label(search: str) -> str:
-    return METHOD_LABELS.get(search, search)
+    """The search's own label (testnav/searches/registry.py)."""
+    return search_label(search)
 
 
 def fidelity_label(fidelity: str) -> str:
@@ -72,14 +57,14 @@ def fidelity_rank(fidelity: str) -> int:
 
 
 def fidelity_specs() -> dict[str, tuple[str, float]]:
-    """name → (raw column, sign) from conf/fidelity/*.yaml (ρ = sign × column)."""
-    specs = dict(FALLBACK_FIDELITIES)
-    if CONF.is_dir():
-        from omegaconf import OmegaConf
+    """name → (raw column, sign) of every conf/fidelity/*.yaml (ρ = sign × column, the sign the metric declares)."""
+    from omegaconf import OmegaConf
 
-        for p in sorted((CONF / "fidelity").glob("*.yaml")):
-            c = OmegaConf.load(p)
-            specs[str(c.get("name", p.stem))] = (str(c.get("column", p.stem)), float(c.get("sign", 1)))
+    specs = {}
+    for p in sorted((CONF / "fidelity").glob("*.yaml")):
+        c = OmegaConf.load(p)
+        column = str(c.get("column", p.stem))
+        specs[str(c.get("name", p.stem))] = (column, rho_sign(column))
     return specs
 
 

@@ -33,36 +33,6 @@ RC = {
 
 TEAL = "#0f8b8d"
 GREY = "#b8b8b8"
-METHOD_COLORS = {
-    "nsga2": TEAL,
-    "greedy": "#e07a1f",
-    "ga": "#7b4fa6",
-    "random": "#6b6b6b",
-    "delta_only": "#c0392b",
-    "rho_only": "#2f6db5",
-    "nac": "#e07a1f",
-    "snac": "#7b4fa6",
-    "kmnc": "#c0392b",
-    "tknc": "#2f6db5",
-    "deepgini": "#8c6d31",
-    "lsa": "#d45f9e",
-    "dsa": "#6b6b6b",
-}
-METHOD_STYLES = {
-    "nsga2": "-",
-    "greedy": "--",
-    "ga": "-.",
-    "random": ":",
-    "delta_only": "--",
-    "rho_only": "-.",
-    "nac": "--",
-    "snac": "-.",
-    "kmnc": ":",
-    "tknc": "--",
-    "deepgini": "-.",
-    "lsa": ":",
-    "dsa": "--",
-}
 ORDER_COLORS = {0: "#dddddd", 1: "#1b9e77", 2: "#d95f02", 3: "#7570b3", 4: "#e7298a", 5: "#66a61e", 6: "#e6ab02"}
 
 

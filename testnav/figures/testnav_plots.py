@@ -21,7 +21,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from .loader import fidelity_label, method_label
-from .style import GREY, METHOD_COLORS, METHOD_STYLES, TEAL, order_color, plt, save, styled
+from ..searches.registry import style as search_style
+from .style import GREY, TEAL, order_color, plt, save, styled
 
 
 def order_summary(counts) -> str:
@@ -99,10 +100,10 @@ def plot_recall(curves: pd.DataFrame, path, searches, title: str = "", reference
                 c = sub[sub["search"] == s].sort_values("x")
                 if c.empty:
                     continue
-                color = METHOD_COLORS.get(s, "black")
+                color, ls = search_style(s).color, search_style(s).ls
                 x, m, sd = c["x"].to_numpy(), c["mean"].to_numpy(), c["sd"].to_numpy()
                 ax.fill_between(x, np.clip(m - sd, 0, 1), np.clip(m + sd, 0, 1), color=color, alpha=0.15, lw=0)
-                ax.plot(x, m, color=color, ls=METHOD_STYLES.get(s, "-"), lw=1.3 if s == reference else 1.0)
+                ax.plot(x, m, color=color, ls=ls, lw=1.3 if s == reference else 1.0)
                 bx, by = best_point(c)
                 ax.plot([bx], [by], marker="s", ms=4, color=color, mec="black", mew=0.3, zorder=4)
                 if s not in shown:
@@ -122,10 +123,7 @@ def plot_recall(curves: pd.DataFrame, path, searches, title: str = "", reference
             if i == 0:
                 seeds = int(sub["seeds"].max()) if "seeds" in sub and len(sub) else 0
                 ax.set_title(f"{fidelity_label(fid)}" + (f" ({seeds} seeds)" if seeds else ""))
-    handles = [
-        Line2D([], [], color=METHOD_COLORS.get(s, "black"), ls=METHOD_STYLES.get(s, "-"), label=method_label(s))
-        for s in shown
-    ]
+    handles = [Line2D([], [], color=search_style(s).color, ls=search_style(s).ls, label=method_label(s)) for s in shown]
     fig.legend(
         handles=handles,
         loc="lower center",
@@ -246,7 +244,7 @@ def plot_certificate(curves: pd.DataFrame, path, title: str = "") -> object:
     fig, axes = plt.subplots(1, len(fids), figsize=(5.2 * len(fids), 3.6), squeeze=False)
     for ax, f in zip(axes[0], fids):
         for s, g in curves[curves["fidelity"] == f].groupby("search", sort=False):
-            color = METHOD_COLORS.get(s, TEAL)
+            color = search_style(s).color
             ax.plot(g["unique"], g["recall"], color=color, label=f"{method_label(s)} recall")
             ax.plot(g["unique"], g["p_complete"], color=color, ls="--", label=f"{method_label(s)} p_complete")
         ax.axhline(0.95, color=GREY, lw=0.8, ls=":")

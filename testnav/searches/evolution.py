@@ -13,6 +13,7 @@ two interchangeable engines.
 from __future__ import annotations
 
 import logging
+from abc import abstractmethod
 
 import numpy as np
 from pymoo.core.evaluator import Evaluator
@@ -26,6 +27,7 @@ from pymoo.problems.static import StaticProblem
 
 from ..errors import UserError
 from ..lattice import Lattice
+from . import Search
 from .fast import FastEvolution
 
 log = logging.getLogger(__name__)
@@ -48,7 +50,7 @@ class DistinctSampling(Sampling):
         return self.lattice.theta(idx).astype(float)
 
 
-class EvolutionSearch:
+class EvolutionSearch(Search):
     """Base of the evolutionary searches. `objectives` names what is read from the oracle;
     `fitness` maps those values (m, k) to what is maximised; subclasses set `mode`."""
 
@@ -67,8 +69,10 @@ class EvolutionSearch:
         p_mutation_var=None,
         eliminate_duplicates=True,
         engine="pymoo",
+        label: str | None = None,
+        style: dict | None = None,
     ):
-        self.name = name
+        super().__init__(name, label, style)
         self.objectives = tuple(objectives)
         if not self.objectives:
             raise UserError("search.objectives is empty (e.g. [delta, rho], [delta], [rho], [nac])")
@@ -100,8 +104,10 @@ class EvolutionSearch:
         return values
 
     @property
-    def requires(self) -> tuple[str, ...]:
-        return tuple(n for n in self.objectives if n not in ("delta", "rho"))
+    def replay_only(self) -> bool:
+        return self.engine == "fast"
+
+    live_fix = "search.engine=pymoo"
 
     def fit(self, lattice: Lattice, budget: int) -> None:
         """Shrink a population too large for the lattice or the budget, with a note. The paper's μ = 110
@@ -146,8 +152,9 @@ class EvolutionSearch:
             lattice, self.pop_size, self.mode, eliminate_duplicates=self.eliminate_duplicates, **self.probs
         )
 
+    @abstractmethod
     def pymoo_algorithm(self, lattice: Lattice, **kwargs):
-        raise NotImplementedError
+        """The pymoo algorithm (NSGA2, GA) that the budgeted ask-and-tell loop drives."""
 
     def run_pymoo(self, oracle, budget: int, seed: int) -> np.ndarray:
         lattice = oracle.lattice

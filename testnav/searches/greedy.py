@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import Search, Style
 from .ga import scalar_score
 
 
-class GreedySearch:
+class GreedySearch(Search):
     """Steepest ascent: from a random configuration, propose every neighbour (±1 in one
     dimension, in dimension order, −1 before +1), move to the best if it is strictly better
     than the current one, otherwise restart at a uniformly random configuration. Every
     proposal, restarts included, consumes one unit of budget."""
 
-    objectives = ("delta", "rho")
-    requires = ()
+    label = "Greedy Search"
+    style = Style("#e07a1f", "--")
 
-    def __init__(self, name: str = "greedy"):
-        self.name = name
+    def __init__(self, name: str = "greedy", label: str | None = None, style: dict | None = None):
+        super().__init__(name, label, style)
 
     def run(self, oracle, budget: int, seed: int) -> np.ndarray:
         rng = np.random.default_rng(seed)

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import Search, Style
 
-class RandomSearch:
+
+class RandomSearch(Search):
     """Propose Θ in a random permutation; once Θ is exhausted, start a fresh permutation.
 
     Every configuration is seen exactly once in the first |Θ| proposals, so its recall
     curve is the expected-hypergeometric baseline; later proposals are repeats.
     """
 
-    objectives = ("delta", "rho")
-    requires = ()
+    label = "Random Search"
+    style = Style("#6b6b6b", ":")
 
-    def __init__(self, name: str = "random"):
-        self.name = name
+    def __init__(self, name: str = "random", label: str | None = None, style: dict | None = None):
+        super().__init__(name, label, style)
 
     def run(self, oracle, budget: int, seed: int) -> np.ndarray:
         rng = np.random.default_rng(seed)

@@ -36,6 +36,7 @@ from ..exact import on_grid
 from ..lattice import Lattice
 from ..pareto import crowding_distance, nondominated_mask
 from ..surrogate import SURROGATES, Surrogate
+from . import Search, Style
 
 
 def next_batch(
@@ -65,9 +66,9 @@ def next_batch(
     return (out, on_front or 0) if with_front else out
 
 
-class TomoNavSearch:
-    objectives = ("delta", "rho")
-    requires = ()
+class TomoNavSearch(Search):
+    label = "TomoNav (beyond the papers)"
+    style = Style("black", "-")
 
     def __init__(
         self,
@@ -81,8 +82,10 @@ class TomoNavSearch:
         min_samples_leaf: int = 1,
         ridge: float = 1e-3,
         grow: bool = True,
+        label: str | None = None,
+        style: dict | None = None,
     ):
-        self.name = name
+        super().__init__(name, label, style)
         if surrogate not in SURROGATES:
             raise UserError(f"search.surrogate={surrogate} (valid: {', '.join(SURROGATES)})")
         for key, value, low in (

@@ -28,6 +28,22 @@ class Settings:
     def rule(self) -> Stopping:
         return Stopping(self.batch, self.window, self.delta, self.early_stopping)
 
+    @classmethod
+    def from_config(cls, cfg) -> "Settings":
+        """The only reader of `tomography.*`: TestifAI's stages and TestNav's inference costs (which
+        price every configuration under the same early-stopping rule) both come through here."""
+        t = cfg.tomography
+        return cls(
+            int(t.max_order),
+            int(t.batch),
+            int(t.window),
+            float(t.delta),
+            bool(t.early_stopping),
+            float(t.alpha),
+            bool(t.relative_to_clean),
+            int(t.seed),
+        )
+
 
 @dataclass
 class Tomography:

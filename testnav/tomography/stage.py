@@ -22,20 +22,6 @@ from .executor import LiveExecutor, low_order
 from .query import Query
 
 
-def settings_of(cfg) -> Settings:
-    t = cfg.tomography
-    return Settings(
-        int(t.max_order),
-        int(t.batch),
-        int(t.window),
-        float(t.delta),
-        bool(t.early_stopping),
-        float(t.alpha),
-        bool(t.relative_to_clean),
-        int(t.seed),
-    )
-
-
 def write_csv(df: pd.DataFrame, path: Path) -> None:
     with atomic_path(path) as tmp:
         df.to_csv(tmp, index=False)
@@ -48,7 +34,7 @@ def make_tomography(cfg):
     benchmark = instantiate(cfg.benchmark)
     tomo = tomography_for(
         benchmark,
-        settings_of(cfg),
+        Settings.from_config(cfg),
         cfg.tomography.source,
         cfg.tomography.quality,
         cfg.cache_dir,
@@ -174,7 +160,7 @@ def run_study(cfg, out_dir: Path) -> dict:
         outcomes(df),
         benchmark.lattice,
         [f.name for f in benchmark.families],
-        settings_of(cfg),
+        Settings.from_config(cfg),
         reps=int(cfg.tomography.reps),
         quality=df[quality_col].to_numpy(float) if quality_col else None,
     )
