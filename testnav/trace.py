@@ -68,8 +68,15 @@ def unique_curve(trace: pd.DataFrame, lattice: Lattice, pstar: np.ndarray) -> np
 
 def budget_curve(trace: pd.DataFrame, pstar_size: int) -> np.ndarray:
     """Recall@P* after each proposal b = 1..B (the paper's bottom-row x-axis: consumed budget)."""
-    hits = (trace["new"].astype(bool) & trace["in_pstar"].astype(bool)).to_numpy()
+    hits = (trace["new"].astype(bool) & trace["in_pstar"].fillna(False).astype(bool)).to_numpy()
     return np.cumsum(hits) / max(pstar_size, 1)
+
+
+def found_curve(trace: pd.DataFrame, pstar_size: int) -> np.ndarray:
+    """Recall@P* after each new configuration, read from the trace alone (its `in_pstar` column):
+    `unique_curve` for a finished run whose lattice and P* are no longer at hand."""
+    new = trace["new"].astype(bool).to_numpy()
+    return np.cumsum(trace["in_pstar"].fillna(False).astype(bool).to_numpy()[new]) / max(pstar_size, 1)
 
 
 def summarize(trace: pd.DataFrame, lattice: Lattice, pstar: np.ndarray | None, proposals, **identity) -> dict:

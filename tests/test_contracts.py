@@ -156,3 +156,21 @@ def test_benchmark_contract_is_abstract_and_met():
     bench = build(compose_config(["benchmark=mnist5k"]).benchmark)
     assert isinstance(bench, Benchmark) and not inspect.isabstract(type(bench))
     assert all(isinstance(m, Metric) for m in bench.metrics.values())
+
+
+def test_a_new_search_appears_in_the_all_methods_table(tmp_path):
+    import pandas as pd
+
+    from testnav.figures.tables import write_table2
+
+    runs = pd.DataFrame(
+        [
+            {"search": s, "benchmark": "b", "fidelity": "ssim", "seed": seed, "auc_recall": 0.5 + 0.1 * seed}
+            for s in ("nsga2", "my_search")
+            for seed in (0, 1)
+        ]
+    )
+    write_table2(runs, tmp_path)
+    table = pd.read_csv(tmp_path / "table2_all.csv")
+    assert list(table["method"]) == ["TestNav", "my_search"]
+    assert "my_search" not in pd.read_csv(tmp_path / "table2.csv")["method"].tolist()  # the paper's table stays its own

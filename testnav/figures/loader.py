@@ -31,6 +31,7 @@ from ..fidelity import sign as rho_sign
 from ..paths import CONF
 from ..searches.registry import label as search_label
 from ..table import Objectives, level_columns
+from ..trace import budget_curve, found_curve
 
 # The paper's searches, in the order the figures use them (Table 2, Figs. 2–4).
 BASELINES = ["nsga2", "greedy", "ga", "random", "tomonav"]  # §4.2, Table 2 and Fig. 2, plus TomoNav (beyond the papers)
@@ -259,21 +260,17 @@ def run_curves(
 ) -> dict[str, np.ndarray]:
     """Recall@P* of one run on both axes, padded with the last value (testnav.recall's reading);
     with an `inferences` column and the cost of all of Θ, also against inferences spent, on
-    INFERENCE_POINTS equal steps of [0, inferences_space] (issue 11's cost-aware view)."""
-    new = trace["new"].astype(bool).to_numpy()
-    hits = trace["in_pstar"].fillna(False).astype(bool).to_numpy()
-    size = max(int(pstar_size), 1)
+    INFERENCE_POINTS equal steps of [0, inferences_space] (the cost-aware view)."""
+    found = found_curve(trace, int(pstar_size))
     out = {}
-    for axis, values, length in (("unique", hits[new], space_size), ("budget", (hits & new), budget)):
-        r = np.cumsum(values) / size
+    for axis, r, length in (("unique", found, space_size), ("budget", budget_curve(trace, int(pstar_size)), budget)):
         curve = np.full(max(length, len(r)), r[-1] if len(r) else 0.0)
         curve[: len(r)] = r
         out[axis] = curve[:length] if length else curve
     if "inferences" in trace and inferences_space:
-        spent = trace["inferences"].to_numpy(dtype=float)[new]
+        spent = trace["inferences"].to_numpy(dtype=float)[trace["new"].astype(bool).to_numpy()]
         steps = np.searchsorted(spent, inference_grid(inferences_space), side="right")  # proposals paid for by then
-        found = np.r_[0.0, np.cumsum(hits[new]) / size]
-        out["inferences"] = found[steps]
+        out["inferences"] = np.r_[0.0, found][steps]
     return out
 
 
