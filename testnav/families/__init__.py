@@ -111,8 +111,8 @@ def blockwise(fn, x: torch.Tensor, *per_image: torch.Tensor, into: bool = False)
 def bit_stream(generator: torch.Generator) -> np.random.SFC64:
     """A fast stream of random bits seeded by one draw from the caller's torch generator, for
     the families that need bytes by the million (speckle noise, glass blur): numpy's SFC64 gives
-    64 bits in ≈ 2 ns on the 2-core machine, torch's Mersenne Twister (`random_` over the int64
-    range) in ≈ 5 ns. SFC64 and numpy's SeedSequence are specified bit for bit, so the stream is
+    64 bits in well under half the time of torch's Mersenne Twister (`random_` over the int64
+    range). SFC64 and numpy's SeedSequence are specified bit for bit, so the stream is
     the same on every machine; the bits are drawn on the CPU and moved, so on every device."""
     seed = int(torch.empty((), dtype=torch.int64).random_(generator=generator))
     return np.random.SFC64(seed)

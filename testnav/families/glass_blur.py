@@ -46,8 +46,8 @@ def shuffle_offsets(generator: torch.Generator, b: int, height: int, width: int,
 
     Where 2δ is a power of two (every δ of the 32 and 64 px tables) each offset is the top
     log₂(2δ) bits of one signed random byte of a `bit_stream`, exactly uniform, int8: 8 offsets
-    per 64-bit draw instead of one `randint` call per offset (≈ 4 ns each here, a third of the
-    family's time at 64 px)."""
+    per 64-bit draw instead of one `randint` call per offset (which was a third of the family's
+    time at 64 px)."""
     shape = (b, iterations, height - 2 * delta, width - 2 * delta, 2)
     k = (2 * delta).bit_length() - 1
     if 2 * delta != 1 << k or k > 7:

@@ -6,9 +6,9 @@ from the caller's CPU generator, so CPU and GPU give the same output; it matches
 only in distribution.
 
 The normal draws are 16-bit inverse-CDF lookups (`normal16`), not `torch.randn`: torch's CPU
-sampler (Mersenne Twister + Box–Muller) costs about 4 ns per value on the 2-core machine, ~70 %
-of this family's time, while 16 random bits of SFC64 (`bit_stream`) cost 0.5 ns and a table
-lookup under 1 ns. Each table entry is the mean of the standard normal over one of 65,536
+sampler (Mersenne Twister + Box–Muller) dominates this family's time, while 16 random bits of
+SFC64 (`bit_stream`) and a table lookup cost a small fraction of one such value (`make bench`
+measures the family against imagecorruptions). Each table entry is the mean of the standard normal over one of 65,536
 equally likely bins, so the draw has
 mean 0 exactly (the table is antisymmetric), variance 1 − 1.5·10⁻⁶, and differs from a continuous
 normal only inside bins of width ≤ 4·10⁻⁵ SD near the centre and in the outermost 2 × 2⁻¹⁶ of
