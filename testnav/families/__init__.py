@@ -16,6 +16,8 @@ size) and block their own arithmetic. On a GPU the whole batch is one block.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 import torch
 
@@ -23,7 +25,7 @@ from ..errors import UserError
 from .buffers import batch_buffer
 
 
-class Family:
+class Family(ABC):
     name: str = "family"
     random: bool = False
     writes_out: bool = False  # apply(x, param, generator, out=None) writes into `out` when given (CPU blocks)
@@ -53,8 +55,9 @@ class Family:
             return blockwise(lambda xb, out: self.apply(xb, param, generator, out=out), x, into=True)
         return blockwise(lambda xb: self.apply(xb, param, generator), x)
 
+    @abstractmethod
     def apply(self, x: torch.Tensor, param, generator: torch.Generator) -> torch.Tensor:
-        raise NotImplementedError
+        """The perturbation at one entry `param` of the severity table (level ≥ 1)."""
 
     def map_boxes(self, boxes, level: int, size: tuple[int, int], min_size: float = 1.0):
         """Detection boxes (K, 5) (class, x1, y1, x2, y2) after this family at `level` on images of
