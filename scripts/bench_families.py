@@ -29,7 +29,6 @@ import pathlib
 import statistics
 import subprocess
 import sys
-import time
 
 import numpy as np
 import torch
@@ -37,6 +36,7 @@ from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
 from testnav.paths import CONF
+from testnav.timing import interleaved
 from testnav.data.scenes import scenes
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -54,23 +54,13 @@ def images(n: int, size: int, seed: int = 0) -> torch.Tensor:
 
 
 def best_time(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+    return min(interleaved({"fn": fn}, repeat)["fn"])
 
 
 def interleaved_best(a, b, repeat: int) -> tuple[float, float]:
-    """Best time of each of a and b, timed alternately (a, b, a, b, …): on a shared host whose
-    speed drifts by up to 2× within minutes, both sides then see the same slow and fast spells,
-    and their ratio is steadier than from two runs timed one after the other."""
-    ta, tb = [], []
-    for _ in range(repeat):
-        ta.append(best_time(a, 1))
-        tb.append(best_time(b, 1))
-    return min(ta), min(tb)
+    """Best time of each of a and b, timed alternately (testnav/timing.py)."""
+    times = interleaved({"a": a, "b": b}, repeat)
+    return min(times["a"]), min(times["b"])
 
 
 def geomean(v) -> float:

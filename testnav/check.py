@@ -10,13 +10,13 @@ a minute, rather than in a table that disagrees with the paper after GPU-hours.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import numpy as np
 import torch
 from omegaconf import DictConfig
 
+from .timing import timed
 from .assemble import build, resolve_device
 from .cache import write_json_atomic
 from .errors import UserError
@@ -74,9 +74,10 @@ def run_check(cfg: DictConfig, out_dir: Path) -> dict:
     benchmark.prepare_metrics(loaded)
     report["metrics"] = {k: m.describe() for k, m in {**benchmark.metrics, **benchmark.signals}.items()}
     print(f"  metrics    {'; '.join(f'{k} ({compact(d)})' for k, d in report['metrics'].items()) or 'none'}")
-    clean, seconds = timed(lambda: benchmark.score(loaded, loaded.inputs), device)
+    sync = torch.cuda.synchronize if device.startswith("cuda") else None
+    clean, seconds = timed(lambda: benchmark.score(loaded, loaded.inputs), sync)
     if seconds < 60:  # the first pass pays for warm-up (kernels, caches): time a second one
-        seconds = timed(lambda: benchmark.score(loaded, loaded.inputs), device)[1]
+        seconds = timed(lambda: benchmark.score(loaded, loaded.inputs), sync)[1]
     psi = float(clean["psi"])
     rate = len(labels) / seconds
     projected = seconds * benchmark.lattice.size
@@ -111,14 +112,6 @@ def run_check(cfg: DictConfig, out_dir: Path) -> dict:
         )
     print(f"  paper      {100 * float(expect):.1f} % ({source}): within ±{100 * tolerance:.1f} points → OK")
     return report
-
-
-def timed(fn, device: str):
-    start = time.perf_counter()
-    out = fn()
-    if device.startswith("cuda"):
-        torch.cuda.synchronize()
-    return out, time.perf_counter() - start
 
 
 def compact(d: dict) -> str:
