@@ -25,6 +25,7 @@ import numpy as np
 from .errors import UserError
 from .lattice import Lattice
 from .pareto import nondominated_mask
+from .pool import neighbours, random_configurations
 from .surrogate import Surrogate
 
 OBJECTIVES = ("delta", "rho")
@@ -33,6 +34,10 @@ OBJECTIVES = ("delta", "rho")
 # chosen on generated tables (train + validation seeds; scripts/stopping_study.py,
 # docs/tomonav.md) and checked on held-out ones: 68 of 68 early stops there had all of P*.
 DEPENDENCE = 10.0
+EVERY_CAP = 1_000  # the default checkpoint spacing never exceeds this (it is 5 % of Θ below 20,000)
+SAMPLE_ABOVE = 20_000  # more unmeasured θ than this: estimate the sum from a sample (log_product)
+SAMPLE = 10_000  # θ drawn uniformly from the unmeasured ones, beyond the front's neighbours
+MAX_SAMPLES = 1_000  # on large lattices each tree bootstraps at most this many measured points
 
 
 class StopSearch(Exception):
@@ -67,7 +72,9 @@ class Certificate:
             raise UserError(f"search.stop_at={stop_at}: a probability in (0, 1], or null to never stop early")
         self.lattice, self.stop_at, self.seed = lattice, stop_at, int(seed)
         # default batch: 5 % of Θ (65 on 6⁴): at most 20 fits before Θ is exhausted, whatever the search
-        self.every = int(every) if every else max(10, -(-lattice.size // 20))
+        # (capped at 1,000 on large lattices, where 5 % of Θ would leave a run of a few thousand
+        # proposals without a checkpoint)
+        self.every = int(every) if every else max(10, min(-(-lattice.size // 20), EVERY_CAP))
         self.n_estimators, self.samples, self.min_points = int(n_estimators), int(samples), int(min_points)
         self.dependence = float(dependence)
         self.values = np.full((lattice.size, 2), np.nan)
@@ -87,22 +94,47 @@ class Certificate:
         return float(np.exp(log_product / self.dependence))
 
     def log_product(self) -> float:
+        """Σ_θ log(1 − p_θ) over the unmeasured θ. Beyond SAMPLE_ABOVE of them the sum is
+        estimated: exactly over the unit-step neighbours of the measured front (where the
+        escapes are), plus SAMPLE uniform draws from the rest scaled up to the rest's size
+        (an unbiased estimate of its part), so a checkpoint costs the same on any lattice."""
         seen = np.flatnonzero(self.seen)
-        cand = np.flatnonzero(~self.seen)
-        cand = cand[cand != 0]  # θ = 0 is not on P*
-        if len(cand) == 0:
+        unmeasured = self.lattice.size - len(seen) - (not self.seen[0])
+        if unmeasured == 0:
             return 0.0
         measured = seen[seen != 0]
         if len(measured) < self.min_points:
             return -np.inf
-        model = Surrogate(self.lattice, "forest", n_estimators=self.n_estimators, seed=self.seed)
+        large = unmeasured > SAMPLE_ABOVE
+        model = Surrogate(
+            self.lattice,
+            "forest",
+            n_estimators=self.n_estimators,
+            seed=self.seed,
+            max_samples=MAX_SAMPLES if large else None,
+        )
         model.fit(seen, self.values[seen])
+        pts = self.values[measured]
+        on_front = nondominated_mask(pts[:, 0], pts[:, 1])
+        front = pts[on_front]
+        if not large:
+            cand = np.flatnonzero(~self.seen)
+            cand = cand[cand != 0]  # θ = 0 is not on P*
+            return float(self._log_escape(model, cand, front).sum())
+        rng = np.random.default_rng([self.seed, len(seen)])
+        near = neighbours(self.lattice, measured[on_front])
+        near = near[~self.seen[near] & (near != 0)]
+        rest = random_configurations(self.lattice, SAMPLE, rng, exclude=np.concatenate([seen, near, [0]]))
+        logs = self._log_escape(model, np.concatenate([near, rest]), front)
+        scale = (unmeasured - len(near)) / max(len(rest), 1)
+        return float(logs[: len(near)].sum() + scale * logs[len(near) :].sum())
+
+    def _log_escape(self, model: Surrogate, cand: np.ndarray, front: np.ndarray) -> np.ndarray:
+        """log(1 − p_θ) for each θ of `cand`."""
         mean, sd = model.predict(cand)
         draws = model.draws(cand, mean=mean, sd=sd, samples=self.samples)  # evenly spaced scores: same fit, same draws
-        pts = self.values[measured]
-        front = pts[nondominated_mask(pts[:, 0], pts[:, 1])]
         p = escape_probability(draws, front)
-        return float(np.log1p(-np.minimum(p, 1 - 1e-12)).sum())
+        return np.log1p(-np.minimum(p, 1 - 1e-12))
 
     def split(self, indices: np.ndarray) -> list[np.ndarray]:
         """`indices` cut after each proposal at which a checkpoint falls (so a live run never
