@@ -85,6 +85,14 @@ def one_run(obj: Objectives, search: str, budget: int, seed: int) -> dict:
     curve = recall_curve(proposals[first], obj.pstar, obj.lattice.size)
     full = unique_to_full_recall(curve)
     uniq = np.cumsum(first)
+    in_pstar = np.zeros(obj.lattice.size, bool)
+    in_pstar[obj.pstar] = True
+    found = np.cumsum(in_pstar[proposals] & first)
+    # every checkpoint, so that any stop rule on Σ log(1 − p_θ) can be read off afterwards
+    checkpoints = [
+        (int(b), int(uniq[b - 1]), float(lp), bool(found[b - 1] == len(obj.pstar)))
+        for (b, _), lp in zip(cert.points, cert.log_products)
+    ]
     stop = next(((b, p) for b, p in cert.points if p >= STOP_AT), None)
     stop_unique = int(uniq[stop[0] - 1]) if stop else None
     return {
@@ -100,6 +108,7 @@ def one_run(obj: Objectives, search: str, budget: int, seed: int) -> dict:
         "stop_unique": stop_unique,
         "stop_complete": None if stop is None else bool(full is not None and stop_unique >= full),
         "stop_ratio": None if stop is None or not full else stop_unique / full,
+        "checkpoints": json.dumps(checkpoints),
     }
 
 

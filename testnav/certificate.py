@@ -34,10 +34,11 @@ OBJECTIVES = ("delta", "rho")
 # chosen on generated tables (train + validation seeds; scripts/stopping_study.py,
 # docs/tomonav.md) and checked on held-out ones: 68 of 68 early stops there had all of P*.
 DEPENDENCE = 10.0
-EVERY_CAP = 1_000  # the default checkpoint spacing never exceeds this (it is 5 % of Θ below 20,000)
+EVERY_CAP = 2_000  # the default checkpoint spacing never exceeds this (it is 5 % of Θ below 40,000)
 SAMPLE_ABOVE = 20_000  # more unmeasured θ than this: estimate the sum from a sample (log_product)
-SAMPLE = 10_000  # θ drawn uniformly from the unmeasured ones, beyond the front's neighbours
+SAMPLE = 5_000  # θ drawn uniformly from the unmeasured ones, beyond the front's neighbours
 MAX_SAMPLES = 1_000  # on large lattices each tree bootstraps at most this many measured points
+LARGE_TREES = 50  # and the forest has at most this many trees (a checkpoint costs the same on any Θ)
 
 
 class StopSearch(Exception):
@@ -72,7 +73,7 @@ class Certificate:
             raise UserError(f"search.stop_at={stop_at}: a probability in (0, 1], or null to never stop early")
         self.lattice, self.stop_at, self.seed = lattice, stop_at, int(seed)
         # default batch: 5 % of Θ (65 on 6⁴): at most 20 fits before Θ is exhausted, whatever the search
-        # (capped at 1,000 on large lattices, where 5 % of Θ would leave a run of a few thousand
+        # (capped at EVERY_CAP on large lattices, where 5 % of Θ would leave a run of a few thousand
         # proposals without a checkpoint)
         self.every = int(every) if every else max(10, min(-(-lattice.size // 20), EVERY_CAP))
         self.n_estimators, self.samples, self.min_points = int(n_estimators), int(samples), int(min_points)
@@ -109,7 +110,7 @@ class Certificate:
         model = Surrogate(
             self.lattice,
             "forest",
-            n_estimators=self.n_estimators,
+            n_estimators=min(self.n_estimators, LARGE_TREES) if large else self.n_estimators,
             seed=self.seed,
             max_samples=MAX_SAMPLES if large else None,
         )

@@ -94,8 +94,8 @@ class TomoNavSearch:
         ridge: float = 1e-3,
         grow: bool = True,
         pool_above: int = 10_000,
-        pool: int = 3_000,
-        batch_growth: float = 0.1,
+        pool: int = 2_000,
+        batch_growth: float = 0.25,
         max_samples: int = 1_000,
     ):
         self.name = name
