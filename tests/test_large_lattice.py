@@ -3,6 +3,7 @@
 SAMPLE_ABOVE unmeasured configurations."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from testnav import certificate as cert_module
@@ -114,3 +115,25 @@ def test_sampled_certificate_estimate_is_close_to_the_exact_sum(monkeypatch):
     exact = log_product(SAMPLE_ABOVE=10**9, MAX_SAMPLES=1000, LARGE_TREES=50)
     assert sampled < 0 and exact < 0 and abs(sampled - exact) < 0.25 * abs(exact)
     assert Certificate(obj.lattice).every == 2000 and Certificate(Lattice(4, 6)).every == 65
+
+
+def test_scale_figure_from_the_study_table(tmp_path):
+    from testnav.figures import scale
+
+    rows = [
+        {
+            "ok": True,
+            "profile": "pairs",
+            "space_size": size,
+            "budget": b,
+            "search": s,
+            "auc": auc,
+            "search_ms_per_proposal": ms,
+        }
+        for size, b in ((1296, 6480), (46656, 5000), (46656, 20000))
+        for s, auc, ms in (("nsga2", 0.7, 0.2), ("tomonav", 0.9, 0.4))
+    ]
+    pd.DataFrame(rows).to_csv(tmp_path / "scale.csv", index=False)
+    path, sentence = scale.draw(tmp_path / "scale.csv", tmp_path / "scale.png")
+    assert path.exists() and "1,296–46,656" in sentence
+    assert scale.draw(tmp_path / "absent.csv", tmp_path / "x.png") is None
