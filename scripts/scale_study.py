@@ -90,8 +90,8 @@ def one_run(obj: Objectives, search: str, budget: int, seed: int) -> dict:
     found = np.cumsum(in_pstar[proposals] & first)
     # every checkpoint, so that any stop rule on Σ log(1 − p_θ) can be read off afterwards
     checkpoints = [
-        (int(b), int(uniq[b - 1]), float(lp), bool(found[b - 1] == len(obj.pstar)))
-        for (b, _), lp in zip(cert.points, cert.log_products)
+        (int(b), int(uniq[b - 1]), float(lp), bool(found[b - 1] == len(obj.pstar)), float(j))
+        for (b, _), lp, j in zip(cert.points, cert.log_products, cert.joint)
     ]
     stop = next(((b, p) for b, p in cert.points if p >= STOP_AT), None)
     stop_unique = int(uniq[stop[0] - 1]) if stop else None
@@ -155,6 +155,43 @@ def summarise(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def stop_rules(df: pd.DataFrame, dependence: float = 10.0) -> str:
+    """Where each run would stop at 0.95 under two readings of the recorded checkpoints: the
+    certificate's p_complete = exp(Σ log(1 − p_θ) / dependence), and the fully dependent share
+    of draw ranks at which nothing escapes (recorded from the `joint` column on)."""
+    rules = {
+        f"product^(1/{dependence:g})": lambda c: np.exp(c[2] / dependence),
+        "joint": lambda c: c[4] if len(c) > 4 else np.nan,
+    }
+    lines = [
+        "| |Θ| (ℓ^n) | budget | search | rule | runs | fired | complete when fired | median stop / unique to full |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    ok = df[df["ok"]]
+    for (size, lat, budget, search), g in ok.groupby(["space_size", "lattice", "budget", "search"], sort=True):
+        for rule, value in rules.items():
+            fired = complete = 0
+            ratios, runs = [], 0
+            for row in g.itertuples():
+                cps = json.loads(row.checkpoints) if isinstance(row.checkpoints, str) else []
+                if rule == "joint" and (not cps or len(cps[0]) < 5):
+                    continue
+                runs += 1
+                at = next((c for c in cps if value(c) >= STOP_AT and c[1] < size), None)  # early: Θ not exhausted
+                if at is None:
+                    continue
+                fired += 1
+                complete += bool(at[3])
+                if row.unique_to_full == row.unique_to_full:  # not NaN
+                    ratios.append(at[1] / row.unique_to_full)
+            if runs:
+                lines.append(
+                    f"| {size:,} ({lat}) | {budget:,} | {search} | {rule} | {runs} | {fired} | {complete}/{fired} "
+                    f"| {f'{np.median(ratios):.2f}' if ratios else '—'} |"
+                )
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", nargs="+", default=[f"{n}x{lv}" for n, lv in SIZES], help="n x ℓ, e.g. 6x6")
@@ -203,7 +240,7 @@ def main(argv=None) -> int:
         )
     df.to_csv(csv, index=False)
     csv.with_suffix(".partial.csv").unlink(missing_ok=True)
-    out.with_suffix(".md").write_text(summarise(df) + "\n")
+    out.with_suffix(".md").write_text(summarise(df) + "\n\n" + stop_rules(df) + "\n")
     print(summarise(df))
     return 0
 
