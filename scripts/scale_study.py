@@ -137,7 +137,7 @@ def forked(fn, *args) -> dict:
 def summarise(df: pd.DataFrame) -> str:
     ok = df[df["ok"]]
     lines = [
-        "| |Θ| (ℓ^n) | budget | search | runs | AUC-Recall | unique to full recall (reached) | ms / proposal | peak MB | cert share | stop@0.95: fired, complete | median stop / full |",
+        "| |Θ| (ℓ^n) | budget | search | runs | AUC-Recall | unique to full recall (reached) | ms / proposal | peak MB | cert share | stop@0.95 (Θ exhausted included): fired, complete | median stop / full |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for (size, lat, budget, search), g in ok.groupby(["space_size", "lattice", "budget", "search"], sort=True):
@@ -192,6 +192,33 @@ def stop_rules(df: pd.DataFrame, dependence: float = 10.0) -> str:
     return "\n".join(lines)
 
 
+def what_was_run(df: pd.DataFrame) -> str:
+    """One line per lattice size: the profiles, table seeds and budgets present in the csv."""
+    lines = []
+    for (size, lat), g in df.groupby(["space_size", "lattice"], sort=True):
+        seeds = sorted(g["seed"].unique())
+        lines.append(
+            f"* {lat} = {size:,}: profiles {', '.join(sorted(g['profile'].unique()))}; seeds "
+            f"{', '.join(map(str, seeds))}; budgets {', '.join(f'{b:,}' for b in sorted(g['budget'].unique()))}; "
+            f"searches {', '.join(sorted(g['search'].unique()))} ({len(g)} runs)"
+        )
+    return "\n".join(lines)
+
+
+def report(df: pd.DataFrame, preamble: str = "") -> str:
+    return (
+        "# Scaling study (scripts/scale_study.py)\n\n"
+        + (preamble.strip() + "\n\n" if preamble else "")
+        + "## What was run\n\n"
+        + what_was_run(df)
+        + "\n\n## Per size, budget and search (means over the runs; ± is the sd)\n\n"
+        + summarise(df)
+        + "\n\n## Stopping at 0.95: where each run would have stopped, read off its checkpoints\n\n"
+        + stop_rules(df)
+        + "\n"
+    )
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", nargs="+", default=[f"{n}x{lv}" for n, lv in SIZES], help="n x ℓ, e.g. 6x6")
@@ -201,9 +228,15 @@ def main(argv=None) -> int:
     ap.add_argument("--budgets", nargs="+", type=int, default=None, help="override: these budgets at every size")
     ap.add_argument("--out", default=str(ROOT / "results/tables/scale"))
     ap.add_argument("--fresh", action="store_true", help="overwrite the csv instead of appending")
+    ap.add_argument("--report", action="store_true", help="run nothing: rewrite <out>.md from <out>.csv")
+    ap.add_argument("--preamble", default=None, help="a Markdown file put at the top of <out>.md")
     args = ap.parse_args(argv)
     out = Path(args.out)
     csv = out.with_suffix(".csv")
+    preamble = Path(args.preamble).read_text() if args.preamble else ""
+    if args.report:
+        out.with_suffix(".md").write_text(report(pd.read_csv(csv), preamble))
+        return 0
     rows = []
     for spec in args.sizes:
         n, lv = map(int, spec.split("x"))
@@ -240,7 +273,7 @@ def main(argv=None) -> int:
         )
     df.to_csv(csv, index=False)
     csv.with_suffix(".partial.csv").unlink(missing_ok=True)
-    out.with_suffix(".md").write_text(summarise(df) + "\n\n" + stop_rules(df) + "\n")
+    out.with_suffix(".md").write_text(report(df, preamble))
     print(summarise(df))
     return 0
 
