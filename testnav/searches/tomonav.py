@@ -158,7 +158,7 @@ class TomoNavSearch:
         size = self.batch
         while b < budget and not evaluated.all():
             seen = np.flatnonzero(evaluated)
-            model.fit(seen, values[seen])
+            model.fit(seen, values[seen], calibrate=False)  # TomoNav ranks the mean: no conformal scores needed
             candidates = np.flatnonzero(~evaluated)
             mean, sd = model.predict(candidates)
             optimistic = on_grid(mean + self.kappa * sd)
