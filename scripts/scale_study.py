@@ -137,17 +137,19 @@ def forked(fn, *args) -> dict:
 def summarise(df: pd.DataFrame) -> str:
     ok = df[df["ok"]]
     lines = [
-        "| |Θ| (ℓ^n) | budget | search | runs | AUC-Recall | unique to full recall (reached) | ms / proposal | peak MB | cert share | stop@0.95 (Θ exhausted included): fired, complete | median stop / full |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| |Θ| (ℓ^n) | profile | budget | search | runs | AUC-Recall | unique to full recall (reached) | ms / proposal | peak MB | cert share | stop@0.95 (Θ exhausted included): fired, complete | median stop / full |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for (size, lat, budget, search), g in ok.groupby(["space_size", "lattice", "budget", "search"], sort=True):
+    for (size, lat, profile, budget, search), g in ok.groupby(
+        ["space_size", "lattice", "profile", "budget", "search"], sort=True
+    ):
         full = g["unique_to_full"].dropna()
         fired = g["stop_unique"].notna()
         comp = g.loc[fired, "stop_complete"].astype(bool)
         ratio = g["stop_ratio"].dropna()
         lines.append(
-            f"| {size:,} ({lat}) | {budget:,} | {search} | {len(g)} | {g['auc'].mean():.3f} ± {g['auc'].std(ddof=0):.3f} "
-            f"| {full.mean():,.0f} ({len(full)}/{len(g)}) | {g['search_ms_per_proposal'].mean():.3f} "
+            f"| {size:,} ({lat}) | {profile} | {budget:,} | {search} | {len(g)} | {g['auc'].mean():.3f} ± {g['auc'].std(ddof=0):.3f} "
+            f"| {'—' if full.empty else f'{full.mean():,.0f}'} ({len(full)}/{len(g)}) | {g['search_ms_per_proposal'].mean():.3f} "
             f"| {g['peak_mb'].max():,.0f} | {100 * g['cert_share'].mean():.0f} % "
             f"| {fired.sum()}/{len(g)}, {comp.sum()}/{fired.sum()} "
             f"| {'—' if ratio.empty else f'{ratio.median():.2f}'} |"
