@@ -150,6 +150,14 @@ def draw_testifai(results: Path, figures: Path):
         return [], [f"TestifAI figures failed: {type(e).__name__}: {str(e)[:200]}"]
 
 
+def draw_scale(results: Path, figures: Path):
+    """The scaling figure, if scripts/scale_study.py's table is there: [(path, sentence)]."""
+    from testnav.figures import scale
+
+    drawn = scale.draw(results / "tables" / "scale.csv", figures / "scale.png")
+    return [drawn] if drawn else []
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default=str(ROOT / "results"), help="results folder (default: results/)")
@@ -185,6 +193,7 @@ def main(argv=None) -> int:
             entries.insert(0, Entry("The default run", "make run", tables / "default_run.json", sentence, "table"))
         notes += [note] if note else []
     entries += [Entry("TestifAI figures", Path(p).stem.replace("_", " "), Path(p), s) for p, s in extra]
+    entries += [Entry("Scaling", "Searches against |Θ|", p, s) for p, s in draw_scale(results, figures)]
     report = write_report(entries, res, results / "report.md", extra_notes=notes)
     for e in entries:
         print(f"  {e.path}")

@@ -25,6 +25,7 @@ import numpy as np
 from .errors import UserError
 from .lattice import Lattice
 from .pareto import nondominated_mask
+from .pool import neighbours, random_configurations
 from .surrogate import Surrogate
 
 OBJECTIVES = ("delta", "rho")
@@ -33,6 +34,11 @@ OBJECTIVES = ("delta", "rho")
 # chosen on generated tables (train + validation seeds; scripts/stopping_study.py,
 # docs/tomonav.md) and checked on held-out ones: 68 of 68 early stops there had all of P*.
 DEPENDENCE = 10.0
+EVERY_CAP = 2_000  # the default checkpoint spacing never exceeds this (it is 5 % of Θ below 40,000)
+SAMPLE_ABOVE = 20_000  # more unmeasured θ than this: estimate the sum from a sample (log_product)
+SAMPLE = 5_000  # θ drawn uniformly from the unmeasured ones, beyond the front's neighbours
+MAX_SAMPLES = 1_000  # on large lattices each tree bootstraps at most this many measured points
+LARGE_TREES = 50  # and the forest has at most this many trees (a checkpoint costs the same on any Θ)
 
 
 class StopSearch(Exception):
@@ -41,14 +47,18 @@ class StopSearch(Exception):
 
 def escape_probability(draws: np.ndarray, front: np.ndarray) -> np.ndarray:
     """Per θ, the share of its draws (S, m, 2) that no point of `front` (f, 2) dominates."""
+    return 1.0 - dominated_draws(draws, front).mean(axis=0)
+
+
+def dominated_draws(draws: np.ndarray, front: np.ndarray) -> np.ndarray:
+    """(S, m) bool: draw s of θ is dominated by a point of `front` (f, 2)."""
     order = np.argsort(front[:, 0])
     fd, fr = front[order, 0], front[order, 1]
     best = np.r_[np.maximum.accumulate(fr[::-1])[::-1], -np.inf]  # best ρ among δ_F ≥ fd[i]
     d, r = draws[..., 0], draws[..., 1]
     ge = best[np.searchsorted(fd, d, side="left")]  # best ρ with δ_F ≥ d
     gt = best[np.searchsorted(fd, d, side="right")]  # best ρ with δ_F > d
-    dominated = (ge > r) | (gt >= r)
-    return 1.0 - dominated.mean(axis=0)
+    return (ge > r) | (gt >= r)
 
 
 class Certificate:
@@ -67,7 +77,9 @@ class Certificate:
             raise UserError(f"search.stop_at={stop_at}: a probability in (0, 1], or null to never stop early")
         self.lattice, self.stop_at, self.seed = lattice, stop_at, int(seed)
         # default batch: 5 % of Θ (65 on 6⁴): at most 20 fits before Θ is exhausted, whatever the search
-        self.every = int(every) if every else max(10, -(-lattice.size // 20))
+        # (capped at EVERY_CAP on large lattices, where 5 % of Θ would leave a run of a few thousand
+        # proposals without a checkpoint)
+        self.every = int(every) if every else max(10, min(-(-lattice.size // 20), EVERY_CAP))
         self.n_estimators, self.samples, self.min_points = int(n_estimators), int(samples), int(min_points)
         self.dependence = float(dependence)
         self.values = np.full((lattice.size, 2), np.nan)
@@ -77,6 +89,10 @@ class Certificate:
         self.next_u = self.every
         self.points: list[tuple[int, float]] = []  # (proposals so far, p_complete) at each checkpoint
         self.log_products: list[float] = []  # Σ log(1 − p_θ) at each checkpoint (p_complete before tempering)
+        # at each checkpoint, the share of draw ranks s at which no unmeasured θ escapes (the s-th
+        # draw uses the same calibration score for every θ of an order group: the errors fully
+        # dependent, the other extreme from the product's independence); recorded for studies
+        self.joint: list[float] = []
         self.stopped: int | None = None
         self.seconds = 0.0  # spent estimating (the cost of the certificate)
 
@@ -87,22 +103,51 @@ class Certificate:
         return float(np.exp(log_product / self.dependence))
 
     def log_product(self) -> float:
+        """Σ_θ log(1 − p_θ) over the unmeasured θ. Beyond SAMPLE_ABOVE of them the sum is
+        estimated: exactly over the unit-step neighbours of the measured front (where the
+        escapes are), plus SAMPLE uniform draws from the rest scaled up to the rest's size
+        (an unbiased estimate of its part), so a checkpoint costs the same on any lattice."""
         seen = np.flatnonzero(self.seen)
-        cand = np.flatnonzero(~self.seen)
-        cand = cand[cand != 0]  # θ = 0 is not on P*
-        if len(cand) == 0:
+        unmeasured = self.lattice.size - len(seen) - (not self.seen[0])
+        if unmeasured == 0:
+            self.joint.append(1.0)
             return 0.0
         measured = seen[seen != 0]
         if len(measured) < self.min_points:
+            self.joint.append(0.0)
             return -np.inf
-        model = Surrogate(self.lattice, "forest", n_estimators=self.n_estimators, seed=self.seed)
+        large = unmeasured > SAMPLE_ABOVE
+        model = Surrogate(
+            self.lattice,
+            "forest",
+            n_estimators=min(self.n_estimators, LARGE_TREES) if large else self.n_estimators,
+            seed=self.seed,
+            max_samples=MAX_SAMPLES if large else None,
+        )
         model.fit(seen, self.values[seen])
+        pts = self.values[measured]
+        on_front = nondominated_mask(pts[:, 0], pts[:, 1])
+        front = pts[on_front]
+        if not large:
+            cand = np.flatnonzero(~self.seen)
+            cand = cand[cand != 0]  # θ = 0 is not on P*
+            return float(self._log_escape(model, cand, front).sum())
+        rng = np.random.default_rng([self.seed, len(seen)])
+        near = neighbours(self.lattice, measured[on_front])
+        near = near[~self.seen[near] & (near != 0)]
+        rest = random_configurations(self.lattice, SAMPLE, rng, exclude=np.concatenate([seen, near, [0]]))
+        logs = self._log_escape(model, np.concatenate([near, rest]), front)
+        scale = (unmeasured - len(near)) / max(len(rest), 1)
+        return float(logs[: len(near)].sum() + scale * logs[len(near) :].sum())
+
+    def _log_escape(self, model: Surrogate, cand: np.ndarray, front: np.ndarray) -> np.ndarray:
+        """log(1 − p_θ) for each θ of `cand`."""
         mean, sd = model.predict(cand)
         draws = model.draws(cand, mean=mean, sd=sd, samples=self.samples)  # evenly spaced scores: same fit, same draws
-        pts = self.values[measured]
-        front = pts[nondominated_mask(pts[:, 0], pts[:, 1])]
-        p = escape_probability(draws, front)
-        return float(np.log1p(-np.minimum(p, 1 - 1e-12)).sum())
+        dominated = dominated_draws(draws, front)
+        self.joint.append(float(dominated.all(axis=1).mean()))
+        p = 1.0 - dominated.mean(axis=0)
+        return np.log1p(-np.minimum(p, 1 - 1e-12))
 
     def split(self, indices: np.ndarray) -> list[np.ndarray]:
         """`indices` cut after each proposal at which a checkpoint falls (so a live run never

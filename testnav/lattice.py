@@ -44,7 +44,15 @@ class Lattice:
         return int(idx) if idx.ndim == 0 else idx
 
     def theta(self, index) -> np.ndarray:
-        return self.tuples[np.asarray(index)]
+        """Levels of configuration(s) `index`, by arithmetic on the index (the same rows as
+        `tuples`, which is never built here, so a lattice of millions costs nothing)."""
+        idx = np.asarray(index, dtype=np.int64)
+        weights = self.levels ** np.arange(self.n - 1, -1, -1, dtype=np.int64)
+        return (idx[..., None] // weights) % self.levels
+
+    def order_of(self, index) -> np.ndarray:
+        """Order of configuration(s) `index` (as `orders`, without the Θ-sized array)."""
+        return (self.theta(index) > 0).sum(axis=-1)
 
     @cached_property
     def orders(self) -> np.ndarray:

@@ -33,8 +33,12 @@ class Surrogate:
         min_samples_leaf: int = 1,
         ridge: float = 1e-3,
         seed: int = 0,
+        max_samples: int | None = None,
     ):
+        """`max_samples`: each tree's bootstrap draws at most this many of the measured points
+        (None: as many as there are), so a refit costs the same however many are measured."""
         self.lattice, self.kind, self.ridge = lattice, kind, float(ridge)
+        self.max_samples = max_samples
         self.forest = RandomForestRegressor(
             n_estimators=n_estimators,
             bootstrap=True,
@@ -43,24 +47,27 @@ class Surrogate:
             random_state=seed,
             n_jobs=1,
         )
-        x = lattice.tuples
-        # one-hot main effects: column (i, level) for level ≥ 1, plus an intercept
-        self.onehot = np.concatenate(
-            [np.ones((lattice.size, 1))]
-            + [(x[:, [i]] == np.arange(1, lattice.levels)[None]).astype(float) for i in range(lattice.n)],
-            axis=1,
-        )
         self.fits = 0
 
-    def fit(self, indices, values) -> "Surrogate":
-        """Targets, coefficients and so residuals lie on GRID (testnav/exact.py): a.T @ y is then
+    def onehot(self, indices) -> np.ndarray:
+        """Main-effect design rows of `indices`: an intercept, then column (i, level) for each
+        family i and level ≥ 1. Built per row, so no Θ-sized array is ever made."""
+        x = self.lattice.theta(np.asarray(indices, dtype=np.int64))
+        levels = np.arange(1, self.lattice.levels)[None]
+        return np.concatenate(
+            [np.ones((len(x), 1))] + [(x[:, [i]] == levels).astype(float) for i in range(self.lattice.n)], axis=1
+        )
+
+    def fit(self, indices, values, calibrate: bool = True) -> "Surrogate":
+        """`calibrate`: also compute the conformal scores (what `draws` and `interval` need;
+        `predict` does not). Targets, coefficients and so residuals lie on GRID (testnav/exact.py): a.T @ y is then
         an exact sum, the solve's last bits (which depend on the LAPACK kernel) are rounded
         away, and the forest is trained on the same bits on every machine, so its split ties
         are exact and go the same way everywhere."""
         idx = np.asarray(indices, dtype=np.int64)
         y = on_grid(values)
         if self.kind == "additive_forest":
-            a = self.onehot[idx]
+            a = self.onehot(idx)
             reg = self.ridge * np.eye(a.shape[1])
             reg[0, 0] = 0.0  # no shrinkage of the intercept
             self.gram = a.T @ a + reg  # one-hot counts plus the ridge: symmetric positive definite
@@ -69,9 +76,12 @@ class Surrogate:
         else:
             self.coef = None
             resid = y
+        if self.max_samples is not None:
+            self.forest.set_params(max_samples=min(self.max_samples, len(idx)))
         self.forest.fit(self.lattice.theta(idx), resid)
         self.fits += 1
-        self._calibrate(idx, y, resid)
+        if calibrate:
+            self._calibrate(idx, y, resid)
         return self
 
     def _calibrate(self, idx, y, resid) -> None:
@@ -90,7 +100,7 @@ class Surrogate:
             sd = np.sqrt((((per_tree - mean) ** 2) * oob).sum(0) / count)
         pred = mean + (y - resid)
         if self.coef is not None:
-            a = self.onehot[idx]
+            a = self.onehot(idx)
             h = np.einsum("ij,ij->i", np.linalg.solve(self.gram, a.T).T, a)
             pred = pred - resid * (h / np.maximum(1 - h, 1e-9))[:, None]
         ok = count[:, 0] > 1
@@ -101,7 +111,7 @@ class Surrogate:
         extra = sd**2 * (1 / np.maximum(count, 1) - 1 / len(trees))
         err = np.sign(err) * np.sqrt(np.maximum(err**2 - extra, 0))
         self.scores = (err / np.maximum(sd, self.sd_floor))[ok]  # (n', k), signed
-        self.score_orders = self.lattice.orders[idx][ok]
+        self.score_orders = self.lattice.order_of(idx)[ok]
 
     def groups(self, indices) -> list[tuple[np.ndarray, np.ndarray]]:
         """Mondrian conformal over the order of θ (how many families are active): (positions
@@ -112,7 +122,7 @@ class Surrogate:
         still unmeasured (pooled: 68 % intervals 5–7 points off). Each order uses the scores of
         measured points of the same order, widened to the nearest orders until at least
         `MIN_GROUP` points (or all of them) are in."""
-        orders = self.lattice.orders[np.asarray(indices, dtype=np.int64)]
+        orders = self.lattice.order_of(np.asarray(indices, dtype=np.int64))
         out = []
         for k in np.unique(orders):
             dist = np.abs(self.score_orders - k)
@@ -161,5 +171,5 @@ class Surrogate:
             per_tree = per_tree[..., None]
         mean, sd = per_tree.mean(axis=0), per_tree.std(axis=0)
         if self.coef is not None:
-            mean = mean + self.onehot[idx] @ self.coef
+            mean = mean + self.onehot(idx) @ self.coef
         return mean, sd

@@ -22,6 +22,17 @@ cheap low-order tests. TomoNav combines them:
 4. Once Θ is exhausted, the rest of the budget re-proposes evaluated configurations (cache
    hits) in a seeded random order, so a run always makes exactly `budget` proposals.
 
+Large lattices (|Θ| > `pool_above`, default 10,000; the lattices of both papers and 6⁵ stay
+on the exact path above): predicting every unmeasured θ each batch costs O(|Θ|) per refit and
+loses to NSGA-II well before Θ stops fitting in memory. There the surrogate ranks only a
+candidate pool (testnav/pool.py): the unit-step neighbours of the measured front, a few
+mutations of each front member, the unmeasured predicted front of the last batch, and uniform
+random fill, `pool` configurations in all. The batch grows with the configurations measured
+(`batch_growth` of them per refit, so refits stay O(log budget)), the forest has at most
+`pool_trees` trees on capped bootstraps (`max_samples`), and the initial design adds `n·(ℓ−1)` random configurations (it
+scales with the lattice's main effects). No Θ-sized array is made, so it runs on a lattice that
+is never tabulated (live).
+
 Only `oracle.evaluate` is used, so it runs in replay and live alike. Deterministic per seed,
 and the same on every machine: measured values, the additive coefficients and the
 predictions are rounded to GRID before anything is fitted, ranked or compared.
@@ -36,6 +47,7 @@ from ..exact import on_grid
 from ..lattice import Lattice
 from ..pareto import crowding_distance, nondominated_mask
 from ..surrogate import SURROGATES, Surrogate
+from ..pool import candidate_pool, random_configurations
 from . import Search, Style
 
 
@@ -82,6 +94,11 @@ class TomoNavSearch(Search):
         min_samples_leaf: int = 1,
         ridge: float = 1e-3,
         grow: bool = True,
+        pool_above: int = 10_000,
+        pool: int = 2_000,
+        batch_growth: float = 0.25,
+        max_samples: int = 500,
+        pool_trees: int = 25,
         label: str | None = None,
         style: dict | None = None,
     ):
@@ -104,6 +121,18 @@ class TomoNavSearch(Search):
         self.forest_args = dict(
             n_estimators=int(n_estimators), min_samples_leaf=int(min_samples_leaf), ridge=float(ridge)
         )
+        for key, value, low in (
+            ("pool_above", pool_above, 1),
+            ("pool", pool, 1),
+            ("max_samples", max_samples, 1),
+            ("pool_trees", pool_trees, 1),
+        ):
+            if int(value) != value or value < low:
+                raise UserError(f"search.{key}={value}: must be a whole number ≥ {low}")
+        if not batch_growth >= 0:
+            raise UserError(f"search.batch_growth={batch_growth}: must be ≥ 0")
+        self.pool_above, self.pool, self.max_samples = int(pool_above), int(pool), int(max_samples)
+        self.batch_growth, self.pool_trees = float(batch_growth), int(pool_trees)
         self.history: list[dict] = []  # one entry per refit: what was fitted and what it chose (for tests/diagnostics)
 
     def initial_design(self, lattice: Lattice, rng: np.random.Generator) -> np.ndarray:
@@ -117,6 +146,8 @@ class TomoNavSearch(Search):
 
     def run(self, oracle, budget: int, seed: int) -> np.ndarray:
         lattice = oracle.lattice
+        if lattice.size > self.pool_above:
+            return self.run_pooled(oracle, budget, seed)
         rng = np.random.default_rng(seed)
         self.history = []
         proposals = self.initial_design(lattice, rng)[:budget]
@@ -130,7 +161,7 @@ class TomoNavSearch(Search):
         size = self.batch
         while b < budget and not evaluated.all():
             seen = np.flatnonzero(evaluated)
-            model.fit(seen, values[seen])
+            model.fit(seen, values[seen], calibrate=False)  # TomoNav ranks the mean: no conformal scores needed
             candidates = np.flatnonzero(~evaluated)
             mean, sd = model.predict(candidates)
             optimistic = on_grid(mean + self.kappa * sd)
@@ -160,3 +191,68 @@ class TomoNavSearch(Search):
             oracle.evaluate(again, self.objectives)
             out.append(again)
         return np.concatenate(out).astype(np.int64)
+
+    def run_pooled(self, oracle, budget: int, seed: int) -> np.ndarray:
+        """The large-lattice path (module docstring): the same loop, ranking a candidate pool."""
+        lattice = oracle.lattice
+        rng = np.random.default_rng(seed)
+        self.history = []
+        low = _low_orders(lattice, self.init_order)
+        extra = random_configurations(lattice, self.init_random + lattice.n * (lattice.levels - 1), rng, exclude=low)
+        proposals = np.concatenate([low, extra]).astype(np.int64)[:budget]
+        seen = proposals.copy()  # in order of evaluation
+        values = on_grid(oracle.evaluate(proposals, self.objectives))
+        out = [proposals]
+        b = len(proposals)
+        samples = None if budget <= self.max_samples else self.max_samples
+        # κ = 0 ranks the mean, which 25 trees on 500-point bootstraps estimate about as well as 50 on all
+        args = {**self.forest_args, "n_estimators": min(self.forest_args["n_estimators"], self.pool_trees)}
+        model = Surrogate(lattice, self.surrogate, seed=seed, max_samples=samples, **args)
+        carry = np.zeros(0, np.int64)
+        grown = 1
+        while b < budget and len(seen) < lattice.size:
+            model.fit(seen, values, calibrate=False)  # the conformal scores serve the certificate only
+            keep = seen != 0  # θ = 0 is the clean reference, not on P*
+            candidates = candidate_pool(lattice, seen, values, carry, self.pool, rng)
+            if len(candidates) == 0:
+                break
+            mean, sd = model.predict(candidates)
+            optimistic = on_grid(mean + self.kappa * sd)
+            size = grown * max(self.batch, int(self.batch_growth * len(seen)))
+            chosen, on_front = next_batch(optimistic, candidates, values[keep], min(size, budget - b), with_front=True)
+            front = next_batch(optimistic, candidates, values[keep], on_front)
+            carry = np.setdiff1d(front, chosen)  # predicted front, not yet measured: rank it again
+            pos = np.searchsorted(candidates, chosen)
+            self.history.append(
+                {
+                    "fit": model.fits,
+                    "evaluated": seen,
+                    "chosen": chosen,
+                    "on_front": on_front,
+                    "mean": mean[pos],
+                    "sd": sd[pos],
+                }
+            )
+            grown = 1 if on_front or not self.grow else 2 * grown
+            values = np.concatenate([values, on_grid(oracle.evaluate(chosen, self.objectives))])
+            seen = np.concatenate([seen, chosen])
+            out.append(chosen)
+            b += len(chosen)
+        if b < budget:  # Θ exhausted (or nothing left to rank): repeats are cache hits, but still proposals
+            again = rng.choice(np.unique(seen), size=budget - b)
+            oracle.evaluate(again, self.objectives)
+            out.append(again)
+        return np.concatenate(out).astype(np.int64)
+
+
+def _low_orders(lattice: Lattice, order: int) -> np.ndarray:
+    """Indices of every θ of order ≤ `order`, sorted, enumerated without Θ."""
+    from itertools import combinations, product
+
+    out = [0] if order >= 0 else []
+    weights = lattice.levels ** np.arange(lattice.n - 1, -1, -1, dtype=np.int64)
+    for k in range(1, min(order, lattice.n) + 1):
+        for fams in combinations(range(lattice.n), k):
+            for lv in product(range(1, lattice.levels), repeat=k):
+                out.append(int(np.dot(weights[list(fams)], lv)))
+    return np.unique(np.asarray(out, dtype=np.int64))

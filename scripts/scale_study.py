@@ -1,0 +1,284 @@
+"""How do the searches scale with the lattice? Every search, the stopping certificate on, on
+generated tables (testnav/synthetic.py) of growing |Θ| = ℓ^n.
+
+    python scripts/scale_study.py --sizes 4x6 6x6 8x6 --profiles pairs additive --seeds 100 101 \\
+        [--searches nsga2 tomonav] [--out results/tables/scale]
+
+A size is `n`x`ℓ`. Budgets: 5|Θ| where |Θ| ≤ 10⁴, otherwise 5,000 and 20,000. Each run forks a
+child process, so its peak memory (resident set, the table included) is its own. Per run:
+AUC-Recall@P* against the table's exact P*, unique configurations to full recall, the search's
+wall time per proposal (the oracle's lookups and the certificate's estimates excluded; the
+certificate's share of the run is its own column), and the certificate (never stopping, so
+"stop at 0.95" is read off its checkpoints): where a run with stop_at=0.95 would have stopped,
+whether P* was complete there, and that stop over the unique configurations to full recall.
+
+Writes <out>.csv (a row per run) and <out>.md (means per size and search), appending to an
+existing csv so that subsets run at different times add up.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from testnav.certificate import Certificate, CertifiedOracle, run_certified
+from testnav.oracle import TableOracle
+from testnav.recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
+from testnav.synthetic import PROFILES, synthetic_table
+from testnav.table import Objectives
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZES = [(n, lv) for n in (4, 5, 6, 8) for lv in (4, 6, 8) if lv**n <= 2_000_000]
+# profiles that fix their own n and ℓ are left out: the size is the study's variable
+STUDY_PROFILES = [k for k, v in PROFILES.items() if "n" not in v and "levels" not in v]
+SEARCHES = ("nsga2", "tomonav", "ga", "greedy", "random")
+STOP_AT = 0.95
+
+
+def make_search(name: str):
+    from testnav.searches.ga import GASearch
+    from testnav.searches.greedy import GreedySearch
+    from testnav.searches.nsga2 import NSGA2Search
+    from testnav.searches.random_search import RandomSearch
+    from testnav.searches.tomonav import TomoNavSearch
+
+    return {
+        "nsga2": NSGA2Search,  # the default engine (pymoo), what `search=nsga2` runs
+        "nsga2_fast": lambda: NSGA2Search(engine="fast"),
+        "ga": lambda: GASearch(engine="fast"),
+        "greedy": GreedySearch,
+        "random": RandomSearch,
+        "tomonav": TomoNavSearch,
+    }[name]()
+
+
+def budgets(size: int) -> list[int]:
+    return [5 * size] if size <= 10_000 else [5_000, 20_000]
+
+
+class TimedOracle(TableOracle):
+    """A table oracle that clocks its own lookups (to take them out of the search's time)."""
+
+    def __init__(self, objectives):
+        super().__init__(objectives)
+        self.seconds = 0.0
+
+    def evaluate(self, indices, names=("delta", "rho")):
+        t0 = time.perf_counter()
+        out = super().evaluate(indices, names)
+        self.seconds += time.perf_counter() - t0
+        return out
+
+
+def one_run(obj: Objectives, search: str, budget: int, seed: int) -> dict:
+    oracle = TimedOracle(obj)
+    cert = Certificate(obj.lattice, seed=seed)
+    t0 = time.perf_counter()
+    proposals, _ = run_certified(make_search(search), CertifiedOracle(oracle, cert), budget, seed, oracle.evaluate)
+    wall = time.perf_counter() - t0
+    first = first_sightings(proposals)
+    curve = recall_curve(proposals[first], obj.pstar, obj.lattice.size)
+    full = unique_to_full_recall(curve)
+    uniq = np.cumsum(first)
+    in_pstar = np.zeros(obj.lattice.size, bool)
+    in_pstar[obj.pstar] = True
+    found = np.cumsum(in_pstar[proposals] & first)
+    # every checkpoint, so that any stop rule on Σ log(1 − p_θ) can be read off afterwards
+    checkpoints = [
+        (int(b), int(uniq[b - 1]), float(lp), bool(found[b - 1] == len(obj.pstar)), float(j))
+        for (b, _), lp, j in zip(cert.points, cert.log_products, cert.joint)
+    ]
+    stop = next(((b, p) for b, p in cert.points if p >= STOP_AT), None)
+    stop_unique = int(uniq[stop[0] - 1]) if stop else None
+    return {
+        "auc": auc_recall(curve),
+        "final_recall": float(curve[min(int(first.sum()), obj.lattice.size) - 1]),
+        "unique": int(first.sum()),
+        "unique_to_full": full,
+        "wall_s": wall,
+        "search_ms_per_proposal": 1000 * (wall - oracle.seconds - cert.seconds) / len(proposals),
+        "cert_share": cert.seconds / wall if wall else 0.0,
+        "cert_checkpoints": len(cert.points),
+        "p_complete_last": cert.points[-1][1] if cert.points else 0.0,
+        "stop_unique": stop_unique,
+        "stop_complete": None if stop is None else bool(full is not None and stop_unique >= full),
+        "stop_ratio": None if stop is None or not full else stop_unique / full,
+        "checkpoints": json.dumps(checkpoints),
+    }
+
+
+def forked(fn, *args) -> dict:
+    """fn(*args) in a child process: its result and the child's peak resident memory."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child
+        os.close(r)
+        try:
+            out = {"ok": True, **fn(*args)}
+        except Exception as e:  # reported, not raised: one failing run must not end the study
+            out = {"ok": False, "error": f"{type(e).__name__}: {e}"}
+        with os.fdopen(w, "w") as f:
+            json.dump(out, f)
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        text = f.read()
+    _, status, usage = os.wait4(pid, 0)
+    out = json.loads(text) if text else {"ok": False, "error": f"child ended with status {status}"}
+    out["peak_mb"] = usage.ru_maxrss / 1024  # kB on Linux
+    return out
+
+
+def summarise(df: pd.DataFrame) -> str:
+    ok = df[df["ok"]]
+    lines = [
+        "| |Θ| (ℓ^n) | profile | budget | search | runs | AUC-Recall | unique to full recall (reached) | ms / proposal | peak MB | cert share | stop@0.95 (Θ exhausted included): fired, complete | median stop / full |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (size, lat, profile, budget, search), g in ok.groupby(
+        ["space_size", "lattice", "profile", "budget", "search"], sort=True
+    ):
+        full = g["unique_to_full"].dropna()
+        fired = g["stop_unique"].notna()
+        comp = g.loc[fired, "stop_complete"].astype(bool)
+        ratio = g["stop_ratio"].dropna()
+        lines.append(
+            f"| {size:,} ({lat}) | {profile} | {budget:,} | {search} | {len(g)} | {g['auc'].mean():.3f} ± {g['auc'].std(ddof=0):.3f} "
+            f"| {'—' if full.empty else f'{full.mean():,.0f}'} ({len(full)}/{len(g)}) | {g['search_ms_per_proposal'].mean():.3f} "
+            f"| {g['peak_mb'].max():,.0f} | {100 * g['cert_share'].mean():.0f} % "
+            f"| {fired.sum()}/{len(g)}, {comp.sum()}/{fired.sum()} "
+            f"| {'—' if ratio.empty else f'{ratio.median():.2f}'} |"
+        )
+    return "\n".join(lines)
+
+
+def stop_rules(df: pd.DataFrame, dependence: float = 10.0) -> str:
+    """Where each run would stop at 0.95 under two readings of the recorded checkpoints: the
+    certificate's p_complete = exp(Σ log(1 − p_θ) / dependence), and the fully dependent share
+    of draw ranks at which nothing escapes (recorded from the `joint` column on)."""
+    rules = {
+        f"product^(1/{dependence:g})": lambda c: np.exp(c[2] / dependence),
+        "joint": lambda c: c[4] if len(c) > 4 else np.nan,
+    }
+    lines = [
+        "| |Θ| (ℓ^n) | budget | search | rule | runs | fired | complete when fired | median stop / unique to full |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    ok = df[df["ok"]]
+    for (size, lat, budget, search), g in ok.groupby(["space_size", "lattice", "budget", "search"], sort=True):
+        for rule, value in rules.items():
+            fired = complete = 0
+            ratios, runs = [], 0
+            for row in g.itertuples():
+                cps = json.loads(row.checkpoints) if isinstance(row.checkpoints, str) else []
+                if rule == "joint" and (not cps or len(cps[0]) < 5):
+                    continue
+                runs += 1
+                at = next((c for c in cps if value(c) >= STOP_AT and c[1] < size), None)  # early: Θ not exhausted
+                if at is None:
+                    continue
+                fired += 1
+                complete += bool(at[3])
+                if row.unique_to_full == row.unique_to_full:  # not NaN
+                    ratios.append(at[1] / row.unique_to_full)
+            if runs:
+                lines.append(
+                    f"| {size:,} ({lat}) | {budget:,} | {search} | {rule} | {runs} | {fired} | {complete}/{fired} "
+                    f"| {f'{np.median(ratios):.2f}' if ratios else '—'} |"
+                )
+    return "\n".join(lines)
+
+
+def what_was_run(df: pd.DataFrame) -> str:
+    """One line per lattice size: the profiles, table seeds and budgets present in the csv."""
+    lines = []
+    for (size, lat), g in df.groupby(["space_size", "lattice"], sort=True):
+        seeds = sorted(g["seed"].unique())
+        lines.append(
+            f"* {lat} = {size:,}: profiles {', '.join(sorted(g['profile'].unique()))}; seeds "
+            f"{', '.join(map(str, seeds))}; budgets {', '.join(f'{b:,}' for b in sorted(g['budget'].unique()))}; "
+            f"searches {', '.join(sorted(g['search'].unique()))} ({len(g)} runs)"
+        )
+    return "\n".join(lines)
+
+
+def report(df: pd.DataFrame, preamble: str = "") -> str:
+    return (
+        "# Scaling study (scripts/scale_study.py)\n\n"
+        + (preamble.strip() + "\n\n" if preamble else "")
+        + "## What was run\n\n"
+        + what_was_run(df)
+        + "\n\n## Per size, budget and search (means over the runs; ± is the sd)\n\n"
+        + summarise(df)
+        + "\n\n## Stopping at 0.95: where each run would have stopped, read off its checkpoints\n\n"
+        + stop_rules(df)
+        + "\n"
+    )
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", nargs="+", default=[f"{n}x{lv}" for n, lv in SIZES], help="n x ℓ, e.g. 6x6")
+    ap.add_argument("--profiles", nargs="+", default=STUDY_PROFILES)
+    ap.add_argument("--searches", nargs="+", default=list(SEARCHES))
+    ap.add_argument("--seeds", nargs="+", type=int, default=[100, 101, 102, 103, 104], help="table and run seeds")
+    ap.add_argument("--budgets", nargs="+", type=int, default=None, help="override: these budgets at every size")
+    ap.add_argument("--out", default=str(ROOT / "results/tables/scale"))
+    ap.add_argument("--fresh", action="store_true", help="overwrite the csv instead of appending")
+    ap.add_argument("--report", action="store_true", help="run nothing: rewrite <out>.md from <out>.csv")
+    ap.add_argument("--preamble", default=None, help="a Markdown file put at the top of <out>.md")
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    csv = out.with_suffix(".csv")
+    preamble = Path(args.preamble).read_text() if args.preamble else ""
+    if args.report:
+        out.with_suffix(".md").write_text(report(pd.read_csv(csv), preamble))
+        return 0
+    rows = []
+    for spec in args.sizes:
+        n, lv = map(int, spec.split("x"))
+        for profile in args.profiles:
+            for seed in args.seeds:
+                kw = {**PROFILES[profile], "n": n, "levels": lv}
+                obj = Objectives.from_table(synthetic_table(**kw, seed=seed))
+                for budget in args.budgets or budgets(lv**n):
+                    for search in args.searches:
+                        r = forked(one_run, obj, search, budget, seed)
+                        row = {"lattice": f"{lv}^{n}", "space_size": lv**n, "profile": profile, "seed": seed}
+                        row |= {"pstar_size": len(obj.pstar), "budget": budget, "search": search, **r}
+                        rows.append(row)
+                        print(
+                            f"{lv}^{n} {profile:14s} seed {seed} budget {budget:>6} {search:8s} "
+                            + (
+                                f"AUC {r['auc']:.3f} full {r['unique_to_full']} {r['search_ms_per_proposal']:.2f} ms/prop "
+                                f"cert {100 * r['cert_share']:.0f}% stop {r['stop_unique']} {r['peak_mb']:.0f} MB"
+                                if r["ok"]
+                                else r["error"]
+                            ),
+                            flush=True,
+                        )
+                        df = pd.DataFrame(rows)
+                        if csv.exists() and not args.fresh:
+                            df = pd.concat([pd.read_csv(csv), df]).drop_duplicates(
+                                ["lattice", "profile", "seed", "budget", "search"], keep="last"
+                            )
+                        df.to_csv(csv.with_suffix(".partial.csv"), index=False)
+    df = pd.DataFrame(rows)
+    if csv.exists() and not args.fresh:
+        df = pd.concat([pd.read_csv(csv), df]).drop_duplicates(
+            ["lattice", "profile", "seed", "budget", "search"], keep="last"
+        )
+    df.to_csv(csv, index=False)
+    csv.with_suffix(".partial.csv").unlink(missing_ok=True)
+    out.with_suffix(".md").write_text(report(df, preamble))
+    print(summarise(df))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

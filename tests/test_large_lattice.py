@@ -1,0 +1,139 @@
+"""Large lattices: index arithmetic instead of Θ-sized arrays, TomoNav's candidate pool
+(testnav/pool.py) above `pool_above`, and the certificate's sampled estimate beyond
+SAMPLE_ABOVE unmeasured configurations."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from testnav import certificate as cert_module
+from testnav.certificate import Certificate
+from testnav.errors import UserError
+from testnav.lattice import Lattice
+from testnav.oracle import TableOracle
+from testnav.pareto import nondominated_mask
+from testnav.pool import candidate_pool, neighbours, random_configurations
+from testnav.recall import first_sightings
+from testnav.searches.tomonav import TomoNavSearch, _low_orders
+from testnav.synthetic import synthetic_table
+from testnav.table import Objectives
+
+
+def test_index_arithmetic_matches_the_tabulated_lattice():
+    lat = Lattice(3, 5)
+    idx = np.arange(lat.size)
+    assert np.array_equal(lat.theta(idx), lat.tuples) and np.array_equal(lat.order_of(idx), lat.orders)
+    assert lat.theta(7).tolist() == lat.tuples[7].tolist()
+    assert np.array_equal(_low_orders(lat, 1), np.flatnonzero(lat.orders <= 1))
+    assert np.array_equal(_low_orders(lat, 2), np.flatnonzero(lat.orders <= 2))
+
+
+def test_random_configurations_and_neighbours():
+    lat = Lattice(8, 8)  # 16.7 M configurations: nothing of that size may be built
+    rng = np.random.default_rng(0)
+    got = random_configurations(lat, 500, rng, exclude=[0, 1, 2])
+    assert len(np.unique(got)) == 500 and not np.isin(got, [0, 1, 2]).any() and (np.diff(got) > 0).all()
+    small = Lattice(2, 3)
+    assert random_configurations(small, 20, rng, exclude=[4]).tolist() == [0, 1, 2, 3, 5, 6, 7, 8]
+    nb = neighbours(lat, [0])
+    assert len(nb) == 8 and (lat.order_of(nb) == 1).all()
+
+
+def test_candidate_pool_is_unmeasured_sorted_and_holds_the_fronts_neighbours():
+    lat = Lattice(6, 6)
+    rng = np.random.default_rng(1)
+    measured = np.r_[0, random_configurations(lat, 200, rng, exclude=[0])]
+    values = np.random.default_rng(2).random((len(measured), 2))
+    values[0] = [0.0, 1.0]  # θ = 0, the clean reference: on every front, yet left out
+    pool = candidate_pool(lat, measured, values, np.array([5, 6]), 1000, rng)
+    assert (np.diff(pool) > 0).all() and not np.isin(pool, measured).any() and 0 not in pool
+    assert np.isin([5, 6], pool).all() and 250 <= len(pool) <= 1300
+    test = measured[1:]
+    front = test[nondominated_mask(values[1:, 0], values[1:, 1])]
+    nb = np.setdiff1d(neighbours(lat, front), np.r_[measured, 0])
+    assert np.isin(nb, pool).all()
+
+
+class FunctionOracle:
+    """A live-like oracle on a lattice never tabulated: (δ, ρ) computed from θ on demand."""
+
+    def __init__(self, lattice):
+        self.lattice, self.calls = lattice, 0
+        rng = np.random.default_rng(0)
+        self.a, self.f = rng.uniform(0.2, 1.5, lattice.n), rng.uniform(0.2, 1.5, lattice.n)
+
+    def evaluate(self, indices, names=("delta", "rho")):
+        s = self.lattice.theta(np.asarray(indices, dtype=np.int64)) / (self.lattice.levels - 1)
+        self.calls += len(s)
+        return np.column_stack([1 - np.exp(-(s @ self.a) - s[:, 0] * s[:, 1]), np.exp(-(s @ self.f))])
+
+    def table(self, names=("delta", "rho")):
+        raise UserError("no table live")
+
+
+def test_pool_path_runs_live_on_a_lattice_of_millions():
+    lat = Lattice(8, 8)
+    oracle = FunctionOracle(lat)
+    p = TomoNavSearch().run(oracle, 600, seed=0)
+    assert len(p) == 600 == oracle.calls and first_sightings(p).all() and 0 <= p.min() and p.max() < lat.size
+    assert np.array_equal(p, TomoNavSearch().run(FunctionOracle(lat), 600, seed=0))  # deterministic per seed
+
+
+def test_pool_path_finds_far_more_of_pstar_than_random():
+    obj = Objectives.from_table(synthetic_table("pairs", 6, 6, seed=7))
+    pstar = set(obj.pstar.tolist())
+    found = lambda p: len(pstar & set(p.tolist()))  # noqa: E731
+    tomo = TomoNavSearch().run(TableOracle(obj), 1500, seed=0)
+    rand = np.random.default_rng(0).choice(obj.lattice.size, 1500, replace=False)
+    assert first_sightings(tomo).all() and found(tomo) > 5 * max(found(rand), 1)
+
+
+def test_pool_threshold_and_parameters():
+    obj = Objectives.from_table(synthetic_table("pairs", 3, 6, seed=1))
+    dense = TomoNavSearch().run(TableOracle(obj), 300, seed=0)
+    pooled = TomoNavSearch(pool_above=10, pool=100).run(TableOracle(obj), 300, seed=0)
+    assert len(pooled) == 300 and len(np.unique(pooled[: obj.lattice.size])) == min(300, obj.lattice.size)
+    assert not np.array_equal(dense, pooled)
+    for bad in (dict(pool=0), dict(pool_above=1.5), dict(batch_growth=-1), dict(max_samples=0)):
+        with pytest.raises(UserError):
+            TomoNavSearch(**bad)
+
+
+def test_sampled_certificate_estimate_is_close_to_the_exact_sum(monkeypatch):
+    obj = Objectives.from_table(synthetic_table("pairs", 6, 6, seed=7))
+    p = TomoNavSearch().run(TableOracle(obj), 3000, seed=0)
+    values = np.column_stack([obj.delta, obj.rho])
+
+    def log_product(**patch):
+        for k, v in patch.items():
+            monkeypatch.setattr(cert_module, k, v)
+        cert = Certificate(obj.lattice, seed=0)
+        cert.values[p], cert.seen[p] = values[p], True
+        return cert.log_product()
+
+    sampled = log_product()
+    exact = log_product(SAMPLE_ABOVE=10**9, MAX_SAMPLES=1000, LARGE_TREES=50)
+    assert sampled < 0 and exact < 0 and abs(sampled - exact) < 0.25 * abs(exact)
+    assert Certificate(obj.lattice).every == 2000 and Certificate(Lattice(4, 6)).every == 65
+
+
+def test_scale_figure_from_the_study_table(tmp_path):
+    from testnav.figures import scale
+
+    rows = [
+        {
+            "ok": True,
+            "profile": "pairs",
+            "space_size": size,
+            "budget": b,
+            "search": s,
+            "auc": auc,
+            "search_ms_per_proposal": ms,
+        }
+        for size, b in ((1296, 6480), (46656, 5000), (46656, 20000))
+        for s, auc, ms in (("nsga2", 0.7, 0.2), ("tomonav", 0.9, 0.4))
+    ]
+    pd.DataFrame(rows).to_csv(tmp_path / "scale.csv", index=False)
+    path, sentence = scale.draw(tmp_path / "scale.csv", tmp_path / "scale.png")
+    assert path.exists() and "1,296–46,656" in sentence
+    assert scale.draw(tmp_path / "absent.csv", tmp_path / "x.png") is None
