@@ -1,19 +1,28 @@
 """When may I stop testing? A stopping certificate for every search (docs/tomonav.md).
 
-After each batch of `every` new configurations, p_complete estimates the probability that the
-front P* is already complete: that no unmeasured θ is non-dominated by the measured front.
-(P* is complete exactly when every unmeasured θ is dominated by a measured one: a chain of
-dominating configurations ends on P*, so an unmeasured θ escapes the measured front only if
-some member of P* is still unmeasured.) A conformally calibrated forest (Surrogate, kind
-`forest`, with its out-of-bag scores) is fitted to the measured points; each unmeasured θ's
-predictive draws μ + σ·e give its chance p_θ of escaping the front, and
+After each batch of new configurations (a checkpoint), p_complete estimates the probability
+that the front P* is already complete: that no unmeasured θ is non-dominated by the measured
+front. (P* is complete exactly when every unmeasured θ is dominated by a measured one: a chain
+of dominating configurations ends on P*, so an unmeasured θ escapes the measured front only if
+some member of P* is still unmeasured.) Two readings of the number of members still missing:
 
-    p_complete = Π_θ (1 − p_θ)      (θ's errors treated as independent).
+* `fresh`, the members of the measured front first measured since the previous checkpoint.
+  A search that just found some will likely find as many again (a Good–Turing reading of
+  its own discovery rate), so while fresh > 0, p_complete = exp(−fresh) ≤ 0.37.
+* Once a window found none, `missing`: a conformally calibrated forest (Surrogate, kind
+  `forest`, with its out-of-bag scores) is fitted to the measured points, each unmeasured
+  θ's predictive draws μ + σ·e give its chance p_θ of escaping the front, and missing =
+  Σ p_θ over the θ with p_θ ≥ TAIL (the expected number of members still unmeasured, the
+  surrogate's faint tails left out: they add up over tens of thousands of θ without
+  locating anything). p_complete = exp(−missing / (dependence · |measured front|)): the
+  expected shortfall as a share of the front, tempered because one surrogate makes all the
+  errors (they are far from independent).
 
 It depends only on the proposals and their values, so the same numbers come out whether a
 search feeds it batch by batch (CertifiedOracle, replay and live) or it is computed from a
 finished run's proposals (the vectorised engine, which never calls the oracle per batch).
-`stop_at` ends the run at the first checkpoint where p_complete ≥ stop_at.
+`stop_at` ends the run at the first checkpoint where p_complete ≥ stop_at. The surrogate is
+fitted only where fresh = 0, so the certificate costs little while the search is still finding.
 """
 
 from __future__ import annotations
@@ -29,16 +38,17 @@ from .pool import neighbours, random_configurations
 from .surrogate import Surrogate
 
 OBJECTIVES = ("delta", "rho")
-# The θ's errors are not independent (one surrogate makes them all), so the plain product
-# Π(1 − p_θ) is far too pessimistic: p_complete = Π(1 − p_θ)^(1/dependence), the exponent
-# chosen on generated tables (train + validation seeds; scripts/stopping_study.py,
-# docs/tomonav.md) and checked on held-out ones: 68 of 68 early stops there had all of P*.
-DEPENDENCE = 10.0
+# TAIL and DEPENDENCE chosen on generated tables of 4⁴ to 6⁶ configurations, training seeds
+# 7–9 only (scripts/scale_study.py, docs/tomonav.md), and checked on held-out seeds 100–104
+TAIL = 0.05  # θ escaping in fewer than this share of their draws are left out of `missing`
+DEPENDENCE = 2.0  # stop at 0.95 ⇔ missing ≤ 0.1 × |measured front| (and fresh = 0)
 EVERY_CAP = 2_000  # the default checkpoint spacing never exceeds this (it is 5 % of Θ below 40,000)
-SAMPLE_ABOVE = 20_000  # more unmeasured θ than this: estimate the sum from a sample (log_product)
+SAMPLE_ABOVE = 20_000  # more unmeasured θ than this: estimate the sum from a sample (Certificate.missing)
 SAMPLE = 5_000  # θ drawn uniformly from the unmeasured ones, beyond the front's neighbours
 MAX_SAMPLES = 1_000  # on large lattices each tree bootstraps at most this many measured points
-LARGE_TREES = 50  # and the forest has at most this many trees (a checkpoint costs the same on any Θ)
+TREES = 30  # the forest's trees: its fit is most of a checkpoint's cost
+GROWTH = 1.25  # checkpoints at least this factor apart (Certificate.after)
+LARGE_TREES = 30  # and the forest has at most this many trees (a checkpoint costs the same on any Θ)
 
 
 class StopSearch(Exception):
@@ -68,10 +78,11 @@ class Certificate:
         every: int | None = None,
         stop_at: float | None = None,
         seed: int = 0,
-        n_estimators: int = 100,
+        n_estimators: int = TREES,
         samples: int = 200,
         min_points: int = 10,
         dependence: float = DEPENDENCE,
+        growth: float = GROWTH,
     ):
         if stop_at is not None and not 0 < stop_at <= 1:
             raise UserError(f"search.stop_at={stop_at}: a probability in (0, 1], or null to never stop early")
@@ -81,41 +92,68 @@ class Certificate:
         # proposals without a checkpoint)
         self.every = int(every) if every else max(10, min(-(-lattice.size // 20), EVERY_CAP))
         self.n_estimators, self.samples, self.min_points = int(n_estimators), int(samples), int(min_points)
-        self.dependence = float(dependence)
+        self.dependence, self.growth = float(dependence), float(growth)
         self.values = np.full((lattice.size, 2), np.nan)
         self.seen = np.zeros(lattice.size, bool)
         self.proposals: list[np.ndarray] = []
         self.b = self.u = 0
         self.next_u = self.every
         self.points: list[tuple[int, float]] = []  # (proposals so far, p_complete) at each checkpoint
-        self.log_products: list[float] = []  # Σ log(1 − p_θ) at each checkpoint (p_complete before tempering)
-        # at each checkpoint, the share of draw ranks s at which no unmeasured θ escapes (the s-th
-        # draw uses the same calibration score for every θ of an order group: the errors fully
-        # dependent, the other extreme from the product's independence); recorded for studies
-        self.joint: list[float] = []
+        # at each checkpoint: how many members of the measured front were first measured since
+        # the checkpoint before (the search's recent discoveries), the front's size, and the
+        # surrogate's `missing` (NaN where it was not fitted)
+        self.fresh: list[int] = []
+        self.front_sizes: list[int] = []
+        self.missings: list[float] = []
+        self._new: list[np.ndarray] = []  # configurations first measured since the last checkpoint
+        self.always_fit = False  # studies: fit the surrogate at every checkpoint, not only where it decides
         self.stopped: int | None = None
         self.seconds = 0.0  # spent estimating (the cost of the certificate)
 
     def estimate(self) -> float:
-        """p_complete now: exp(Σ_θ log(1 − p_θ) / dependence)."""
-        log_product = self.log_product()
-        self.log_products.append(log_product)
-        return float(np.exp(log_product / self.dependence))
+        """p_complete now: exp(−fresh) while the last window found front members, else
+        exp(−missing / (dependence · |front|)) (module docstring)."""
+        new = np.concatenate(self._new) if self._new else np.zeros(0, np.int64)
+        self._new = []
+        seen = np.flatnonzero(self.seen)
+        measured = seen[seen != 0]
+        if self.lattice.size - len(seen) - (not self.seen[0]) == 0:  # Θ exhausted: certain
+            self.fresh.append(0)
+            self.front_sizes.append(0)
+            self.missings.append(0.0)
+            return 1.0
+        if len(measured) < self.min_points:
+            self.fresh.append(len(new))
+            self.front_sizes.append(0)
+            self.missings.append(np.inf)
+            return 0.0
+        pts = self.values[measured]
+        on_front = nondominated_mask(pts[:, 0], pts[:, 1])
+        fresh = int(np.isin(measured[on_front], new).sum())
+        self.fresh.append(fresh)
+        self.front_sizes.append(int(on_front.sum()))
+        if fresh and not self.always_fit:  # the surrogate could only lower p_complete further
+            self.missings.append(np.nan)
+            return float(np.exp(-fresh))
+        missing = self.missing()
+        self.missings.append(missing)
+        if fresh:
+            return float(np.exp(-fresh))
+        return float(np.exp(-missing / (self.dependence * on_front.sum())))
 
-    def log_product(self) -> float:
-        """Σ_θ log(1 − p_θ) over the unmeasured θ. Beyond SAMPLE_ABOVE of them the sum is
-        estimated: exactly over the unit-step neighbours of the measured front (where the
-        escapes are), plus SAMPLE uniform draws from the rest scaled up to the rest's size
-        (an unbiased estimate of its part), so a checkpoint costs the same on any lattice."""
+    def missing(self) -> float:
+        """The surrogate's expected number of front members still unmeasured: Σ p_θ over the
+        unmeasured θ with p_θ ≥ TAIL. Beyond SAMPLE_ABOVE unmeasured θ the sum is estimated:
+        exactly over the unit-step neighbours of the measured front (where the escapes are),
+        plus SAMPLE uniform draws from the rest weighted up to the rest's size (an unbiased
+        estimate of its part), so a checkpoint costs the same on any lattice."""
         seen = np.flatnonzero(self.seen)
         unmeasured = self.lattice.size - len(seen) - (not self.seen[0])
-        if unmeasured == 0:
-            self.joint.append(1.0)
-            return 0.0
         measured = seen[seen != 0]
+        if unmeasured == 0:
+            return 0.0
         if len(measured) < self.min_points:
-            self.joint.append(0.0)
-            return -np.inf
+            return np.inf
         large = unmeasured > SAMPLE_ABOVE
         model = Surrogate(
             self.lattice,
@@ -131,23 +169,22 @@ class Certificate:
         if not large:
             cand = np.flatnonzero(~self.seen)
             cand = cand[cand != 0]  # θ = 0 is not on P*
-            return float(self._log_escape(model, cand, front).sum())
-        rng = np.random.default_rng([self.seed, len(seen)])
-        near = neighbours(self.lattice, measured[on_front])
-        near = near[~self.seen[near] & (near != 0)]
-        rest = random_configurations(self.lattice, SAMPLE, rng, exclude=np.concatenate([seen, near, [0]]))
-        logs = self._log_escape(model, np.concatenate([near, rest]), front)
-        scale = (unmeasured - len(near)) / max(len(rest), 1)
-        return float(logs[: len(near)].sum() + scale * logs[len(near) :].sum())
+            w = np.ones(len(cand))
+        else:
+            rng = np.random.default_rng([self.seed, len(seen)])
+            near = neighbours(self.lattice, measured[on_front])
+            near = near[~self.seen[near] & (near != 0)]
+            rest = random_configurations(self.lattice, SAMPLE, rng, exclude=np.concatenate([seen, near, [0]]))
+            cand = np.concatenate([near, rest])
+            w = np.r_[np.ones(len(near)), np.full(len(rest), (unmeasured - len(near)) / max(len(rest), 1))]
+        p = self._escape(model, cand, front)
+        return float((w * p * (p >= TAIL)).sum())
 
-    def _log_escape(self, model: Surrogate, cand: np.ndarray, front: np.ndarray) -> np.ndarray:
-        """log(1 − p_θ) for each θ of `cand`."""
+    def _escape(self, model: Surrogate, cand: np.ndarray, front: np.ndarray) -> np.ndarray:
+        """p_θ for each θ of `cand`."""
         mean, sd = model.predict(cand)
         draws = model.draws(cand, mean=mean, sd=sd, samples=self.samples)  # evenly spaced scores: same fit, same draws
-        dominated = dominated_draws(draws, front)
-        self.joint.append(float(dominated.all(axis=1).mean()))
-        p = 1.0 - dominated.mean(axis=0)
-        return np.log1p(-np.minimum(p, 1 - 1e-12))
+        return escape_probability(draws, front)
 
     def split(self, indices: np.ndarray) -> list[np.ndarray]:
         """`indices` cut after each proposal at which a checkpoint falls (so a live run never
@@ -158,15 +195,25 @@ class Certificate:
         new[first] = True
         new &= ~self.seen[idx]
         u = self.u + np.cumsum(new)
-        marks = list(range(self.next_u, int(u[-1]) + 1 if len(u) else 0, self.every))
+        marks, t = [], self.next_u
+        while len(u) and t <= u[-1]:
+            marks.append(t)
+            t = self.after(t)
         if len(u) and u[-1] == self.lattice.size:
             marks.append(self.lattice.size)  # Θ exhausted: certain, whatever the schedule
         cuts = sorted({int(np.searchsorted(u, t)) + 1 for t in marks})
         return [c for c in np.split(idx, cuts) if len(c)]
 
+    def after(self, mark: int) -> int:
+        """The checkpoint after `mark`: `every` new configurations on, or `growth` × mark if
+        further, so a run of u configurations has O(log u) checkpoints, each stop comes within
+        a factor `growth` of where the statistic first allowed it."""
+        return max(mark + self.every, int(np.ceil(mark * self.growth)))
+
     def feed(self, chunk: np.ndarray, values: np.ndarray) -> bool:
         """Record a chunk (from split) and its (δ, ρ); True if the run should stop here."""
         chunk = np.asarray(chunk, dtype=np.int64)
+        self._new.append(np.unique(chunk[~self.seen[chunk]]))
         self.values[chunk] = values
         self.seen[chunk] = True
         self.proposals.append(chunk)
@@ -178,7 +225,7 @@ class Certificate:
             self.seconds += time.perf_counter() - t0
             self.points.append((self.b, p))
             while self.next_u <= self.u:
-                self.next_u += self.every
+                self.next_u = self.after(self.next_u)
             if self.stop_at is not None and p >= self.stop_at:
                 self.stopped = self.b
                 return True
@@ -200,6 +247,7 @@ class Certificate:
                 self.samples,
                 self.min_points,
                 self.dependence,
+                self.growth,
             )
             fed = fed[:0]
         if self.stopped is None:

@@ -104,16 +104,17 @@ def test_sampled_certificate_estimate_is_close_to_the_exact_sum(monkeypatch):
     p = TomoNavSearch().run(TableOracle(obj), 3000, seed=0)
     values = np.column_stack([obj.delta, obj.rho])
 
-    def log_product(**patch):
+    def missing(**patch):
         for k, v in patch.items():
             monkeypatch.setattr(cert_module, k, v)
         cert = Certificate(obj.lattice, seed=0)
         cert.values[p], cert.seen[p] = values[p], True
-        return cert.log_product()
+        return cert.missing()
 
-    sampled = log_product()
-    exact = log_product(SAMPLE_ABOVE=10**9, MAX_SAMPLES=1000, LARGE_TREES=50)
-    assert sampled < 0 and exact < 0 and abs(sampled - exact) < 0.25 * abs(exact)
+    sampled = missing()
+    exact = missing(SAMPLE_ABOVE=10**9, MAX_SAMPLES=1000, LARGE_TREES=50)
+    # the two forests differ too (1,000-point bootstraps when sampled), so only roughly equal
+    assert sampled > 0 and exact > 0 and abs(sampled - exact) < 0.4 * exact
     assert Certificate(obj.lattice).every == 2000 and Certificate(Lattice(4, 6)).every == 65
 
 
