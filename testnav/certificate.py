@@ -42,8 +42,8 @@ OBJECTIVES = ("delta", "rho")
 # 7–9 only (scripts/scale_study.py, docs/tomonav.md), and checked on held-out seeds 100–104
 TAIL = 0.05  # θ escaping in fewer than this share of their draws are left out of `missing`
 DEPENDENCE = 2.0  # stop at 0.95 ⇔ missing ≤ 0.1 × |measured front| (and fresh = 0)
-EVERY_SHARE = 40  # by default a checkpoint every 1/EVERY_SHARE of Θ new configurations (2.5 %)
-EVERY_CAP = 2_000  # the default checkpoint spacing never exceeds this (it is 2.5 % of Θ below 80,000)
+EVERY_SHARE = 20  # by default a checkpoint every 1/EVERY_SHARE of Θ new configurations (5 %)
+EVERY_CAP = 2_000  # the default checkpoint spacing never exceeds this (it is 5 % of Θ below 40,000)
 SAMPLE_ABOVE = 20_000  # more unmeasured θ than this: estimate the sum from a sample (Certificate.missing)
 SAMPLE = 5_000  # θ drawn uniformly from the unmeasured ones, beyond the front's neighbours
 MAX_SAMPLES = 1_000  # on large lattices each tree bootstraps at most this many measured points
@@ -88,10 +88,10 @@ class Certificate:
         if stop_at is not None and not 0 < stop_at <= 1:
             raise UserError(f"search.stop_at={stop_at}: a probability in (0, 1], or null to never stop early")
         self.lattice, self.stop_at, self.seed = lattice, stop_at, int(seed)
-        # default batch: 2.5 % of Θ (33 on 6⁴), capped at EVERY_CAP on large lattices: the window
-        # in which the last front member is found never counts as quiet, so the stop comes at
-        # least one window after full recall, and a short window keeps that delay small (the
-        # surrogate, the costly part, is fitted only at quiet checkpoints)
+        # default batch: 5 % of Θ (65 on 6⁴), capped at EVERY_CAP on large lattices. The window in
+        # which the last front member is found never counts as quiet, so a stop comes at least
+        # one window after full recall; 2.5 % was tried too (closer stops on the training
+        # tables, later ones on held-out tables: docs/tomonav.md)
         self.every = int(every) if every else max(10, min(-(-lattice.size // EVERY_SHARE), EVERY_CAP))
         self.n_estimators, self.samples, self.min_points = int(n_estimators), int(samples), int(min_points)
         self.dependence, self.growth = float(dependence), float(growth)
