@@ -521,6 +521,12 @@ def render(r: dict) -> str:
         f"| 5,120-run grid, projected | fast {pr['fast_one_process'] / 60:.1f} min (one process), "
         f"{pr['fast_two_processes'] / 60:.1f} min (two); pymoo {pr['pymoo_one_process'] / 3600:.1f} h (target ≤ 5 min) |"
     ]
+    bound = r.get("groundtruth_bound", {}).get("6^4")
+    if bound:
+        lines.append(
+            f"| ground truth ÷ inference bound (6⁴, walk + bare forward, section below) | "
+            f"{bound['ratio_to_bound']:.2f}× (target ≤ 1.3×) |"
+        )
     for k, v in t.items():
         lines.append(f"| tomography 4D, {k} | {v['inferences']:,} inferences ({v['fraction_of_full']:.1%} of full) |")
     lines += [

@@ -19,8 +19,10 @@ section fails (the others still run and are written), 0 otherwise. Sections:
   groundtruth  mnist5k ground truth on the CPU and on the device (the pinned LeNet-5):
              wall times; δ must be equal, ρ (SSIM) within 1e-4, P* identical. The metrics are
              the same code on both: DSA's nearest neighbours class by class (one distance block
-             per predicted class) and KID's clean-vs-clean kernel sum computed once, so the
-             comparison covers them on the device too. Each configuration is still one
+             per predicted class), KID's clean-vs-clean kernel sum and SSIM's clean local mean
+             and variance computed once, so the comparison covers them on the device too (on a
+             GPU the cached SSIM statistics also save two of five filtered maps, and the second
+             axis is one flat matrix product). Each configuration is still one
              inference pass of |D| images (1,000 for mnist5k, under one batch); stacking a
              chunk's configurations into one batch is what would fill a GPU, and is not done
 
