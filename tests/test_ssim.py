@@ -60,3 +60,22 @@ def test_kid_equals_torchmetrics(subsets, subset_size):
         want = float(ref.compute()[0])
     assert m(Features(perturbed)) == pytest.approx(want, rel=1e-12)
     assert m(Features(perturbed)) == pytest.approx(want, rel=1e-12)  # the cached clean sum is reused unchanged
+
+
+def test_cached_clean_statistics_give_the_same_ssim(digits):
+    """The ground truth filters D's local mean and variance once (`SSIM.prepare`); the value per
+    configuration is the one computed from scratch, to the bit, and still torchmetrics'."""
+    from testnav.fidelity.ssim import SSIM, clean_statistics
+
+    class Images:
+        def __init__(self, x):
+            self.images = x
+
+    noisy = (digits * 0.7 + 0.3 * torch.rand(digits.shape, generator=torch.Generator().manual_seed(2))).clamp(0, 1)
+    assert torch.equal(ssim_per_image(noisy, digits, clean=clean_statistics(digits)), ssim_per_image(noisy, digits))
+    m = SSIM(batch_size=7)  # several batches, the last one short
+    m.prepare(Images(digits))
+    want = float(ssim_per_image(noisy, digits).double().sum()) / len(digits)
+    assert m(Images(noisy)) == pytest.approx(want, rel=1e-12)
+    ref = structural_similarity_index_measure(noisy, digits, data_range=1.0, reduction="none")
+    assert m(Images(noisy)) == pytest.approx(float(ref.double().mean()), abs=1e-5)

@@ -27,28 +27,9 @@ import numpy as np
 
 from ..lattice import Lattice
 from ..pareto import crowding_distance, nondominated_rank
+from ..streams import Streams
 
 MAX_INFILL_ROUNDS = 100  # pymoo's InfillCriterion.n_max_iterations
-
-
-class Streams:
-    """One independent random stream per run. Each run draws only what it needs itself
-    (`lengths[r]` rows), padded to a common (R, max length, *tail) array, so a run consumes
-    the same random numbers whether it is stepped alone or beside others."""
-
-    def __init__(self, seeds):
-        self.gens = [np.random.default_rng(int(s)) for s in seeds]
-
-    def draw(self, lengths, *tail) -> np.ndarray:
-        lengths = np.broadcast_to(np.asarray(lengths, dtype=np.int64), (len(self.gens),))
-        out = np.full((len(self.gens), int(lengths.max(initial=0)), *tail), 0.5)
-        for g, row, n in zip(self.gens, out, lengths):
-            if n > 0:
-                row[:n] = g.random((int(n), *tail))
-        return out
-
-    def choice(self, size: int, k: int) -> np.ndarray:
-        return np.stack([g.choice(size, k, replace=False) for g in self.gens])
 
 
 class FastEvolution:

@@ -111,6 +111,10 @@ class TomoNavSearch(Search):
             ("batch", batch, 1),
             ("n_estimators", n_estimators, 1),
             ("min_samples_leaf", min_samples_leaf, 1),
+            ("pool_above", pool_above, 1),
+            ("pool", pool, 1),
+            ("max_samples", max_samples, 1),
+            ("pool_trees", pool_trees, 1),
         ):
             if int(value) != value or value < low:
                 raise UserError(f"search.{key}={value}: must be a whole number ≥ {low}")
@@ -121,14 +125,6 @@ class TomoNavSearch(Search):
         self.forest_args = dict(
             n_estimators=int(n_estimators), min_samples_leaf=int(min_samples_leaf), ridge=float(ridge)
         )
-        for key, value, low in (
-            ("pool_above", pool_above, 1),
-            ("pool", pool, 1),
-            ("max_samples", max_samples, 1),
-            ("pool_trees", pool_trees, 1),
-        ):
-            if int(value) != value or value < low:
-                raise UserError(f"search.{key}={value}: must be a whole number ≥ {low}")
         if not batch_growth >= 0:
             raise UserError(f"search.batch_growth={batch_growth}: must be ≥ 0")
         self.pool_above, self.pool, self.max_samples = int(pool_above), int(pool), int(max_samples)
@@ -143,6 +139,20 @@ class TomoNavSearch(Search):
         if len(design) == 0:  # init_order=-1, init_random=0: start from one random configuration
             design = rng.choice(lattice.size, size=1)
         return design
+
+    def _record(self, model, seen, candidates, chosen, on_front, mean, sd) -> None:
+        """One refit's entry in `history`: what was fitted and what it chose (tests, diagnostics)."""
+        pos = np.searchsorted(candidates, chosen)
+        self.history.append(
+            {
+                "fit": model.fits,
+                "evaluated": seen,
+                "chosen": chosen,
+                "on_front": on_front,
+                "mean": mean[pos],
+                "sd": sd[pos],
+            }
+        )
 
     def run(self, oracle, budget: int, seed: int) -> np.ndarray:
         lattice = oracle.lattice
@@ -167,17 +177,7 @@ class TomoNavSearch(Search):
             optimistic = on_grid(mean + self.kappa * sd)
             observed = values[seen[seen != 0]]  # θ = 0 is the clean reference, not on P*
             chosen, on_front = next_batch(optimistic, candidates, observed, min(size, budget - b), with_front=True)
-            pos = np.searchsorted(candidates, chosen)
-            self.history.append(
-                {
-                    "fit": model.fits,
-                    "evaluated": seen,
-                    "chosen": chosen,
-                    "on_front": on_front,
-                    "mean": mean[pos],
-                    "sd": sd[pos],
-                }
-            )
+            self._record(model, seen, candidates, chosen, on_front, mean, sd)
             # the predicted front holds nothing unmeasured: the model thinks P* is found, so the
             # rest is mop-up; double the batch (fewer refits) until the front has candidates again
             size = self.batch if on_front or not self.grow else 2 * size
@@ -222,17 +222,7 @@ class TomoNavSearch(Search):
             chosen, on_front = next_batch(optimistic, candidates, values[keep], min(size, budget - b), with_front=True)
             front = next_batch(optimistic, candidates, values[keep], on_front)
             carry = np.setdiff1d(front, chosen)  # predicted front, not yet measured: rank it again
-            pos = np.searchsorted(candidates, chosen)
-            self.history.append(
-                {
-                    "fit": model.fits,
-                    "evaluated": seen,
-                    "chosen": chosen,
-                    "on_front": on_front,
-                    "mean": mean[pos],
-                    "sd": sd[pos],
-                }
-            )
+            self._record(model, seen, candidates, chosen, on_front, mean, sd)
             grown = 1 if on_front or not self.grow else 2 * grown
             values = np.concatenate([values, on_grid(oracle.evaluate(chosen, self.objectives))])
             seen = np.concatenate([seen, chosen])
