@@ -318,19 +318,25 @@ def section_replay(table: Path) -> dict:
 
 def section_groundtruth_bound(quick: bool) -> dict:
     """Per lattice size (mnist5k, 4 families × ℓ levels): a few chunks spread over the walk, each
-    evaluated as the ground truth does (`rows_for`: walk, inference, every metric) and, alternately,
-    as its bound (the same walk plus the bare `model.hidden` forward at the benchmark's batch size).
-    Both sides walk from a fresh stack, so the shared-prefix work is the same on both."""
-    return {f"{levels}^4": _bound_at(levels, 2 if quick else 3) for levels in ((3,) if quick else (3, 6))}
+    evaluated as the ground truth does (`rows_for`: walk, inference, every metric, siblings
+    stacked) and as its bound (the same walk plus the bare `model.hidden` forward at the
+    benchmark's batch size), each side from a fresh walker, so the shared-prefix work is the same
+    on both. The two alternate chunk by chunk (which goes first alternating too), so a host whose
+    speed drifts within seconds slows both alike."""
+    return {
+        f"{levels}^4": _bound_at(levels, 2 if quick else 3, 2 if quick else 3) for levels in ((3,) if quick else (3, 6))
+    }
 
 
-def _bound_at(levels: int, n_chunks: int) -> dict:
+def _bound_at(levels: int, n_chunks: int, rounds: int) -> dict:
     import torch
     from tqdm import tqdm
 
     from testnav.assemble import compose_benchmark
-    from testnav.groundtruth import PrefixWalker, chunk_prefixes, rows_for
+    from testnav.groundtruth import PrefixWalker, chunk_prefixes, rows_for, stack_size
+    from testnav.memory import keep_freed_memory
 
+    keep_freed_memory()  # as the ground truth does: both sides run under it
     bench = compose_benchmark([f"benchmark.levels={levels}"])
     loaded = bench.load_nonempty(tempfile.gettempdir())
     bench.prepare_metrics(loaded)
@@ -338,13 +344,15 @@ def _bound_at(levels: int, n_chunks: int) -> dict:
     chunks = chunk_prefixes(bench.lattice)
     picked = [chunks[i] for i in np.unique(np.linspace(0, len(chunks) - 1, n_chunks).round().astype(int))]
     rest = [tuple(int(v) for v in r) for r in np.ndindex(*(levels,) * (bench.lattice.n - 2))]
-    thetas = [c + r for c in picked for r in rest]
+    stack = stack_size(loaded.inputs, "cpu")
+    chunk_thetas = [[c + r for r in rest] for c in picked]
 
-    def full():
+    def full(thetas):
         with tqdm(disable=True) as bar:
-            rows_for(bench, loaded, PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed), thetas, psi, bar)
+            walker = PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed)
+            rows_for(bench, loaded, walker, thetas, psi, bar, stack)
 
-    def bound():
+    def bound(thetas):
         walker = PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed)
         with torch.inference_mode():
             for t in thetas:
@@ -352,17 +360,28 @@ def _bound_at(levels: int, n_chunks: int) -> dict:
                 for i in range(0, len(x), bench.batch_size):
                     loaded.model.hidden(x[i : i + bench.batch_size])
 
-    times = interleaved({"groundtruth": full, "bound": bound}, 2)
+    totals = {"groundtruth": [], "bound": []}
+    for r in range(rounds + 1):  # round 0 warms both sides up, untimed
+        spent = dict.fromkeys(totals, 0.0)
+        for c, thetas in enumerate(chunk_thetas):
+            for k, side in sorted({"groundtruth": full, "bound": bound}.items(), reverse=bool((c + r) % 2)):
+                spent[k] += timing.timed(lambda side=side, thetas=thetas: side(thetas))[1]
+        if r:
+            for k in totals:
+                totals[k].append(spent[k])
+    times = {k: timing.spread(v) for k, v in totals.items()}
     gt, b = times["groundtruth"]["median"], times["bound"]["median"]
-    size = bench.lattice.size
+    size, sampled = bench.lattice.size, sum(len(t) for t in chunk_thetas)
     return {
         "configurations": size,
-        "sampled": len(thetas),
+        "sampled": sampled,
+        "stacked": stack if stack < levels else levels,
         "seconds": times,
-        "configurations_per_second": len(thetas) / gt,
-        "tables_per_second": len(thetas) / gt / size,
-        "projected_table_seconds": size * gt / len(thetas),
+        "configurations_per_second": sampled / gt,
+        "tables_per_second": sampled / gt / size,
+        "projected_table_seconds": size * gt / sampled,
         "ratio_to_bound": gt / b,
+        "ratio_per_round": [g / b for g, b in zip(totals["groundtruth"], totals["bound"])],
     }
 
 

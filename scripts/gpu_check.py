@@ -22,9 +22,13 @@ section fails (the others still run and are written), 0 otherwise. Sections:
              per predicted class), KID's clean-vs-clean kernel sum and SSIM's clean local mean
              and variance computed once, so the comparison covers them on the device too (on a
              GPU the cached SSIM statistics also save two of five filtered maps, and the second
-             axis is one flat matrix product). Each configuration is still one
-             inference pass of |D| images (1,000 for mnist5k, under one batch); stacking a
-             chunk's configurations into one batch is what would fill a GPU, and is not done
+             axis is one flat matrix product). The ℓ siblings of a prefix (configurations that
+             differ in the last family) are scored as one stack (testnav/sets.py): on a device
+             up to 1 GiB of images per stack (`groundtruth.STACK_BYTES`; all 6 siblings of
+             mnist5k, 6,000 images, against 64 MiB on the CPU), so the inference runs in full
+             batches of `batch_size` instead of one partial batch of |D| per configuration, and
+             every metric and signal launches its kernels once per stack instead of once per
+             configuration; the row reports the stack in effect
 
 Without a CUDA device it prints one skip line and exits 0. `--device cpu --tiny` runs every
 section on tiny models, batches and lattices on the CPU in seconds (tests/test_gpu_check.py).
@@ -417,7 +421,7 @@ def compare_tables(cpu, dev) -> dict:
 
 
 def section_groundtruth(c: Check, work: Path) -> dict:
-    from testnav.groundtruth import compute_groundtruth
+    from testnav.groundtruth import compute_groundtruth, read_meta
 
     overrides = c.sizes["groundtruth"]["overrides"]
     walls = {}
@@ -429,7 +433,8 @@ def section_groundtruth(c: Check, work: Path) -> dict:
         tables[side] = compute_groundtruth(bench, cache, device, progress=False)
         c.sync()
         walls[side] = time.perf_counter() - t0
-        c.row("groundtruth", f"mnist5k on {device}: {walls[side]:.1f} s")
+        stack = read_meta(tables[side])["runs"][-1].get("stacked", 1)
+        c.row("groundtruth", f"mnist5k on {device}: {walls[side]:.1f} s ({stack} sibling sets stacked per call)")
     cmp = compare_tables(tables["cpu"], tables["device"])
     c.row(
         "groundtruth",

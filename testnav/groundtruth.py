@@ -26,6 +26,7 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
+from .memory import keep_freed_memory
 from .cache import atomic_path, checksum_path, file_lock, stable_hash, verified, write_json_atomic
 from .shards import RunLog, read_runs, shard_chunks
 
@@ -64,19 +65,44 @@ class PrefixWalker:
         return x
 
 
-def rows_for(benchmark, loaded, walker: PrefixWalker, thetas, psi_clean: float, pbar) -> pd.DataFrame:
-    rows = []
+STACK_BYTES = {"cpu": 1 << 26, "cuda": 1 << 30}  # images of sibling sets scored together (per call)
+
+
+def stack_size(inputs, device: str) -> int:
+    """How many perturbed sets of D fit in one scoring call (testnav/sets.py): all ℓ siblings of a
+    prefix for small images, one set at a time when D alone is that large."""
+    if not isinstance(inputs, torch.Tensor) or inputs.numel() == 0:
+        return 1
+    return max(1, STACK_BYTES["cuda" if str(device).startswith("cuda") else "cpu"] // (inputs.numel() * 4))
+
+
+def sibling_groups(thetas, size: int):
+    """Consecutive configurations that differ only in the last family, at most `size` at a time."""
+    group: list[tuple[int, ...]] = []
     for theta in thetas:
         theta = tuple(int(t) for t in theta)
-        s = benchmark.score(loaded, walker.images(theta), theta=theta)
-        row = {f"t{i + 1}": int(t) for i, t in enumerate(theta)}
-        row["psi"] = s.pop("psi")
-        row["delta"] = max(psi_clean - row["psi"], 0.0)
-        correct = s.pop("correct")
-        row.update(s)
-        row["correct"] = correct.tolist()
-        rows.append(row)
-        pbar.update(1)
+        if group and (len(group) == size or group[-1][:-1] != theta[:-1]):
+            yield group
+            group = []
+        group.append(theta)
+    if group:
+        yield group
+
+
+def rows_for(benchmark, loaded, walker: PrefixWalker, thetas, psi_clean: float, pbar, stack: int = 1) -> pd.DataFrame:
+    """One table row per θ; `stack` sibling sets scored in one call (`Benchmark.score_sets`)."""
+    rows = []
+    for group in sibling_groups(thetas, stack):
+        images = [walker.images(theta) for theta in group]
+        for theta, s in zip(group, benchmark.score_sets(loaded, images, group)):
+            row = {f"t{i + 1}": int(t) for i, t in enumerate(theta)}
+            row["psi"] = s.pop("psi")
+            row["delta"] = max(psi_clean - row["psi"], 0.0)
+            correct = s.pop("correct")
+            row.update(s)
+            row["correct"] = correct.tolist()
+            rows.append(row)
+        pbar.update(len(group))
     return pd.DataFrame(rows)
 
 
@@ -137,6 +163,7 @@ def evaluate_chunks(
     """Write every missing chunk of `chunks` atomically; return the clean scores (ψ(D), metrics)."""
     parts = final.with_suffix(".parts")
     parts.mkdir(parents=True, exist_ok=True)
+    keep_freed_memory()
     done = sum(verified(parts / chunk_name(c)) for c in chunks)
     record = RunLog(parts, *shard, device, reused=done)
     loaded.inputs, loaded.labels = loaded.inputs.to(device), loaded.labels.to(device)
@@ -146,6 +173,8 @@ def evaluate_chunks(
     lattice = benchmark.lattice
     rest = list(product(range(lattice.levels), repeat=lattice.n - len(chunks[0])))
     walker = PrefixWalker(benchmark.families, loaded.inputs, benchmark.perturb_seed)
+    stack = stack_size(loaded.inputs, device)
+    record.record["stacked"] = min(stack, lattice.levels)  # sibling sets scored per call
     label = f"ground truth {benchmark.name}" + (f" shard {shard[0]}/{shard[1]}" if shard[1] > 1 else "")
     with tqdm(
         total=len(chunks) * len(rest), initial=done * len(rest), desc=label, unit="cfg", disable=not progress
@@ -156,7 +185,7 @@ def evaluate_chunks(
                 continue
             if final.exists():  # an unsharded run merged everything meanwhile
                 break
-            df = rows_for(benchmark, loaded, walker, [chunk + r for r in rest], clean["psi"], pbar)
+            df = rows_for(benchmark, loaded, walker, [chunk + r for r in rest], clean["psi"], pbar, stack)
             with atomic_path(path, checksum=True) as tmp:
                 df.to_parquet(tmp, index=False)
             record.chunk_done(walker.applications)

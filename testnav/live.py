@@ -16,7 +16,8 @@ import numpy as np
 import torch
 
 from .errors import UserError
-from .groundtruth import PrefixWalker
+from .memory import keep_freed_memory
+from .groundtruth import PrefixWalker, sibling_groups, stack_size
 
 
 class LiveOracle:
@@ -36,25 +37,28 @@ class LiveOracle:
                 f"(valid: {', '.join(benchmark.metrics)})"
             )
         self.benchmark, self.lattice = benchmark, benchmark.lattice
+        keep_freed_memory()
         self.loaded.inputs, self.loaded.labels = self.loaded.inputs.to(device), self.loaded.labels.to(device)
         self.loaded.model.to(device)
         benchmark.prepare_metrics(self.loaded)
         self.psi_clean = benchmark.score(self.loaded, self.loaded.inputs)["psi"]
         self.rho_column, self.rho_sign = rho_column, float(rho_sign)
         self.walker = PrefixWalker(benchmark.families, self.loaded.inputs, benchmark.perturb_seed)
+        self.stack = stack_size(self.loaded.inputs, device)
         self.memo: dict[int, dict] = {}
         self.seconds = 0.0
 
     @torch.no_grad()
     def _fill(self, indices):
         t0 = time.perf_counter()
-        for idx in sorted(set(int(i) for i in indices) - self.memo.keys()):
-            theta = tuple(int(t) for t in self.lattice.theta(idx))
-            s = self.benchmark.score(self.loaded, self.walker.images(theta), theta=theta)
-            values = {k: v for k, v in s.items() if k not in ("psi", "correct")}
-            values["delta"] = max(self.psi_clean - s["psi"], 0.0)
-            values["rho"] = self.rho_sign * s[self.rho_column]
-            self.memo[idx] = values
+        todo = sorted(set(int(i) for i in indices) - self.memo.keys())  # in lattice order: siblings adjacent
+        for group in sibling_groups((self.lattice.theta(i) for i in todo), self.stack):
+            images = [self.walker.images(theta) for theta in group]
+            for theta, s in zip(group, self.benchmark.score_sets(self.loaded, images, group)):
+                values = {k: v for k, v in s.items() if k not in ("psi", "correct")}
+                values["delta"] = max(self.psi_clean - s["psi"], 0.0)
+                values["rho"] = self.rho_sign * s[self.rho_column]
+                self.memo[self.lattice.index(theta)] = values
         self.seconds += time.perf_counter() - t0
 
     def evaluate(self, indices, names=("delta", "rho")) -> np.ndarray:

@@ -47,6 +47,28 @@ def test_prefix_sharing_counts_and_equals_naive(table):
         assert np.array_equal(x.numpy(), shared.numpy())
 
 
+def test_stacked_siblings_score_as_each_set_alone(table):
+    """The ground truth scores a prefix's siblings as one stacked view (testnav/sets.py): each
+    set's predictions are those of the set alone, to the bit, and every metric and signal its
+    value alone; the table holds those values."""
+    bench, path, df = table
+    loaded = bench.load(path.parents[1])
+    bench.prepare_metrics(loaded)
+    thetas = [(1, 2, 0, k) for k in range(3)]
+    walker = PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed)
+    images = [walker.images(t) for t in thetas]
+    stacked = bench.score_sets(loaded, images, thetas)
+    assert len(stacked) == 3 and set(stacked[0]) >= {"psi", "correct", "ssim", "kid", "lsa", "dsa", "kmnc", "tknc"}
+    for x, theta, s in zip(images, thetas, stacked):
+        alone = bench.score(loaded, x, theta=theta)
+        assert np.array_equal(s["correct"], alone["correct"]) and s["psi"] == alone["psi"]
+        for k in alone.keys() - {"psi", "correct"}:
+            assert s[k] == pytest.approx(alone[k], rel=1e-12, abs=1e-12), k
+        row = df[(df[["t1", "t2", "t3", "t4"]] == theta).all(axis=1)].iloc[0]
+        assert row.kid == pytest.approx(s["kid"], rel=1e-12) and row.dsa == pytest.approx(s["dsa"], rel=1e-12)
+    assert len({s["ssim"] for s in stacked}) == 3  # three different sets
+
+
 def test_cache_hit_and_resume_after_interruption(table, cache_dir):
     bench, path, df = table
     mtime = path.stat().st_mtime_ns

@@ -5,6 +5,8 @@ import pytest
 import torch
 from scipy.stats import gaussian_kde
 
+from testnav.benchmarks.vision import Activations
+
 from testnav.signals.deepgini import DeepGini
 from testnav.signals.dsa import DSA
 from testnav.signals.kmnc import KMNC
@@ -14,19 +16,15 @@ from testnav.signals.snac import SNAC
 from testnav.signals.tknc import TKNC
 
 
-class FakeView:
-    def __init__(self, layers, probabilities=None, labels=None):
+class FakeView(Activations):
+    """Hand-made activations and probabilities; what the signals derive from them (features,
+    predictions, neurons, per-class rows, per-set reductions) is the real views' code."""
+
+    def __init__(self, layers, probabilities=None, labels=None, sets=1):
         self.layers = [torch.tensor(x, dtype=torch.float64) for x in layers]
         self.probabilities = None if probabilities is None else torch.tensor(probabilities, dtype=torch.float64)
         self.labels = None if labels is None else torch.tensor(labels)
-
-    @property
-    def features(self):
-        return self.layers[-1]
-
-    @property
-    def predictions(self):
-        return self.probabilities.argmax(1)
+        self.sets = sets
 
 
 TRAIN = FakeView([[[0.0, 0.0, 1.0], [1.0, 2.0, 3.0]]])  # one layer, neurons ranges [0,1], [0,2], [1,3]

@@ -66,6 +66,11 @@ class Benchmark(ABC):
     def score(self, loaded, perturbed, theta=None) -> dict:
         """One perturbed set: {"psi": ψ, "correct": per-input outcomes, <metric>: raw value, <signal>: value}."""
 
+    def score_sets(self, loaded, sets: list, thetas: list) -> list[dict]:
+        """`score` of several perturbed sets (the ground truth hands over a prefix's siblings
+        together); benchmarks that can share work across them override this."""
+        return [self.score(loaded, x, theta=t) for x, t in zip(sets, thetas)]
+
     def load_nonempty(self, cache_dir):
         """load(), refusing an empty D: ψ, δ and every fidelity score would be 0/0 downstream."""
         loaded = self.load(cache_dir)

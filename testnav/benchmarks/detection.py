@@ -38,6 +38,7 @@ from torchvision.ops import box_iou
 from ..cache import stable_hash
 from ..errors import UserError
 from ..families import Family
+from .base import Benchmark
 from .vision import Loaded, VisionBenchmark
 
 
@@ -74,6 +75,8 @@ def image_correct(gt, boxes, scores, classes, conf: float = 0.25, iou: float = 0
 class DetectionView:
     """One image set as the metrics see it: detections and detector features from one pass."""
 
+    sets = 1  # never stacked: each set has its own boxes (ObjectDetection.score_sets)
+
     def __init__(self, images: torch.Tensor, model, batch_size: int):
         self.images, self.model, self.batch_size = images, model, batch_size
 
@@ -86,6 +89,10 @@ class DetectionView:
                 dets += d
                 feats.append(f)
         return dets, (torch.cat(feats).float() if feats and all(f is not None for f in feats) else None)
+
+    @property
+    def parts(self) -> list[torch.Tensor]:
+        return [self.images]
 
     @property
     def detections(self):
@@ -196,6 +203,8 @@ class ObjectDetection(VisionBenchmark):
                     b = fam.map_boxes(b, int(level), size, self.min_box_size)
             out.append(b)
         return out
+
+    score_sets = Benchmark.score_sets  # one set at a time: the true boxes move with θ
 
     def score(self, loaded, perturbed: torch.Tensor, theta=None) -> dict:
         view = DetectionView(perturbed, loaded.model, self.batch_size)

@@ -10,6 +10,7 @@ import torch
 
 from ..errors import UserError
 from ..models.monitor import Monitored
+from ..sets import PerSet
 from .base import Benchmark
 
 
@@ -23,42 +24,95 @@ class Loaded:
     train_labels: torch.Tensor | None = None
 
 
-class View:
-    """One image set as the metrics see it: the images, and the model's hidden activations
-    computed once and shared by the prediction and every activation-based metric."""
+class Activations:
+    """What the activation-based metrics and signals read off a view, derived from `layers` and
+    `probabilities` (which a subclass provides) once and shared by all of them. A view holds
+    `sets` equal-size image sets stacked along the batch (testnav/sets.py); the per-set helpers
+    reduce per-input values to one per set."""
 
-    def __init__(self, images: torch.Tensor, model: torch.nn.Module, batch_size: int, labels=None, amp: bool = True):
-        self.images, self.model, self.batch_size, self.labels, self.amp = images, model, batch_size, labels, amp
+    sets = 1
+    layers: list[torch.Tensor]
+    probabilities: torch.Tensor
+
+    @property
+    def features(self) -> torch.Tensor:
+        return self.layers[-1]
+
+    @cached_property
+    def predictions(self) -> torch.Tensor:
+        return self.probabilities.argmax(1)
+
+    @cached_property
+    def neurons(self) -> torch.Tensor:
+        """(N, total neurons) float64 activations of all monitored layers side by side (the
+        coverage signals' input, made once for all of them)."""
+        return torch.cat([layer.double() for layer in self.layers], dim=1)
+
+    @cached_property
+    def by_class(self) -> dict[int, torch.Tensor]:
+        """Row indices per predicted class, ascending (LSA and DSA compare each input with the
+        training inputs of its predicted class; one sort serves both, over every stacked set)."""
+        pred = self.predictions
+        order = torch.argsort(pred, stable=True)
+        classes, counts = torch.unique_consecutive(pred[order], return_counts=True)
+        return dict(zip(classes.tolist(), torch.split(order, counts.tolist())))
+
+    def set_means(self, per_input: torch.Tensor) -> torch.Tensor:
+        """(sets,) float64 means of a per-input value over each set."""
+        return per_input.double().reshape(self.sets, -1).mean(1)
+
+    def set_any(self, per_input: torch.Tensor) -> torch.Tensor:
+        """(sets, …) whether any input of each set has a per-input (N, …) flag."""
+        return per_input.reshape(self.sets, -1, *per_input.shape[1:]).any(1)
+
+
+class View(Activations):
+    """One image set, or several of equal size (`images` a list: the stacked sets), as the
+    metrics see it: the images, and the model's hidden activations computed once and shared by
+    the prediction and every activation-based metric."""
+
+    def __init__(self, images, model: torch.nn.Module, batch_size: int, labels=None, amp: bool = True):
+        self.parts = list(images) if isinstance(images, (list, tuple)) else [images]
+        if len({len(p) for p in self.parts}) != 1:
+            raise ValueError(f"stacked sets of unequal sizes: {[len(p) for p in self.parts]}")
+        self.model, self.batch_size, self.labels, self.amp = model, batch_size, labels, amp
+        self.sets = len(self.parts)
+
+    @cached_property
+    def images(self) -> torch.Tensor:
+        """All sets' images along one batch (metrics that work set by set read `parts` instead)."""
+        return self.parts[0] if self.sets == 1 else torch.cat(self.parts)
 
     @cached_property
     def outputs(self) -> tuple[list[torch.Tensor], torch.Tensor | None]:
-        """Batched inference; on CUDA with channels-last inputs and bf16 autocast (activations
-        are returned in float32 so every metric sees the same precision). A `Monitored` model
-        gives its logits from the same pass; testnav's own nets give them from `classifier`
-        (None here, computed from the features when asked)."""
-        cuda = self.images.is_cuda
+        """Batched inference, set by set; on CUDA with channels-last inputs and bf16 autocast
+        (activations are returned in float32 so every metric sees the same precision). A
+        `Monitored` model gives its logits from the same pass; testnav's own nets give them from
+        `classifier` (None here, computed from the features when asked). An image's activations
+        do not depend on the batch it is in (stacked and alone agree to the bit: tests)."""
         monitored = isinstance(self.model, Monitored)
         chunks, logits = [], []
-        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda and self.amp):
-            for i in range(0, len(self.images), self.batch_size):
-                batch = self.images[i : i + self.batch_size]
-                if cuda and batch.shape[1] > 1:
-                    batch = batch.contiguous(memory_format=torch.channels_last)
-                if monitored:
-                    layers, z = self.model.monitor(batch)
-                    logits.append(z.float())
-                else:
-                    layers = self.model.hidden(batch)
-                chunks.append([h.float() for h in layers])
+        with torch.inference_mode():
+            for images in self.parts:
+                cuda = images.is_cuda
+                with torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda and self.amp):
+                    for i in range(0, len(images), self.batch_size):
+                        batch = images[i : i + self.batch_size]
+                        if cuda and batch.shape[1] > 1:
+                            batch = batch.contiguous(memory_format=torch.channels_last)
+                        if monitored:
+                            layers, z = self.model.monitor(batch)
+                            logits.append(z.float())
+                        else:
+                            layers = self.model.hidden(batch)
+                        chunks.append([h.float() for h in layers])
+        if len(chunks) == 1:
+            return chunks[0], logits[0] if monitored else None
         return [torch.cat(parts) for parts in zip(*chunks)], torch.cat(logits) if monitored else None
 
     @property
     def layers(self) -> list[torch.Tensor]:
         return self.outputs[0]
-
-    @property
-    def features(self) -> torch.Tensor:
-        return self.layers[-1]
 
     @cached_property
     def probabilities(self) -> torch.Tensor:
@@ -67,10 +121,6 @@ class View:
             if logits is None:
                 logits = self.model.classifier(self.features)
             return torch.softmax(logits.double(), dim=1)
-
-    @property
-    def predictions(self) -> torch.Tensor:
-        return self.probabilities.argmax(1)
 
 
 class VisionBenchmark(Benchmark):
@@ -114,12 +164,21 @@ class VisionBenchmark(Benchmark):
         """ψ, per-input correctness and every raw fidelity value for one perturbed set.
         θ (the configuration that produced it; None for the clean set) is unused here;
         benchmarks whose labels move with the input (detection boxes) need it."""
-        view = View(perturbed, loaded.model, self.batch_size, amp=self.amp)
-        correct = (view.predictions == loaded.labels).cpu().numpy()
-        out = {"psi": float(correct.mean()), "correct": correct.astype(bool)}
-        for name, metric in {**self.metrics, **self.signals}.items():
-            out[name] = metric(view)
-        return out
+        return self.score_sets(loaded, [perturbed], [theta])[0]
+
+    def score_sets(self, loaded: Loaded, sets: list, thetas: list) -> list[dict]:
+        """`score` of each set; stacked into one view (testnav/sets.py) where every metric and
+        signal can score stacked sets, else one set at a time."""
+        metrics = {**self.metrics, **self.signals}
+        if len(sets) > 1 and not all(isinstance(m, PerSet) for m in metrics.values()):
+            return [self.score_sets(loaded, [x], [t])[0] for x, t in zip(sets, thetas)]
+        view = View(sets, loaded.model, self.batch_size, amp=self.amp)
+        correct = (view.predictions.view(len(sets), -1) == loaded.labels).cpu().numpy()
+        values = {name: m.per_set(view).tolist() if isinstance(m, PerSet) else [m(view)] for name, m in metrics.items()}
+        return [
+            {"psi": float(ok.mean()), "correct": ok, **{name: v[s] for name, v in values.items()}}
+            for s, ok in enumerate(correct)
+        ]
 
 
 def stratified_split(labels: np.ndarray, n_test_per_class: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -17,9 +17,10 @@ import warnings
 from pathlib import Path
 
 import torch
-from torchmetrics.image.kid import KernelInceptionDistance, poly_kernel
+from torchmetrics.image.kid import KernelInceptionDistance
 
 from ..errors import UserError
+from ..sets import PerSet
 from .base import Metric
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,7 @@ def resolve_feature(feature: str, fallback: str | None) -> str:
     return feature
 
 
-class KID(Metric):
+class KID(PerSet, Metric):
     """Subset size min(subset_size, N). When the subset is the whole set every subset holds
     the same samples and the unbiased MMD² is permutation-invariant, so one subset is exact
     and more would only repeat it; `subsets` is kept configurable for larger sets.
@@ -57,8 +58,12 @@ class KID(Metric):
     In that whole-set case (one subset of all N clean and all N perturbed features) the value
     is torchmetrics' unbiased MMD² computed directly: the clean-vs-clean kernel sum does not
     depend on the perturbed set, so it is computed once in `prepare` instead of once per
-    configuration, which saves a third of the kernel arithmetic of every call. Other cases go
-    through torchmetrics' random subsets; tests check both against torchmetrics."""
+    configuration, which saves a third of the kernel arithmetic of every call. The sums run
+    block by block (`kernel_sum`): the Gram products and the polynomial in the features' own
+    precision (a float32 model's features carry no more digits than float32 holds; its rounding
+    errors average out over the N² terms), the sums in float64, each block still in cache, and the perturbed-vs-perturbed sum over the upper
+    triangle only (the kernel is symmetric). Other cases go through torchmetrics' random
+    subsets; tests check both against torchmetrics."""
 
     higher_is_better = False  # a distance between feature distributions
     column = "kid"
@@ -83,11 +88,11 @@ class KID(Metric):
 
     def features(self, view) -> torch.Tensor:
         if self.feature == "model":
-            return view.features.double()
+            return view.features
         with torch.inference_mode():
             x = view.images.expand(-1, 3, -1, -1) if view.images.shape[1] == 1 else view.images
             x = (x * 255).round().to(torch.uint8)
-            return torch.cat([self._inception(x[i : i + 256]) for i in range(0, len(x), 256)]).double()
+            return torch.cat([self._inception(x[i : i + 256]) for i in range(0, len(x), 256)])
 
     def prepare(self, clean) -> None:
         if self.feature == "inception":
@@ -107,23 +112,27 @@ class KID(Metric):
                 coef=self.coef,
                 reset_real_features=False,
             ).to(features.device)
-        self.metric.update(features, real=True)
+        self.metric.update(features.double(), real=True)
         self._real = features if self.subsets == 1 and self.subset_size >= len(features) else None
         if self._real is not None:
-            self._real_sum = _off_diagonal_sum(self._kernel(self._real, self._real))
+            self._real_sum = self._sum(self._real, self._real, symmetric=True)
 
-    def _kernel(self, f1: torch.Tensor, f2: torch.Tensor) -> torch.Tensor:
-        return poly_kernel(f1, f2, self.degree, None, self.coef)
+    def _sum(self, f1: torch.Tensor, f2: torch.Tensor, symmetric: bool = False) -> torch.Tensor:
+        return kernel_sum(f1, f2.to(f1.dtype), self.degree, 1.0 / f1.shape[1], self.coef, symmetric)
 
     @torch.no_grad()
-    def __call__(self, view) -> float:
-        fake = self.features(view) if self._real is not None else None
-        if fake is not None and len(fake) == len(self._real):
+    def per_set(self, view) -> torch.Tensor:
+        features = self.features(view)
+        sets = features.reshape(view.sets, -1, features.shape[1])
+        return torch.tensor([self._one(f) for f in sets], dtype=torch.float64)
+
+    def _one(self, fake: torch.Tensor) -> float:
+        if self._real is not None and len(fake) == len(self._real):
             m = len(fake)
-            value = (self._real_sum + _off_diagonal_sum(self._kernel(fake, fake))) / (m * (m - 1))
-            return float(value - 2 * self._kernel(self._real, fake).sum(dim=0).sum() / (m**2))
+            value = (self._real_sum + self._sum(fake, fake, symmetric=True)) / (m * (m - 1))
+            return float(value - 2 * self._sum(self._real, fake) / (m**2))
         self.metric.reset()
-        self.metric.update(self.features(view) if fake is None else fake, real=False)
+        self.metric.update(fake.double(), real=False)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.seed)
             mean, _ = self.metric.compute()
@@ -141,6 +150,23 @@ class KID(Metric):
         }
 
 
-def _off_diagonal_sum(k: torch.Tensor) -> torch.Tensor:
-    """Σ_{i≠j} k_ij, summed as torchmetrics' `maximum_mean_discrepancy` does (row sums less the diagonal)."""
-    return (k.sum(dim=-1) - torch.diag(k)).sum()
+BLOCK = 256  # rows per Gram block: a 256 × 1,000 float64 block stays in a core's L2 cache
+
+
+def kernel_sum(
+    f1: torch.Tensor, f2: torch.Tensor, degree: int, gamma: float, coef: float, symmetric: bool = False
+) -> torch.Tensor:
+    """Σ_ij (γ f1_i·f2_j + c)^degree (torchmetrics' `poly_kernel`), each term in the features'
+    precision and the sum in float64; `symmetric` (f1 is f2): Σ over i ≠ j, from the blocks on
+    and above the diagonal, those off it counted twice."""
+    total = torch.zeros((), dtype=torch.float64, device=f1.device)
+    for i in range(0, len(f1), BLOCK):
+        rows = f1[i : i + BLOCK]
+        cols = f2[i:] if symmetric else f2
+        k = (rows @ cols.T).mul_(gamma).add_(coef).pow_(degree)
+        if not symmetric:
+            total += k.sum(dtype=torch.float64)
+            continue
+        own = k[:, : len(rows)]  # the diagonal block: its upper triangle, without the diagonal
+        total += own.triu(1).sum(dtype=torch.float64) * 2 + k[:, len(rows) :].sum(dtype=torch.float64) * 2
+    return total

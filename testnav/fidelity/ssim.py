@@ -9,19 +9,24 @@ torchmetrics). Each axis of the window, reflect padding included, is a small mat
 the whole filter is two matrix products (the second one flat, over every row of every image): several times faster on the ground-truth hot path than
 torchmetrics' grouped 11×11 convolution (see `make bench`). The clean image's local mean and
 variance are computed once in `prepare`, so each configuration filters only the three maps
-that involve the perturbed image.
+that involve the perturbed image, a cache-sized block of images at a time.
 """
 
 from __future__ import annotations
 
+import functools
+
 import torch
 
+from ..sets import PerSet
 from .base import Metric
 
 
+@functools.lru_cache(maxsize=64)
 def window_matrix(n: int, sigma: float, dtype, device) -> torch.Tensor:
     """(n, n) matrix W with (W @ v)[i] = Σ_k g[k] · v[reflect(i − pad + k)]: one axis of the
-    Gaussian window with torchmetrics' reflect padding folded in."""
+    Gaussian window with torchmetrics' reflect padding folded in. Cached: every block of every
+    configuration uses the same few (never modified in place)."""
     size = int(3.5 * sigma + 0.5) * 2 + 1
     pad = (size - 1) // 2
     x = torch.arange(size, dtype=torch.float64) - pad
@@ -42,14 +47,19 @@ def gaussian_filter(x: torch.Tensor, wh: torch.Tensor, ww: torch.Tensor) -> torc
     return ((wh @ x).reshape(-1, w) @ ww.T).reshape(*lead, h, w)
 
 
-def clean_statistics(target: torch.Tensor, sigma: float = 1.5) -> tuple[torch.Tensor, ...]:
-    """The target's local mean and variance: they do not depend on the perturbed image, so the
-    ground truth computes them once for D instead of once per configuration."""
+def clean_statistics(
+    target: torch.Tensor, sigma: float = 1.5, data_range: float = 1.0, k1: float = 0.01, k2: float = 0.03
+) -> tuple[torch.Tensor, ...]:
+    """The target's terms of the SSIM map: its local mean μ_t, μ_t² + c1 and σ_t² + c2. They do
+    not depend on the perturbed image, so the ground truth computes them once for D instead of
+    once per configuration."""
     h, w = target.shape[-2:]
     wh = window_matrix(h, sigma, target.dtype, target.device)
     ww = window_matrix(w, sigma, target.dtype, target.device)
     mu_t, e_tt = gaussian_filter(torch.stack((target, target * target)), wh, ww)
-    return mu_t, (e_tt - mu_t * mu_t).clamp_min(0.0)
+    mu_tt = mu_t * mu_t
+    var_t = (e_tt - mu_tt).clamp_min_(0.0)
+    return mu_t, mu_tt.add_((k1 * data_range) ** 2), var_t.add_((k2 * data_range) ** 2)
 
 
 def ssim_per_image(
@@ -59,28 +69,37 @@ def ssim_per_image(
     sigma: float = 1.5,
     k1: float = 0.01,
     k2: float = 0.03,
-    clean: tuple[torch.Tensor, torch.Tensor] | None = None,
+    clean: tuple[torch.Tensor, ...] | None = None,
 ) -> torch.Tensor:
     """(B,) SSIM of each image pair, (B, C, H, W) inputs, averaged over channels and the full map.
-    `clean`: the target's `clean_statistics`, when already computed."""
+    `clean`: the target's `clean_statistics` (same σ, data range, k1, k2), when already computed.
+
+    The map is built in place on the three filtered maps (one temporary besides), so on a block
+    of images that fits in cache every step reads and writes cached memory."""
     h, w = preds.shape[-2:]
     wh = window_matrix(h, sigma, preds.dtype, preds.device)
     ww = window_matrix(w, sigma, preds.dtype, preds.device)
-    mu_t, var_t = clean_statistics(target, sigma) if clean is None else clean
+    mu_t, mu_tt_c1, var_t_c2 = clean_statistics(target, sigma, data_range, k1, k2) if clean is None else clean
     mu_p, e_pp, e_pt = gaussian_filter(torch.stack((preds, preds * preds, preds * target)), wh, ww)
-    mu_pp, mu_tt, mu_pt = mu_p * mu_p, mu_t * mu_t, mu_p * mu_t
-    var_p = (e_pp - mu_pp).clamp_min(0.0)
-    cov = e_pt - mu_pt
     c1, c2 = (k1 * data_range) ** 2, (k2 * data_range) ** 2
-    ssim_map = ((2 * mu_pt + c1) * (2 * cov + c2)) / ((mu_pp + mu_tt + c1) * (var_p + var_t + c2))
-    return ssim_map.flatten(1).mean(1)
+    mu_pp = mu_p * mu_p
+    mu_pt = mu_p.mul_(mu_t)
+    den = e_pp.sub_(mu_pp).clamp_min_(0.0).add_(var_t_c2)  # σ_p² + σ_t² + c2
+    den.mul_(mu_pp.add_(mu_tt_c1))  # × (μ_p² + μ_t² + c1)
+    num = e_pt.sub_(mu_pt).mul_(2.0).add_(c2)  # 2σ_pt + c2
+    num.mul_(mu_pt.mul_(2.0).add_(c1))  # × (2μ_pμ_t + c1)
+    return num.div_(den).flatten(-3).mean(-1)
 
 
-class SSIM(Metric):
+class SSIM(PerSet, Metric):
+    """`batch_size` images are compared at a time: a block of 128 MNIST-sized images keeps the
+    three filtered maps in a core's L2 cache, which takes a third off the time of one block of
+    1,000 (`make bench`); larger images fit fewer per block but still gain from in-place steps."""
+
     higher_is_better = True
     column = "ssim"
 
-    def __init__(self, data_range: float = 1.0, sigma: float = 1.5, batch_size: int = 1024, name: str = "ssim"):
+    def __init__(self, data_range: float = 1.0, sigma: float = 1.5, batch_size: int = 128, name: str = "ssim"):
         super().__init__(name)
         self.require("data_range", data_range, data_range > 0, "the images' value range, > 0 (1.0 for [0, 1])")
         self.require("sigma", sigma, sigma > 0, "the Gaussian window's σ, > 0 (torchmetrics: 1.5)")
@@ -90,24 +109,22 @@ class SSIM(Metric):
     def prepare(self, clean) -> None:
         self.clean = clean.images
         self._stats = [
-            clean_statistics(self.clean[i : i + self.batch_size], self.sigma)
+            clean_statistics(self.clean[i : i + self.batch_size], self.sigma, self.data_range)
             for i in range(0, len(self.clean), self.batch_size)
         ]
 
     @torch.no_grad()
-    def __call__(self, view) -> float:
-        perturbed = view.images
-        total = 0.0
-        for b, i in enumerate(range(0, len(perturbed), self.batch_size)):
-            s = ssim_per_image(
-                perturbed[i : i + self.batch_size],
-                self.clean[i : i + self.batch_size],
-                self.data_range,
-                self.sigma,
-                clean=self._stats[b],
-            )
-            total += float(s.double().sum())
-        return total / len(perturbed)
+    def per_set(self, view) -> torch.Tensor:
+        """Block by block of D, every stacked set's images of that block against the same
+        clean block (its statistics read once per block, for all sets)."""
+        n = len(self.clean)
+        total = torch.zeros(view.sets, dtype=torch.float64, device=self.clean.device)
+        for b, i in enumerate(range(0, n, self.batch_size)):
+            clean = self.clean[i : i + self.batch_size]
+            for s, perturbed in enumerate(view.parts):
+                x = perturbed[i : i + self.batch_size]
+                total[s] += ssim_per_image(x, clean, self.data_range, self.sigma, clean=self._stats[b]).double().sum()
+        return total / n
 
     def describe(self) -> dict:
         return {"metric": "ssim", "data_range": self.data_range, "sigma": self.sigma}

@@ -2,7 +2,8 @@
 
 Each is one module, instantiated from the benchmark YAML (`signals:`), calibrated once on
 the model's activations over the *training* inputs (`prepare(train_view)`) and evaluated on
-each perturbed test set T_θ during the ground-truth pass (`__call__(view) -> float`), so
+each perturbed test set T_θ during the ground-truth pass (`per_set(view)`: one value per
+stacked set, testnav/sets.py; `__call__(view) -> float` for a single set), so
 that a search using one as its sole objective replays by table lookup. All are "higher
 means more interesting" and are maximised. Monitored neurons: the model's hidden layers
 as returned by `model.hidden(x)` (for LeNet-5 the two fully connected layers, 120 + 84
@@ -11,16 +12,14 @@ post-ReLU neurons); LSA and DSA use the last of them. See docs/signals.md.
 
 from __future__ import annotations
 
-import torch
+from ..sets import PerSet
 
 
-def neurons(view) -> torch.Tensor:
-    """(N, total neurons) activations of all monitored layers, side by side."""
-    return torch.cat([layer.double() for layer in view.layers], dim=1)
-
-
-class Signal:
+class Signal(PerSet):
     name = "signal"
+
+    def prepare(self, train) -> None:
+        """Calibrate on the training inputs' view (most signals need nothing)."""
 
     def describe(self) -> dict:
         return {"signal": type(self).__name__, **{k: v for k, v in vars(self).items() if not k.startswith("_")}}

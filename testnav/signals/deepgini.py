@@ -3,13 +3,12 @@ averaged over the perturbed set (high = the model is unsure)."""
 
 from __future__ import annotations
 
+import torch
+
 from . import Signal
 
 
 class DeepGini(Signal):
-    def prepare(self, train) -> None:
-        pass
-
-    def __call__(self, view) -> float:
+    def per_set(self, view) -> torch.Tensor:
         p = view.probabilities
-        return float((1.0 - (p * p).sum(dim=1)).mean())
+        return view.set_means(1.0 - (p * p).sum(dim=1))

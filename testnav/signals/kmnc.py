@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from . import Signal, neurons
+from . import Signal
 
 
 class KMNC(Signal):
@@ -13,15 +13,23 @@ class KMNC(Signal):
         self.k = int(k)
 
     def prepare(self, train) -> None:
-        a = neurons(train)
+        a = train.neurons
         self._low, self._high = a.min(dim=0).values, a.max(dim=0).values
+        self._span = (self._high - self._low).clamp_min(1e-12)
+        n = a.shape[1]
+        self._first = torch.arange(n, device=a.device) * self.k  # neuron j's sections start at j·k
+        self._live = self._high > self._low  # a neuron constant on the training set has no sections
 
-    def __call__(self, view) -> float:
-        a = neurons(view)
-        span = (self._high - self._low).clamp_min(1e-12)
-        inside = (a >= self._low) & (a <= self._high) & (self._high > self._low)
-        section = ((a - self._low) / span * self.k).floor().clamp(0, self.k - 1).long()
-        cell = torch.arange(a.shape[1], device=a.device) * self.k + section
-        hit = torch.zeros(a.shape[1] * self.k, dtype=torch.bool, device=a.device)
-        hit[cell[inside]] = True
-        return float(hit.double().sum() / hit.numel())
+    def per_set(self, view) -> torch.Tensor:
+        a = view.neurons
+        n = a.shape[1]
+        inside = (a >= self._low) & (a <= self._high) & self._live
+        section = ((a - self._low) / self._span * self.k).floor().clamp(0, self.k - 1).long()
+        # each set's (neuron, section) cells, and one extra cell per set for the inputs outside
+        # the range (dropped below): a masked fill without gathering the inside ones first
+        cells = n * self.k + 1
+        cell = torch.where(inside, self._first + section, n * self.k).reshape(view.sets, -1)
+        cell = cell + cells * torch.arange(view.sets, device=a.device)[:, None]
+        hit = torch.zeros(view.sets * cells, dtype=torch.bool, device=a.device)
+        hit.index_fill_(0, cell.flatten(), True)
+        return hit.view(view.sets, cells)[:, :-1].double().sum(1) / (n * self.k)

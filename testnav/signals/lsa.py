@@ -21,7 +21,6 @@ class KDE:
 
     def __init__(self, data: torch.Tensor):
         n, d = data.shape
-        self.data = data
         factor = n ** (-1.0 / (d + 4))
         cov = torch.cov(data.T).reshape(d, d) * factor**2
         chol, info = torch.linalg.cholesky_ex(cov)
@@ -29,16 +28,20 @@ class KDE:
         while info.any():  # numerically singular: the smallest ridge that makes it positive definite
             chol, info = torch.linalg.cholesky_ex(cov + jitter * torch.eye(d, dtype=cov.dtype, device=cov.device))
             jitter *= 10
-        self.chol = chol
-        self.white = self._whiten(data)  # Mahalanobis distances become Euclidean ones
+        # whitening x ↦ L⁻¹x turns Mahalanobis distances into Euclidean ones; L⁻¹ is formed once
+        # so that each call whitens with one matrix product
+        eye = torch.eye(d, dtype=cov.dtype, device=cov.device)
+        self.unwhite = torch.linalg.solve_triangular(chol, eye, upper=False).T  # (L⁻¹)ᵀ
+        self.white = data @ self.unwhite
+        self.half_norms = 0.5 * self.white.pow(2).sum(1)
         self.log_norm = math.log(n) + chol.diagonal().log().sum() + 0.5 * d * math.log(2 * math.pi)
 
-    def _whiten(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.linalg.solve_triangular(self.chol, x.T, upper=False).T
-
     def logpdf(self, x: torch.Tensor) -> torch.Tensor:
-        energy = 0.5 * torch.cdist(self._whiten(x), self.white).pow(2)  # (m, n)
-        return torch.logsumexp(-energy, dim=1) - self.log_norm
+        """log f̂(x) = log Σ_i exp(−½‖w − w_i‖²) − log norm, w = L⁻¹x, the square expanded as
+        ½‖w‖² + ½‖w_i‖² − w·w_i (one matrix product, no pairwise roots)."""
+        w = x @ self.unwhite
+        neg_energy = torch.addmm(self.half_norms, w, self.white.T, beta=-1.0)  # w·w_i − ½‖w_i‖²
+        return torch.logsumexp(neg_energy, dim=1) - 0.5 * w.pow(2).sum(1) - self.log_norm
 
 
 class LSA(Signal):
@@ -51,12 +54,10 @@ class LSA(Signal):
         a = a[:, self._keep]
         self._kdes = {int(c): KDE(a[train.labels == c]) for c in train.labels.unique()}
 
-    def __call__(self, view) -> float:
+    def per_set(self, view) -> torch.Tensor:
         a = view.features.double()[:, self._keep]
-        pred = view.predictions
-        total = 0.0
-        for c, kde in self._kdes.items():
-            mask = pred == c
-            if mask.any():
-                total += float((-kde.logpdf(a[mask])).sum())
-        return total / len(a)
+        surprise = torch.zeros(len(a), dtype=a.dtype, device=a.device)  # 0 where the class has no KDE
+        for c, rows in view.by_class.items():
+            if c in self._kdes:
+                surprise[rows] = -self._kdes[c].logpdf(a[rows])
+        return view.set_means(surprise)

@@ -12,14 +12,11 @@ class NAC(Signal):
     def __init__(self, threshold: float = 0.5):
         self.threshold = float(threshold)
 
-    def prepare(self, train) -> None:
-        pass  # NAC needs no training statistics
-
-    def __call__(self, view) -> float:
+    def per_set(self, view) -> torch.Tensor:
         covered = []
         for layer in view.layers:
             a = layer.double()
-            lo, hi = a.min(dim=1, keepdim=True).values, a.max(dim=1, keepdim=True).values
+            lo, hi = torch.aminmax(a, dim=1, keepdim=True)
             scaled = (a - lo) / (hi - lo).clamp_min(1e-12)
-            covered.append((scaled > self.threshold).any(dim=0))
-        return float(torch.cat(covered).double().mean())
+            covered.append(view.set_any(scaled > self.threshold))
+        return torch.cat(covered, dim=1).double().mean(1)

@@ -3,12 +3,14 @@ seen on the training set (the upper corner region)."""
 
 from __future__ import annotations
 
-from . import Signal, neurons
+import torch
+
+from . import Signal
 
 
 class SNAC(Signal):
     def prepare(self, train) -> None:
-        self._high = neurons(train).max(dim=0).values
+        self._high = train.neurons.max(dim=0).values
 
-    def __call__(self, view) -> float:
-        return float((neurons(view) > self._high).any(dim=0).double().mean())
+    def per_set(self, view) -> torch.Tensor:
+        return view.set_any(view.neurons > self._high).double().mean(1)
