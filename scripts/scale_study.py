@@ -4,7 +4,10 @@ generated tables (testnav/synthetic.py) of growing |Θ| = ℓ^n.
     python scripts/scale_study.py --sizes 4x6 6x6 8x6 --profiles pairs additive --seeds 100 101 \\
         [--searches nsga2 tomonav] [--out results/tables/scale]
 
-A size is `n`x`ℓ`. Budgets: 5|Θ| where |Θ| ≤ 10⁴, otherwise 5,000 and 20,000. Each run forks a
+    python scripts/scale_study.py --sizes none --real mnist5k_c6:ssim --seeds 100 101 102 103 104
+
+A size is `n`x`ℓ`; `--real BENCHMARK:FIDELITY` adds a benchmark's own ground truth (computed once
+into results/cache), run with each seed as the run seed. Budgets: 5|Θ| where |Θ| ≤ 10⁴, otherwise 5,000 and 20,000. Each run forks a
 child process, so its peak memory (resident set, the table included) is its own. Per run:
 AUC-Recall@P* against the table's exact P*, unique configurations to full recall, the search's
 wall time per proposal (the oracle's lookups and the certificate's estimates excluded; the
@@ -55,6 +58,20 @@ def make_search(name: str):
         "random": RandomSearch,
         "tomonav": TomoNavSearch,
     }[name]()
+
+
+def generated(profile: str, n: int, levels: int, seed: int) -> Objectives:
+    return Objectives.from_table(synthetic_table(**{**PROFILES[profile], "n": n, "levels": levels}, seed=seed))
+
+
+def real_table(benchmark: str, fidelity: str = "ssim") -> Objectives:
+    """A benchmark's ground truth (computed once into results/cache), δ and the fidelity's ρ."""
+    from testnav import fidelity as fid
+    from testnav.assemble import compose_benchmark
+    from testnav.groundtruth import compute_groundtruth
+
+    path = compute_groundtruth(compose_benchmark([f"benchmark={benchmark}"]), ROOT / "results/cache")
+    return Objectives.from_table(pd.read_parquet(path), fidelity, fid.sign(fidelity), source=benchmark)
 
 
 def budgets(size: int) -> list[int]:
@@ -224,6 +241,14 @@ def main(argv=None) -> int:
     ap.add_argument("--fresh", action="store_true", help="overwrite the csv instead of appending")
     ap.add_argument("--report", action="store_true", help="run nothing: rewrite <out>.md from <out>.csv")
     ap.add_argument("--preamble", default=None, help="a Markdown file put at the top of <out>.md")
+    ap.add_argument(
+        "--real",
+        nargs="*",
+        default=[],
+        metavar="BENCHMARK:FIDELITY",
+        help="also (or, with --sizes none, only) real ground truths, e.g. mnist5k_c6:ssim (computed or read from "
+        "results/cache; the seeds are run seeds there)",
+    )
     args = ap.parse_args(argv)
     out = Path(args.out)
     csv = out.with_suffix(".csv")
@@ -232,34 +257,40 @@ def main(argv=None) -> int:
         out.with_suffix(".md").write_text(report(pd.read_csv(csv), preamble))
         return 0
     rows = []
-    for spec in args.sizes:
-        n, lv = map(int, spec.split("x"))
-        for profile in args.profiles:
-            for seed in args.seeds:
-                kw = {**PROFILES[profile], "n": n, "levels": lv}
-                obj = Objectives.from_table(synthetic_table(**kw, seed=seed))
-                for budget in args.budgets or budgets(lv**n):
-                    for search in args.searches:
-                        r = forked(one_run, obj, search, budget, seed)
-                        row = {"lattice": f"{lv}^{n}", "space_size": lv**n, "profile": profile, "seed": seed}
-                        row |= {"pstar_size": len(obj.pstar), "budget": budget, "search": search, **r}
-                        rows.append(row)
-                        print(
-                            f"{lv}^{n} {profile:14s} seed {seed} budget {budget:>6} {search:8s} "
-                            + (
-                                f"AUC {r['auc']:.3f} full {r['unique_to_full']} {r['search_ms_per_proposal']:.2f} ms/prop "
-                                f"cert {100 * r['cert_share']:.0f}% stop {r['stop_unique']} {r['peak_mb']:.0f} MB"
-                                if r["ok"]
-                                else r["error"]
-                            ),
-                            flush=True,
-                        )
-                        df = pd.DataFrame(rows)
-                        if csv.exists() and not args.fresh:
-                            df = pd.concat([pd.read_csv(csv), df]).drop_duplicates(
-                                ["lattice", "profile", "seed", "budget", "search"], keep="last"
-                            )
-                        df.to_csv(csv.with_suffix(".partial.csv"), index=False)
+    tables = [
+        (f"{lv}^{n}", lv**n, profile, seed, lambda n=n, lv=lv, p=profile, s=seed: generated(p, n, lv, s))
+        for n, lv in (map(int, s.split("x")) for s in args.sizes if s != "none")
+        for profile in args.profiles
+        for seed in args.seeds
+    ]
+    for spec in args.real:  # one table, the seeds are run seeds
+        obj = real_table(*spec.split(":"))
+        lat = obj.lattice
+        tables += [(f"{lat.levels}^{lat.n}", lat.size, spec, seed, lambda o=obj: o) for seed in args.seeds]
+    for lattice, size, profile, seed, make in tables:
+        obj = make()
+        for budget in args.budgets or budgets(size):
+            for search in args.searches:
+                r = forked(one_run, obj, search, budget, seed)
+                row = {"lattice": lattice, "space_size": size, "profile": profile, "seed": seed}
+                row |= {"pstar_size": len(obj.pstar), "budget": budget, "search": search, **r}
+                rows.append(row)
+                print(
+                    f"{lattice} {profile:14s} seed {seed} budget {budget:>6} {search:8s} "
+                    + (
+                        f"AUC {r['auc']:.3f} full {r['unique_to_full']} {r['search_ms_per_proposal']:.2f} ms/prop "
+                        f"cert {100 * r['cert_share']:.0f}% stop {r['stop_unique']} {r['peak_mb']:.0f} MB"
+                        if r["ok"]
+                        else r["error"]
+                    ),
+                    flush=True,
+                )
+                df = pd.DataFrame(rows)
+                if csv.exists() and not args.fresh:
+                    df = pd.concat([pd.read_csv(csv), df]).drop_duplicates(
+                        ["lattice", "profile", "seed", "budget", "search"], keep="last"
+                    )
+                df.to_csv(csv.with_suffix(".partial.csv"), index=False)
     df = pd.DataFrame(rows)
     if csv.exists() and not args.fresh:
         df = pd.concat([pd.read_csv(csv), df]).drop_duplicates(
