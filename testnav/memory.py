@@ -6,7 +6,9 @@ free. A ground truth allocates and frees the same batch-sized tensors (activatio
 temporaries) for every configuration, so each one page-faults back in, zero-filled, 4 KiB at a
 time: measured on mnist5k, ~10,000 faults per configuration and about half of LeNet-5's forward
 time (`make bench`). Pinning both thresholds lets freed blocks be reused. The families' own
-outputs above 32 MiB come from testnav/families/buffers.py's pool instead.
+outputs above 32 MiB come from testnav/families/buffers.py's pool instead. The process then keeps
+its peak heap (about the ground truth's peak resident set) until it ends;
+TESTNAV_KEEP_FREED_MEMORY=0 leaves glibc's defaults.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import ctypes
 import ctypes.util
 import functools
 import logging
+import os
 
 log = logging.getLogger(__name__)
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
@@ -24,7 +27,10 @@ TRIM_THRESHOLD = 1 << 30  # free memory at the heap's top kept for reuse, up to 
 
 @functools.cache
 def keep_freed_memory() -> bool:
-    """Set glibc's thresholds once per process; False (and nothing changed) off glibc."""
+    """Set glibc's thresholds once per process; False (and nothing changed) off glibc or when
+    TESTNAV_KEEP_FREED_MEMORY=0."""
+    if os.environ.get("TESTNAV_KEEP_FREED_MEMORY", "1") == "0":
+        return False
     name = ctypes.util.find_library("c")
     try:
         libc = ctypes.CDLL(name) if name else None

@@ -145,3 +145,17 @@ def test_source_hash_follows_the_code_of_the_families(tmp_path, monkeypatch):
     f = tmp_path / "families" / "brightness.py"
     f.write_text(f.read_text() + "\n# a changed family\n")
     assert cache.source_hash("families") != before
+
+
+def test_freed_memory_is_kept_unless_switched_off(monkeypatch):
+    """glibc's thresholds are set once per process (the ground truth's tensors then reuse freed
+    memory instead of faulting it in afresh); TESTNAV_KEEP_FREED_MEMORY=0 leaves the defaults."""
+    import platform
+
+    from testnav import memory
+
+    monkeypatch.setenv("TESTNAV_KEEP_FREED_MEMORY", "0")
+    assert memory.keep_freed_memory.__wrapped__() is False
+    monkeypatch.setenv("TESTNAV_KEEP_FREED_MEMORY", "1")
+    if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
+        assert memory.keep_freed_memory.__wrapped__() is True
