@@ -140,7 +140,7 @@ BAD_INPUTS = [
     (
         ["benchmark=mnist6k"],
         "unknown benchmark 'mnist6k' (valid: cifar10, gtsrb, humaneval, image_classification, mbpp, mnist, "
-        "mnist5k, qqp, roboflow, text_classification, tiny_imagenet)",
+        "mnist5k, mnist5k_c6, qqp, roboflow, text_classification, tiny_imagenet)",
     ),
     (["seed=abc"], "seed=abc: must be a whole number"),
     (["fidelity=lpips"], "unknown fidelity 'lpips' (valid: bertf1, chrf, kid, ssim)"),
