@@ -139,3 +139,18 @@ def test_scale_figure_from_the_study_table(tmp_path):
     path, sentence = scale.draw(tmp_path / "scale.csv", tmp_path / "scale.png")
     assert path.exists() and "1,296–46,656" in sentence
     assert scale.draw(tmp_path / "absent.csv", tmp_path / "x.png") is None
+
+
+def test_default_pool_threshold_sits_between_the_papers_lattice_and_4096():
+    """6⁴ (both papers) ranks all of Θ by default, bit for bit the exact path; 4⁶ = 4,096 is pooled."""
+    papers = Objectives.from_table(synthetic_table("pairs", 4, 6, seed=1))
+    exact = TomoNavSearch(pool_above=10**9).run(TableOracle(papers), 200, seed=0)
+    assert np.array_equal(TomoNavSearch().run(TableOracle(papers), 200, seed=0), exact)
+    big = Objectives.from_table(synthetic_table("pairs", 6, 4, seed=1))
+    search = TomoNavSearch()
+    pooled = search.run(TableOracle(big), 400, seed=0)
+    assert len(pooled) == 400 and first_sightings(pooled).all()
+    exact = TomoNavSearch(pool_above=10**9)
+    assert not np.array_equal(pooled, exact.run(TableOracle(big), 400, seed=0))
+    # the pooled path's batches grow with what was measured: fewer refits than batches of 10
+    assert len(search.history) < len(exact.history) / 2

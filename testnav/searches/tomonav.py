@@ -22,8 +22,8 @@ cheap low-order tests. TomoNav combines them:
 4. Once Θ is exhausted, the rest of the budget re-proposes evaluated configurations (cache
    hits) in a seeded random order, so a run always makes exactly `budget` proposals.
 
-Large lattices (|Θ| > `pool_above`, default 10,000; the lattices of both papers and 6⁵ stay
-on the exact path above): predicting every unmeasured θ each batch costs O(|Θ|) per refit and
+Large lattices (|Θ| > `pool_above`, default 2,000; the lattices of both papers stay on the
+exact path above): predicting every unmeasured θ each batch costs O(|Θ|) per refit and
 loses to NSGA-II well before Θ stops fitting in memory. There the surrogate ranks only a
 candidate pool (testnav/pool.py): the unit-step neighbours of the measured front, a few
 mutations of each front member, the unmeasured predicted front of the last batch, and uniform
@@ -94,7 +94,7 @@ class TomoNavSearch(Search):
         min_samples_leaf: int = 1,
         ridge: float = 1e-3,
         grow: bool = True,
-        pool_above: int = 10_000,
+        pool_above: int = 2_000,
         pool: int = 2_000,
         batch_growth: float = 0.25,
         max_samples: int = 500,
