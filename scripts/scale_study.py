@@ -218,6 +218,16 @@ def what_was_run(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def kept_preamble(md: Path) -> str:
+    """The text an existing report holds between its title and "## What was run" (what was run,
+    the split, the findings: written by hand), so that a rerun appending rows keeps it."""
+    if not md.exists():
+        return ""
+    text = md.read_text()
+    start, end = text.find("\n\n"), text.find("## What was run")
+    return text[start:end].strip() if 0 <= start < end else ""
+
+
 def report(df: pd.DataFrame, preamble: str = "") -> str:
     return (
         "# Scaling study (scripts/scale_study.py)\n\n"
@@ -243,7 +253,9 @@ def main(argv=None) -> int:
     ap.add_argument("--fresh", action="store_true", help="overwrite the csv instead of appending")
     ap.add_argument("--stop-at", type=float, default=None, help="runs really stop at this p_complete")
     ap.add_argument("--report", action="store_true", help="run nothing: rewrite <out>.md from <out>.csv")
-    ap.add_argument("--preamble", default=None, help="a Markdown file put at the top of <out>.md")
+    ap.add_argument(
+        "--preamble", default=None, help="a Markdown file put at the top of <out>.md (default: keep the one it has)"
+    )
     ap.add_argument(
         "--real",
         nargs="*",
@@ -255,7 +267,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     out = Path(args.out)
     csv = out.with_suffix(".csv")
-    preamble = Path(args.preamble).read_text() if args.preamble else ""
+    preamble = Path(args.preamble).read_text() if args.preamble else kept_preamble(out.with_suffix(".md"))
     if args.report:
         out.with_suffix(".md").write_text(report(pd.read_csv(csv), preamble))
         return 0
