@@ -57,10 +57,10 @@ test-slurm: install     ## the SLURM launcher test on a throwaway single-node cl
 	ms=$$(( ($$(date +%s%N) - t0) / 1000000 )); \
 	echo "test-slurm: cluster start to results in $$((ms / 1000)).$$(printf %03d $$((ms % 1000))) s"
 
-reproduce: install      ## regenerate every committed mnist5k number from scratch and compare, line by line (~15 min)
+reproduce: install      ## regenerate every committed mnist5k number from scratch and compare, line by line (~6 min)
 	$(PY) scripts/reproduce.py
 
-bench: install          ## performance as ratios → results/bench.md, results/bench.json (~16 min)
+bench: install          ## performance as ratios → results/bench.md, results/bench.json (~9 min)
 	$(PY) scripts/bench.py
 
 clean:
