@@ -167,3 +167,13 @@ def _read(file) -> str:
     text = file.read().decode("utf-8", errors="replace")
     file.close()
     return text
+
+
+def load_script(name: str):
+    """scripts/<name>.py imported as a module (the scripts are not a package), for tests of its functions."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"{name}_script", RUN_PY.parent / "scripts" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod

@@ -3,22 +3,20 @@ No timing assertions (the bench reports ratios; nothing here is timed)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 from pathlib import Path
 
 import pytest
 
+from tests.cli import load_script
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_script", ROOT / "scripts" / "bench.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("bench")
 
 
 def test_projection_of_the_tiny_imagenet_ground_truth(bench):
@@ -130,5 +128,5 @@ def test_search_scaling_section_times_every_search_on_a_generated_table(bench, m
     monkeypatch.setattr(bench, "SCALE_BUDGET", 150)
     out = bench.section_search_scaling(quick=True)
     assert list(out) == ["4^4"] and out["4^4"]["configurations"] == 256
-    assert set(out["4^4"]["ms_per_proposal"]) == {"nsga2/fast", "ga/fast", "greedy", "random", "tomonav"}
+    assert set(out["4^4"]["ms_per_proposal"]) == {"nsga2/pymoo", "nsga2/fast", "ga/fast", "greedy", "random", "tomonav"}
     assert all(v > 0 for v in out["4^4"]["ms_per_proposal"].values())

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.cli import load_script
 from testnav.figures.loader import load_results
 from testnav.figures.tables import marks, to_latex, to_markdown
 from testnav.figures.testnav_plots import plot_examples, plot_pareto, plot_recall, plot_voxels
@@ -226,14 +227,7 @@ def test_loader_on_missing_or_empty_folder(tmp_path):
 
 
 def test_figures_script_end_to_end(tmp_path, capsys):
-    import importlib.util
-    from pathlib import Path
-
-    spec = importlib.util.spec_from_file_location(
-        "figures_script", Path(__file__).resolve().parents[1] / "scripts" / "figures.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("figures")
     root = tmp_path / "results"
     tiny_results(root)
     assert mod.main(["--results", str(root), "--no-sweep"]) == 0

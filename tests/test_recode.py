@@ -1,14 +1,13 @@
 """The code benchmarks as ReCode defines them: protected words, and scripts/recode_parity.py on a
 hand-made release (its real run is against ReCode's published dataset-release, docs/readings.md)."""
 
-import importlib.util
 import json
 import random
 
 import pytest
 import torch
 
-from tests.conftest import ROOT
+from tests.cli import load_script
 from testnav.errors import UserError
 from testnav.families.code_base import MASK, clean_word
 from testnav.families.code_butterfingers import ButterFingers
@@ -49,10 +48,7 @@ def test_char_level_families_follow_the_chosen_reading():
 
 
 def parity_script():
-    spec = importlib.util.spec_from_file_location("recode_parity", ROOT / "scripts" / "recode_parity.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("recode_parity")
 
 
 PROBLEMS = [  # docstrings free of protected words, so ReCode's char case is a plain per-character draw

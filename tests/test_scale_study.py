@@ -3,23 +3,13 @@ appended across invocations, the hand-written preamble kept, and the scaling fig
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("scale_study_script", ROOT / "scripts" / "scale_study.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from tests.cli import load_script
 
 
 def test_runs_append_and_keep_the_preamble(tmp_path):
-    study = load_script()
+    study = load_script("scale_study")
     out = tmp_path / "scale"
     common = ["--sizes", "3x3", "--profiles", "pairs", "--searches", "random", "tomonav", "--out", str(out)]
     assert study.main([*common, "--seeds", "100"]) == 0
@@ -45,7 +35,7 @@ def test_runs_append_and_keep_the_preamble(tmp_path):
 def test_scale_figure_from_the_study(tmp_path):
     from testnav.figures import scale
 
-    study = load_script()
+    study = load_script("scale_study")
     out = tmp_path / "scale"
     args = ["--profiles", "pairs", "--searches", "random", "--seeds", "100", "--out", str(out)]
     assert study.main(["--sizes", "3x3", "3x4", *args]) == 0
