@@ -5,13 +5,9 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
-
 import pytest
 
 from tests.cli import load_script
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
