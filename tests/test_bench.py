@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+
 import pytest
 
 from tests.cli import load_script
