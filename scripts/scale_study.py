@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from testnav.certificate import Certificate, CertifiedOracle, run_certified
 from testnav.oracle import TableOracle
@@ -147,7 +148,10 @@ def forked(fn, *args) -> dict:
     if pid == 0:  # child
         os.close(r)
         try:
-            out = {"ok": True, **fn(*args)}
+            # one thread per run (BLAS, OpenMP): two study processes on two cores would otherwise
+            # oversubscribe them, slowing the searches that call BLAS (TomoNav) more than the rest
+            with threadpool_limits(limits=1):
+                out = {"ok": True, **fn(*args)}
         except Exception as e:  # reported, not raised: one failing run must not end the study
             out = {"ok": False, "error": f"{type(e).__name__}: {e}"}
         with os.fdopen(w, "w") as f:

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import ndtri
-from sklearn.ensemble import RandomForestRegressor
-
 from .exact import on_grid
+from .forest import BootstrapForest
 from .lattice import Lattice
 
 SURROGATES = ("additive_forest", "forest")
@@ -39,14 +38,9 @@ class Surrogate:
         (None: as many as there are), so a refit costs the same however many are measured."""
         self.lattice, self.kind, self.ridge = lattice, kind, float(ridge)
         self.max_samples = max_samples
-        self.forest = RandomForestRegressor(
-            n_estimators=n_estimators,
-            bootstrap=True,
-            max_features=1.0,
-            min_samples_leaf=min_samples_leaf,
-            random_state=seed,
-            n_jobs=1,
-        )
+        # sklearn's RandomForestRegressor(bootstrap=True, max_features=1.0), tree for tree, at less
+        # overhead per tree (testnav/forest.py)
+        self.forest = BootstrapForest(n_estimators, min_samples_leaf, seed)
         self.fits = 0
 
     def onehot(self, indices) -> np.ndarray:
@@ -77,7 +71,7 @@ class Surrogate:
             self.coef = None
             resid = y
         if self.max_samples is not None:
-            self.forest.set_params(max_samples=min(self.max_samples, len(idx)))
+            self.forest.max_samples = min(self.max_samples, len(idx))
         self.forest.fit(self.lattice.theta(idx), resid)
         self.fits += 1
         if calibrate:
