@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import ndtri
+
 from .exact import on_grid
 from .forest import BootstrapForest
 from .lattice import Lattice
