@@ -1,11 +1,16 @@
 """A bootstrapped regression forest that is, tree for tree, the one scikit-learn's
 `RandomForestRegressor(bootstrap=True, max_features=1.0)` fits: the same per-tree seeds drawn
-from the forest's seed, the same bootstrap draws (as sample counts), the same
-`DecisionTreeRegressor` trees, so the same predictions to the bit (tests check it against
-sklearn). What it leaves out is sklearn's per-tree Python overhead (cloning the template
-estimator, introspecting its parameters twice, joblib dispatch), which is most of a refit for
-the small forests TomoNav and the stopping certificate fit dozens of times per run: fits
-1.1–1.5× faster (docs/tomonav.md).
+from the forest's seed, the same bootstrap draws (as sample counts), the same trees, so the
+same predictions to the bit (tests check it against sklearn). What it leaves out is sklearn's
+per-tree Python overhead (cloning the template estimator, introspecting its parameters,
+joblib dispatch, validating inputs and weights again for every tree), which is most of a refit
+for the small forests TomoNav and the stopping certificate fit dozens of times per run.
+
+Each tree is grown by sklearn's own Cython builder, set up as `DecisionTreeRegressor._fit`
+sets it up for these settings (`grow`). That builder is not public API, so at import a
+two-point check compares it with `DecisionTreeRegressor.fit`; if the classes are missing or
+disagree (another sklearn), every tree goes through `DecisionTreeRegressor` instead: slower,
+the same trees.
 """
 
 from __future__ import annotations
@@ -14,7 +19,60 @@ import numpy as np
 from sklearn import config_context
 from sklearn.tree import DecisionTreeRegressor
 
-MAX_INT = np.iinfo(np.int32).max  # sklearn's bound for the per-tree seeds
+MAX_INT = np.iinfo(np.int32).max  # sklearn's bound for the per-tree seeds and the depth limit
+
+
+class FittedTree:
+    """One fitted tree: `predict` as DecisionTreeRegressor's (float32 C-contiguous input, which
+    `BootstrapForest.fit` and the surrogate already hand it), `tree_` the fitted structure."""
+
+    def __init__(self, tree_):
+        self.tree_ = tree_
+
+    def predict(self, X) -> np.ndarray:
+        out = self.tree_.predict(X)  # (n, 1) for one output, else (n, outputs, 1)
+        return out[:, 0] if self.tree_.n_outputs == 1 else out[:, :, 0]
+
+
+def grow(X, y, weight, min_samples_leaf: int, random_state: np.random.RandomState):
+    """sklearn's builder for `DecisionTreeRegressor(max_features=1.0, min_samples_leaf, random_state)`
+    (squared error, best splitter, depth-first, no depth or leaf limit, no pruning). The splitter
+    draws its own seed from `random_state` once, when the build starts."""
+    from sklearn.tree._criterion import MSE
+    from sklearn.tree._splitter import BestSplitter
+    from sklearn.tree._tree import DepthFirstTreeBuilder, Tree
+
+    n, features = X.shape
+    outputs = y.shape[1]
+    splitter = BestSplitter(MSE(outputs, n), features, min_samples_leaf, 0.0, random_state, None)
+    tree = Tree(features, np.ones(outputs, dtype=np.intp), outputs)
+    builder = DepthFirstTreeBuilder(splitter, max(2, 2 * min_samples_leaf), min_samples_leaf, 0.0, MAX_INT, 0.0)
+    builder.build(tree, X, y, weight, None)
+    return FittedTree(tree)
+
+
+def reference_tree(X, y, weight, min_samples_leaf: int, random_state: np.random.RandomState):
+    """The same tree through sklearn's public estimator."""
+    with config_context(skip_parameter_validation=True):  # the settings are fixed here
+        tree = DecisionTreeRegressor(max_features=1.0, min_samples_leaf=min_samples_leaf, random_state=random_state)
+        return tree.fit(X, y, sample_weight=weight, check_input=False)
+
+
+def _builder_agrees() -> bool:
+    """Whether `grow` builds DecisionTreeRegressor's tree on this sklearn (a two-output toy)."""
+    rng = np.random.RandomState(0)
+    X = np.ascontiguousarray(rng.randint(0, 4, (40, 3)), dtype=np.float32)
+    y = np.ascontiguousarray(rng.normal(size=(40, 2)))
+    w = np.bincount(rng.randint(0, 40, 40), minlength=40).astype(np.float64)
+    try:
+        ours = grow(X, y, w, 1, np.random.RandomState(7))
+    except (ImportError, TypeError, ValueError):
+        return False
+    ref = reference_tree(X, y, w, 1, np.random.RandomState(7))
+    return ours.tree_.node_count == ref.tree_.node_count and np.array_equal(ours.predict(X), ref.predict(X))
+
+
+BUILD = grow if _builder_agrees() else reference_tree
 
 
 class BootstrapForest:
@@ -25,7 +83,7 @@ class BootstrapForest:
     def __init__(self, n_estimators: int, min_samples_leaf: int = 1, random_state: int = 0, max_samples=None):
         self.n_estimators, self.min_samples_leaf = int(n_estimators), int(min_samples_leaf)
         self.random_state, self.max_samples = int(random_state), max_samples
-        self.estimators_: list[DecisionTreeRegressor] = []
+        self.estimators_: list = []
         self.estimators_samples_: list[np.ndarray] = []
 
     def fit(self, X, y) -> "BootstrapForest":
@@ -38,13 +96,14 @@ class BootstrapForest:
         forest_rng = np.random.RandomState(self.random_state)
         seeds = [forest_rng.randint(MAX_INT) for _ in range(self.n_estimators)]
         self.estimators_, self.estimators_samples_ = [], []
-        with config_context(skip_parameter_validation=True):  # the settings are fixed above
-            for seed in seeds:
-                drawn = np.random.RandomState(seed).randint(0, n, draws)  # sklearn: _generate_sample_indices
-                tree = DecisionTreeRegressor(
-                    max_features=1.0, min_samples_leaf=self.min_samples_leaf, random_state=seed
-                )
-                tree.fit(X, y, sample_weight=np.bincount(drawn, minlength=n), check_input=False)
-                self.estimators_.append(tree)
-                self.estimators_samples_.append(drawn)
+        # sklearn makes a RandomState(seed) for each tree's draws and another for its splitter;
+        # reseeding one gives the same streams without a new generator's entropy draw each time
+        rs = np.random.RandomState()
+        for seed in seeds:
+            rs.seed(seed)
+            drawn = rs.randint(0, n, draws)  # sklearn: _generate_sample_indices
+            weight = np.bincount(drawn, minlength=n).astype(np.float64)
+            rs.seed(seed)
+            self.estimators_.append(BUILD(X, y, weight, self.min_samples_leaf, rs))
+            self.estimators_samples_.append(drawn)
         return self

@@ -4,14 +4,21 @@ import numpy as np
 import pytest
 from sklearn.ensemble import RandomForestRegressor
 
+from testnav import forest
 from testnav.forest import BootstrapForest
 
 
+def test_this_sklearn_builds_through_its_cython_builder():
+    assert forest.BUILD is forest.grow  # else every fit silently pays sklearn's per-tree overhead
+
+
+@pytest.mark.parametrize("build", ["grow", "reference_tree"])
 @pytest.mark.parametrize(
     "n, outputs, max_samples, leaf",
     [(300, 2, None, 1), (900, 2, 200, 1), (40, 1, None, 3), (25, 2, 25, 1)],
 )
-def test_tree_for_tree_sklearns_forest(n, outputs, max_samples, leaf):
+def test_tree_for_tree_sklearns_forest(n, outputs, max_samples, leaf, build, monkeypatch):
+    monkeypatch.setattr(forest, "BUILD", getattr(forest, build))
     rng = np.random.default_rng(n)
     x = rng.integers(0, 6, (n, 5)).astype(float)  # lattice levels, as the surrogate fits them
     y = rng.normal(size=(n, outputs)) if outputs > 1 else rng.normal(size=n)
