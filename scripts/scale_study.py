@@ -20,6 +20,7 @@ existing csv so that subsets run at different times add up.
 """
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -65,6 +66,7 @@ def generated(profile: str, n: int, levels: int, seed: int) -> Objectives:
     return Objectives.from_table(synthetic_table(**{**PROFILES[profile], "n": n, "levels": levels}, seed=seed))
 
 
+@functools.cache
 def real_table(benchmark: str, fidelity: str = "ssim") -> Objectives:
     """A benchmark's ground truth (computed once into results/cache), δ and the fidelity's ρ."""
     from testnav import fidelity as fid
@@ -246,6 +248,12 @@ def report(df: pd.DataFrame, preamble: str = "") -> str:
     )
 
 
+def _n_levels(lattice: str) -> tuple[int, int]:
+    """(n, ℓ) of a lattice named ℓ^n."""
+    levels, n = map(int, lattice.split("^"))
+    return n, levels
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", nargs="+", default=[f"{n}x{lv}" for n, lv in SIZES], help="n x ℓ, e.g. 6x6")
@@ -261,6 +269,12 @@ def main(argv=None) -> int:
         "--preamble", default=None, help="a Markdown file put at the top of <out>.md (default: keep the one it has)"
     )
     ap.add_argument(
+        "--rerun",
+        action="store_true",
+        help="rerun --searches on exactly the tables (size in --sizes, or benchmark in --real) and budgets "
+        "already in <out>.csv: its timings after a speed-up",
+    )
+    ap.add_argument(
         "--real",
         nargs="*",
         default=[],
@@ -271,24 +285,48 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     out = Path(args.out)
     csv = out.with_suffix(".csv")
+    csv.parent.mkdir(parents=True, exist_ok=True)
     preamble = Path(args.preamble).read_text() if args.preamble else kept_preamble(out.with_suffix(".md"))
     if args.report:
         out.with_suffix(".md").write_text(report(pd.read_csv(csv), preamble))
         return 0
     rows = []
+    sizes = [tuple(map(int, s.split("x"))) for s in args.sizes if s != "none"]
+    # (profile, seed, table): real ground truths (one table, the seeds are run seeds) load only
+    # when their turn comes, after the generated tables, so no generated run forks from a
+    # parent holding torch and a benchmark
     tables = [
-        (f"{lv}^{n}", lv**n, profile, seed, lambda n=n, lv=lv, p=profile, s=seed: generated(p, n, lv, s))
-        for n, lv in (map(int, s.split("x")) for s in args.sizes if s != "none")
+        (profile, seed, lambda n=n, lv=lv, p=profile, s=seed: generated(p, n, lv, s))
+        for n, lv in sizes
         for profile in args.profiles
         for seed in args.seeds
     ]
-    for spec in args.real:  # one table, the seeds are run seeds
-        obj = real_table(*spec.split(":"))
-        lat = obj.lattice
-        tables += [(f"{lat.levels}^{lat.n}", lat.size, spec, seed, lambda o=obj: o) for seed in args.seeds]
-    for lattice, size, profile, seed, make in tables:
+    tables += [
+        (spec, seed, lambda spec=spec: real_table(*spec.split(":"))) for spec in args.real for seed in args.seeds
+    ]
+    ran = pd.read_csv(csv) if args.rerun else None
+    if args.rerun:
+        wanted = {f"{lv}^{n}" for n, lv in sizes}
+        keys = ran[["lattice", "profile", "seed"]].drop_duplicates()
+        keys = keys[
+            keys["profile"].isin(args.real) | (~keys["profile"].str.contains(":") & keys["lattice"].isin(wanted))
+        ]
+        keys = keys.sort_values("profile", key=lambda p: p.str.contains(":"), kind="stable")
+        tables = [
+            (profile, seed, lambda spec=profile: real_table(*spec.split(":")))
+            if ":" in profile
+            else (profile, seed, lambda lat=lat, p=profile, s=seed: generated(p, *_n_levels(lat), s))
+            for lat, profile, seed in keys.itertuples(index=False)
+        ]
+    for profile, seed, make in tables:
         obj = make()
-        for budget in args.budgets or budgets(size):
+        lattice, size = f"{obj.lattice.levels}^{obj.lattice.n}", obj.lattice.size
+        done = (
+            ran[(ran["lattice"] == lattice) & (ran["profile"] == profile) & (ran["seed"] == seed)]
+            if args.rerun
+            else None
+        )
+        for budget in sorted(done["budget"].unique()) if args.rerun else args.budgets or budgets(size):
             for search in args.searches:
                 r = forked(one_run, obj, search, budget, seed, args.stop_at)
                 row = {"lattice": lattice, "space_size": size, "profile": profile, "seed": seed}

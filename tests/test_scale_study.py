@@ -45,3 +45,23 @@ def test_scale_figure_from_the_study(tmp_path):
     assert drawn is not None and drawn[0].stat().st_size > 0
     assert "27–64 configurations" in drawn[1]
     assert "1 profile(s): pairs;" in drawn[1]
+
+
+def test_rerun_repeats_exactly_the_runs_on_record(tmp_path):
+    study = load_script("scale_study")
+    out = tmp_path / "scale"
+    common = ["--profiles", "pairs", "--searches", "random", "tomonav", "--out", str(out)]
+    assert study.main(["--sizes", "3x3", "--seeds", "100", "101", *common]) == 0
+    assert study.main(["--sizes", "3x4", "--seeds", "100", "--budgets", "50", *common]) == 0
+    before = pd.read_csv(out.with_suffix(".csv"))
+    # only the sizes named are rerun, each with the seeds and budgets it has, nothing added
+    assert study.main(["--rerun", "--sizes", "3x3", "5x5", *common]) == 0
+    after = pd.read_csv(out.with_suffix(".csv"))
+    keys = ["lattice", "profile", "seed", "budget", "search"]
+    assert len(after) == len(before) == 6
+    merged = before.merge(after, on=keys, suffixes=("", "_rerun"))
+    assert len(merged) == 6
+    for column in ("auc", "unique", "checkpoints"):  # deterministic per table and seed
+        assert (merged[column] == merged[f"{column}_rerun"]).all()
+    rerun = merged["wall_s"] != merged["wall_s_rerun"]
+    assert set(merged.loc[rerun, "lattice"]) == {"3^3"} and rerun.sum() == 4
