@@ -292,41 +292,41 @@ def main(argv=None) -> int:
         return 0
     rows = []
     sizes = [tuple(map(int, s.split("x"))) for s in args.sizes if s != "none"]
-    # (profile, seed, table): real ground truths (one table, the seeds are run seeds) load only
-    # when their turn comes, after the generated tables, so no generated run forks from a
-    # parent holding torch and a benchmark
-    tables = [
-        (profile, seed, lambda n=n, lv=lv, p=profile, s=seed: generated(p, n, lv, s))
-        for n, lv in sizes
-        for profile in args.profiles
-        for seed in args.seeds
-    ]
-    tables += [
-        (spec, seed, lambda spec=spec: real_table(*spec.split(":"))) for spec in args.real for seed in args.seeds
-    ]
-    ran = pd.read_csv(csv) if args.rerun else None
+    # (profile, seed, table, budgets or None for the study's own): real ground truths (one table,
+    # the seeds are run seeds) load only when their turn comes, after the generated tables, so no
+    # generated run forks from a parent holding torch and a benchmark
     if args.rerun:
+        ran = pd.read_csv(csv)
         wanted = {f"{lv}^{n}" for n, lv in sizes}
-        keys = ran[["lattice", "profile", "seed"]].drop_duplicates()
-        keys = keys[
-            keys["profile"].isin(args.real) | (~keys["profile"].str.contains(":") & keys["lattice"].isin(wanted))
-        ]
-        keys = keys.sort_values("profile", key=lambda p: p.str.contains(":"), kind="stable")
+        ran = ran[ran["profile"].isin(args.real) | (~ran["profile"].str.contains(":") & ran["lattice"].isin(wanted))]
+        ran = ran.sort_values("profile", key=lambda p: p.str.contains(":"), kind="stable")
         tables = [
-            (profile, seed, lambda spec=profile: real_table(*spec.split(":")))
-            if ":" in profile
-            else (profile, seed, lambda lat=lat, p=profile, s=seed: generated(p, *_n_levels(lat), s))
-            for lat, profile, seed in keys.itertuples(index=False)
+            (
+                profile,
+                seed,
+                (lambda spec=profile: real_table(*spec.split(":")))
+                if ":" in profile
+                else (lambda lat=lat, p=profile, s=seed: generated(p, *_n_levels(lat), s)),
+                sorted(g["budget"].unique()),
+            )
+            for (lat, profile, seed), g in ran.groupby(["lattice", "profile", "seed"], sort=False)
         ]
-    for profile, seed, make in tables:
+    else:
+        tables = [
+            (profile, seed, lambda n=n, lv=lv, p=profile, s=seed: generated(p, n, lv, s), args.budgets)
+            for n, lv in sizes
+            for profile in args.profiles
+            for seed in args.seeds
+        ]
+        tables += [
+            (spec, seed, lambda spec=spec: real_table(*spec.split(":")), args.budgets)
+            for spec in args.real
+            for seed in args.seeds
+        ]
+    for profile, seed, make, runs in tables:
         obj = make()
         lattice, size = f"{obj.lattice.levels}^{obj.lattice.n}", obj.lattice.size
-        done = (
-            ran[(ran["lattice"] == lattice) & (ran["profile"] == profile) & (ran["seed"] == seed)]
-            if args.rerun
-            else None
-        )
-        for budget in sorted(done["budget"].unique()) if args.rerun else args.budgets or budgets(size):
+        for budget in runs or budgets(size):
             for search in args.searches:
                 r = forked(one_run, obj, search, budget, seed, args.stop_at)
                 row = {"lattice": lattice, "space_size": size, "profile": profile, "seed": seed}
