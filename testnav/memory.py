@@ -5,8 +5,12 @@ mmap()s and returns them on free(), and trims the heap's top whenever more than 
 free. A ground truth allocates and frees the same batch-sized tensors (activations, metric
 temporaries) for every configuration, so each one page-faults back in, zero-filled, 4 KiB at a
 time: measured on mnist5k, ~10,000 faults per configuration and about half of LeNet-5's forward
-time (`make bench`). Pinning both thresholds lets freed blocks be reused. The families' own
-outputs above 32 MiB come from testnav/families/buffers.py's pool instead. The process then keeps
+time (`make bench`). Pinning both thresholds lets freed blocks be reused. Blocks above the
+threshold's 32 MiB ceiling would still be mapped and unmapped on every call (oneDNN's blocked
+copy of LeNet-5's first activation at batch 1,024 is 51 MB: ~12,000 faults per 1,000 images,
+a third of the forward), so mmap is switched off altogether (M_MMAP_MAX = 0) and they too come
+from the heap and are reused. The families' own outputs above 32 MiB come from
+testnav/families/buffers.py's pool instead. The process then keeps
 its peak heap (about the ground truth's peak resident set) until it ends;
 TESTNAV_KEEP_FREED_MEMORY=0 leaves glibc's defaults.
 """
@@ -20,7 +24,7 @@ import logging
 import os
 
 log = logging.getLogger(__name__)
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, M_MMAP_MAX = -1, -3, -4  # glibc's mallopt parameters
 MMAP_THRESHOLD = 32 << 20  # glibc's ceiling for it on 64-bit systems
 TRIM_THRESHOLD = 1 << 30  # free memory at the heap's top kept for reuse, up to this much
 
@@ -39,6 +43,9 @@ def keep_freed_memory() -> bool:
         mallopt = None
     if mallopt is None:
         return False
-    ok = bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))
+    ok = all(
+        bool(mallopt(param, value))
+        for param, value in ((M_MMAP_THRESHOLD, MMAP_THRESHOLD), (M_TRIM_THRESHOLD, TRIM_THRESHOLD), (M_MMAP_MAX, 0))
+    )
     log.debug("glibc mallopt: freed memory kept for reuse (%s)", "set" if ok else "refused")
     return ok
