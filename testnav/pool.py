@@ -43,14 +43,21 @@ def neighbours(lattice: Lattice, indices: np.ndarray) -> np.ndarray:
 
 
 def candidate_pool(
-    lattice: Lattice, measured: np.ndarray, values: np.ndarray, carry: np.ndarray, size: int, rng: np.random.Generator
+    lattice: Lattice,
+    measured: np.ndarray,
+    values: np.ndarray,
+    carry: np.ndarray,
+    size: int,
+    rng: np.random.Generator,
+    fronts: int = 1,
 ) -> np.ndarray:
     """Sorted unmeasured configurations to rank, θ = 0 (the clean reference) never among them:
-    neighbours and mutations of the measured front (of `measured` indices with their (δ, ρ)
-    `values`; θ = 0 is not on it), `carry`, and uniform fill up to `size`."""
+    neighbours and mutations of the members of the first `fronts` measured fronts (of `measured`
+    indices with their (δ, ρ) `values`; θ = 0 is not on them), `carry`, and uniform fill up to
+    `size`."""
     measured = np.asarray(measured, dtype=np.int64)
     test = measured != 0
-    front = measured[test][nondominated_mask(values[test, 0], values[test, 1])]
+    front = measured_fronts(measured[test], values[test], fronts)
     measured = np.union1d(measured, [0])
     mut = np.repeat(lattice.theta(front), MUTATIONS, axis=0)
     flip = rng.random(mut.shape) < 1.5 / lattice.n
@@ -66,3 +73,17 @@ def candidate_pool(
     fill = max(size - len(near), size // 4)
     rand = random_configurations(lattice, fill, rng, exclude=np.concatenate([measured, near]))
     return np.union1d(near, rand)
+
+
+def measured_fronts(indices: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:
+    """Members of the first `k` non-dominated fronts of the measured points, peeled one by one."""
+    alive = np.ones(len(indices), bool)
+    out = []
+    for _ in range(k):
+        live = np.flatnonzero(alive)
+        if not len(live):
+            break
+        f = live[nondominated_mask(values[live, 0], values[live, 1])]
+        out.append(indices[f])
+        alive[f] = False
+    return np.concatenate(out) if out else np.zeros(0, np.int64)

@@ -27,7 +27,10 @@ exact path above): predicting every unmeasured θ each batch costs O(|Θ|) per r
 loses to NSGA-II well before Θ stops fitting in memory. There the surrogate ranks only a
 candidate pool (testnav/pool.py): the unit-step neighbours of the measured front, a few
 mutations of each front member, the unmeasured predicted front of the last batch, and uniform
-random fill, `pool` configurations in all. The batch grows with the configurations measured
+random fill, `pool` configurations in all; while the predicted front holds nothing unmeasured
+(the batch doubling), the neighbours and mutations are those of the first `mop_fronts` measured
+fronts instead, the band where a noisy P* lies, rather than a pool that is mostly uniform fill
+evaluated whole. The batch grows with the configurations measured
 (`batch_growth` of them per refit, so refits stay O(log budget)), the forest has at most
 `pool_trees` trees on capped bootstraps (`max_samples`), and the initial design adds `n·(ℓ−1)` random configurations (it
 scales with the lattice's main effects). No Θ-sized array is made, so it runs on a lattice that
@@ -99,6 +102,7 @@ class TomoNavSearch(Search):
         batch_growth: float = 0.25,
         max_samples: int = 500,
         pool_trees: int = 25,
+        mop_fronts: int = 8,
         label: str | None = None,
         style: dict | None = None,
     ):
@@ -115,6 +119,7 @@ class TomoNavSearch(Search):
             ("pool", pool, 1),
             ("max_samples", max_samples, 1),
             ("pool_trees", pool_trees, 1),
+            ("mop_fronts", mop_fronts, 1),
         ):
             if int(value) != value or value < low:
                 raise UserError(f"search.{key}={value}: must be a whole number ≥ {low}")
@@ -129,6 +134,7 @@ class TomoNavSearch(Search):
             raise UserError(f"search.batch_growth={batch_growth}: must be ≥ 0")
         self.pool_above, self.pool, self.max_samples = int(pool_above), int(pool), int(max_samples)
         self.batch_growth, self.pool_trees = float(batch_growth), int(pool_trees)
+        self.mop_fronts = int(mop_fronts)
         self.history: list[dict] = []  # one entry per refit: what was fitted and what it chose (for tests/diagnostics)
 
     def initial_design(self, lattice: Lattice, rng: np.random.Generator) -> np.ndarray:
@@ -213,7 +219,10 @@ class TomoNavSearch(Search):
         while b < budget and len(seen) < lattice.size:
             model.fit(seen, values, calibrate=False)  # the conformal scores serve the certificate only
             keep = seen != 0  # θ = 0 is the clean reference, not on P*
-            candidates = candidate_pool(lattice, seen, values, carry, self.pool, rng)
+            # while the predicted front holds nothing unmeasured, the pool is drawn around the
+            # first `mop_fronts` measured fronts: the band near P*, not uniform fill
+            fronts = 1 if grown == 1 else self.mop_fronts
+            candidates = candidate_pool(lattice, seen, values, carry, self.pool, rng, fronts)
             if len(candidates) == 0:
                 break
             mean, sd = model.predict(candidates)
