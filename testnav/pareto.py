@@ -32,6 +32,22 @@ def nondominated_mask(delta, rho) -> np.ndarray:
     return mask
 
 
+def leading_fronts(delta, rho, k: int) -> np.ndarray:
+    """Positions of the members of the first `k` non-dominated fronts, peeled one at a time:
+    front by front, each in ascending position (O(k · n log n), unlike `nondominated_rank`)."""
+    alive = np.ones(len(delta), bool)
+    d, r = np.asarray(delta, float), np.asarray(rho, float)
+    out = []
+    for _ in range(k):
+        live = np.flatnonzero(alive)
+        if not len(live):
+            break
+        front = live[nondominated_mask(d[live], r[live])]
+        out.append(front)
+        alive[front] = False
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
 def pareto_front(delta, rho) -> np.ndarray:
     """Indices of P*, ascending."""
     return np.flatnonzero(nondominated_mask(delta, rho))

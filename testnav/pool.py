@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .lattice import Lattice
-from .pareto import nondominated_mask
+from .pareto import leading_fronts
 
 MUTATIONS = 4  # random mutations per front member
 
@@ -57,7 +57,7 @@ def candidate_pool(
     `size`."""
     measured = np.asarray(measured, dtype=np.int64)
     test = measured != 0
-    front = measured_fronts(measured[test], values[test], fronts)
+    front = measured[test][leading_fronts(values[test, 0], values[test, 1], fronts)]
     measured = np.union1d(measured, [0])
     mut = np.repeat(lattice.theta(front), MUTATIONS, axis=0)
     flip = rng.random(mut.shape) < 1.5 / lattice.n
@@ -73,17 +73,3 @@ def candidate_pool(
     fill = max(size - len(near), size // 4)
     rand = random_configurations(lattice, fill, rng, exclude=np.concatenate([measured, near]))
     return np.union1d(near, rand)
-
-
-def measured_fronts(indices: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:
-    """Members of the first `k` non-dominated fronts of the measured points, peeled one by one."""
-    alive = np.ones(len(indices), bool)
-    out = []
-    for _ in range(k):
-        live = np.flatnonzero(alive)
-        if not len(live):
-            break
-        f = live[nondominated_mask(values[live, 0], values[live, 1])]
-        out.append(indices[f])
-        alive[f] = False
-    return np.concatenate(out) if out else np.zeros(0, np.int64)

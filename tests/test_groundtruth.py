@@ -1,5 +1,9 @@
 import logging
+import os
+import platform
 import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -175,16 +179,11 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - start)
 """
 
 
-@pytest.mark.skipif(
-    __import__("platform").libc_ver()[0] != "glibc", reason="glibc's mallopt settings are what is tested"
-)
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's mallopt settings are what is tested")
 def test_freed_memory_above_the_mmap_ceiling_is_reused_too():
     """A tensor larger than glibc's largest mmap threshold (oneDNN's blocked activations at
     batch 1,024) is reused from the heap, not faulted in afresh, once freed memory is kept;
     with glibc's defaults every one of the four counted allocations faults in its 16,384 pages."""
-    import os
-    import subprocess
-    import sys
 
     def faults(keep: str) -> int:
         env = {**os.environ, "TESTNAV_KEEP_FREED_MEMORY": keep}

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from testnav.pareto import dominates_bruteforce, nondominated_mask
+from testnav.pareto import dominates_bruteforce, leading_fronts, nondominated_mask, nondominated_rank
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -24,3 +24,15 @@ def test_anticorrelated_line_is_all_front():
     d = np.linspace(0, 1, 50)
     assert nondominated_mask(d, 1 - d).all()
     assert nondominated_mask(d, d).sum() == 1
+
+
+def test_leading_fronts_peel_the_fronts_nondominated_rank_names():
+    """The first k fronts peeled one at a time are the points of rank < k, front by front
+    (ties in (δ, ρ) included: identical points share a front)."""
+    rng = np.random.default_rng(0)
+    f = np.round(rng.random((300, 2)), 1)  # coarse: many ties
+    rank = nondominated_rank(f[None])[0]
+    got = leading_fronts(f[:, 0], f[:, 1], 3)
+    want = np.concatenate([np.flatnonzero(rank == k) for k in range(3)])
+    assert np.array_equal(got, want)
+    assert len(leading_fronts(f[:, 0], f[:, 1], 10_000)) == len(f)
