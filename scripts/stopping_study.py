@@ -3,10 +3,10 @@
 Runs searches on generated tables (testnav/synthetic.py; every profile at the given seeds) and,
 if given, the two mnist5k tables, recording the stopping certificate (testnav/certificate.py) at
 every checkpoint without stopping: the front members found since the checkpoint before
-(fresh), the surrogate's expected number still missing, the measured front's size, and whether
+(fresh), the surrogate's calibrated expected number still missing, the measured front's size, and whether
 P* was complete right then. The certificate depends only on the proposals so far, so "stop at
 the first checkpoint with p_complete ≥ t" is read off the record for any threshold t and any
-`dependence`. The dependence is chosen on the --train seeds only (the largest whose runs are complete when
+`share`. The share is chosen on the --train seeds only (the largest whose runs are complete when
 stopped ≥ 95 % of the time) and reported on the --test seeds and on mnist5k, held out.
 
     python scripts/stopping_study.py --train 100 --test 200 --searches random nsga2 tomonav \\
@@ -42,7 +42,7 @@ def tomonav():
 
 
 SEARCHES = {"random": RandomSearch, "nsga2": lambda: NSGA2Search(engine="fast"), "tomonav": tomonav}
-GRID = (0.5, 1, 2, 5, 10, 20)
+GRID = (0.1, 0.2, 0.5, 1, 2, 5)
 TARGET = 0.95
 
 
@@ -95,9 +95,9 @@ def first(p):
     return mask
 
 
-def stops(df: pd.DataFrame, dependence: float, threshold: float = TARGET) -> pd.DataFrame:
+def stops(df: pd.DataFrame, share: float, threshold: float = TARGET) -> pd.DataFrame:
     """Per run: where a run with stop_at=threshold would have stopped, and whether P* was complete."""
-    p = np.where(df["fresh"] > 0, np.exp(-df["fresh"]), np.exp(-df["missing"] / (dependence * df["front"].clip(1))))
+    p = np.where(df["fresh"] > 0, np.exp(-df["fresh"]), np.exp(-df["missing"] / (share * df["front"].clip(1))))
     fired = df[np.nan_to_num(p) >= threshold]
     runs = df.groupby(["split", "table", "search", "seed"]).tail(1).set_index(["split", "table", "search", "seed"])
     at = fired.groupby(["split", "table", "search", "seed"]).head(1).set_index(["split", "table", "search", "seed"])
@@ -115,14 +115,14 @@ def early(st: pd.DataFrame) -> pd.DataFrame:
 
 
 def choose(df: pd.DataFrame, splits=("train",)) -> float:
-    """The largest dependence whose early stops on the choosing splits were complete ≥ 95 % of the time."""
+    """The largest share whose early stops on the choosing splits were complete ≥ 95 % of the time."""
     ok = [k for k in GRID if (e := early(stops(df[df.split.isin(splits)], k))).empty or e["complete"].mean() >= TARGET]
     return max(ok) if ok else GRID[0]
 
 
 def markdown(df: pd.DataFrame, chosen: float, splits=("train",)) -> str:
     lines = [
-        f"dependence chosen on the {' + '.join(splits)} split(s): {chosen:g} (grid {', '.join(map(str, GRID))}); "
+        f"share chosen on the {' + '.join(splits)} split(s): {chosen:g} (grid {', '.join(map(str, GRID))}); "
         f"stop_at = {TARGET}",
         "",
         "| split | search | runs | early stops (before Θ is exhausted) | complete at an early stop "
@@ -140,10 +140,10 @@ def markdown(df: pd.DataFrame, chosen: float, splits=("train",)) -> str:
         )
     lines += [
         "",
-        "Per dependence and split: early stops (before Θ was exhausted) / runs, share of early stops with P* "
+        "Per share and split: early stops (before Θ was exhausted) / runs, share of early stops with P* "
         "complete, mean share of the budget saved over all runs",
         "",
-        "| dependence | " + " | ".join(sorted(df.split.unique())) + " |",
+        "| share | " + " | ".join(sorted(df.split.unique())) + " |",
         "|---|" + "---|" * df.split.nunique(),
     ]
     for k in GRID:
@@ -159,9 +159,7 @@ def markdown(df: pd.DataFrame, chosen: float, splits=("train",)) -> str:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument(
-        "--train", type=int, nargs="*", default=[100], help="generated-table seeds that choose the dependence"
-    )
+    ap.add_argument("--train", type=int, nargs="*", default=[100], help="generated-table seeds that choose the share")
     ap.add_argument("--test", type=int, nargs="*", default=[200], help="generated-table seeds held out")
     ap.add_argument("--profiles", nargs="+", default=list(PROFILES), choices=list(PROFILES))
     ap.add_argument("--run-seeds", type=int, nargs="+", default=[0])
@@ -176,7 +174,7 @@ def main(argv=None):
         "--checkpoints", action="append", default=[], help="reuse recorded checkpoints (CSV) instead of running"
     )
     ap.add_argument("--test-name", default="test", help="the split name of the --test seeds' runs")
-    ap.add_argument("--choose-on", nargs="+", default=["train"], help="splits the dependence is chosen on")
+    ap.add_argument("--choose-on", nargs="+", default=["train"], help="splits the share is chosen on")
     ap.add_argument("--out", default="results/tables/stopping")
     args = ap.parse_args(argv)
     rows = []

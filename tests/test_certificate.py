@@ -142,6 +142,40 @@ def test_tomonav_stops_complete_and_soon_after_full_recall():
     assert np.median(ratios) <= 2
 
 
+def test_missing_is_the_surrogates_sum_rescaled_by_its_own_record():
+    """At the stop, missing is the raw sum over the unmeasured θ times (found + 1) / (expected
+    + 1), where expected is what each fit predicted among the configurations measured after it.
+    On a smooth table the surrogate expects members there that never come: the factor is < 1."""
+    from testnav.searches.tomonav import TomoNavSearch
+
+    obj = Objectives.from_table(synthetic_table("pairs", n=4, levels=6, seed=7))
+    table = TableOracle(obj)
+    cert = Certificate(obj.lattice, stop_at=0.95, seed=7)
+    run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 7, table.evaluate)
+    assert cert.stopped is not None and cert.u < obj.lattice.size  # an early stop, at a quiet checkpoint
+    assert cert.expected > cert.found + 1
+    raw = cert.missing()  # the same state, the same fit
+    assert cert.missings[-1] == pytest.approx(raw * (cert.found + 1) / (cert.expected + 1), rel=1e-12)
+    assert cert.missings[-1] < raw
+
+
+def test_a_record_of_unforeseen_members_keeps_the_run_from_stopping_short():
+    """`threshold` on 4⁶ (a tuning seed): the surrogate's raw sum falls to 0.1 × the front while
+    2 of P*'s 90 members are still unmeasured (the fixed tolerance used before this record stopped
+    TomoNav there, after 1,025 configurations, full recall after 1,341). Members it did not expect
+    kept turning up after its fits, so the calibrated certificate waits until P* is complete."""
+    from testnav.recall import first_sightings, recall_curve, unique_to_full_recall
+    from testnav.searches.tomonav import TomoNavSearch
+
+    obj = Objectives.from_table(synthetic_table(**PROFILES["threshold"], n=6, levels=4, seed=9))
+    table = TableOracle(obj)
+    cert = Certificate(obj.lattice, stop_at=0.95, seed=9)
+    p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 9, table.evaluate)
+    full = unique_to_full_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
+    assert cert.stopped is not None and full is not None and full <= len(np.unique(p)) < obj.lattice.size
+    assert cert.found > 0  # the record: members found after fits
+
+
 def test_p_complete_bounded_rising_and_the_same_online_or_after_the_run():
     obj = Objectives.from_table(synthetic_table("pairs", n=3, levels=8, seed=2))
     table = TableOracle(obj)
@@ -167,7 +201,7 @@ def test_stop_at_stops_before_evaluating_more():
             return super().evaluate(indices, names)
 
     inner = Counting(obj)
-    oracle = CertifiedOracle(inner, Certificate(obj.lattice, every=64, stop_at=0.3, dependence=50, seed=0))
+    oracle = CertifiedOracle(inner, Certificate(obj.lattice, every=64, stop_at=0.3, share=50, seed=0))
     with pytest.raises(StopSearch):
         oracle.evaluate(np.random.default_rng(0).permutation(obj.lattice.size))
     cert = oracle.certificate
