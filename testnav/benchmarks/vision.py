@@ -42,20 +42,24 @@ class Activations:
     def predictions(self) -> torch.Tensor:
         return self.probabilities.argmax(1)
 
-    @cached_property
+    @property
     def neurons(self) -> torch.Tensor:
-        """(N, total neurons) float64 activations of all monitored layers side by side (the
-        coverage signals' input, made once for all of them)."""
+        """(N, total neurons) float64 activations of all monitored layers side by side (made on
+        each call: the one signal that reads it per configuration overwrites it in place)."""
         return torch.cat([layer.double() for layer in self.layers], dim=1)
 
     @cached_property
-    def by_class(self) -> dict[int, torch.Tensor]:
-        """Row indices per predicted class, ascending (LSA and DSA compare each input with the
-        training inputs of its predicted class; one sort serves both, over every stacked set)."""
+    def by_class(self) -> dict[int, tuple[torch.Tensor, torch.Tensor]]:
+        """Per predicted class, its row indices (ascending) and their features in float64 (LSA
+        and DSA compare each input with the training inputs of its predicted class; one sort
+        and one gather serve both, over every stacked set)."""
         pred = self.predictions
         order = torch.argsort(pred, stable=True)
         classes, counts = torch.unique_consecutive(pred[order], return_counts=True)
-        return dict(zip(classes.tolist(), torch.split(order, counts.tolist())))
+        features = self.features[order].double()
+        return dict(
+            zip(classes.tolist(), zip(torch.split(order, counts.tolist()), torch.split(features, counts.tolist())))
+        )
 
     def set_means(self, per_input: torch.Tensor) -> torch.Tensor:
         """(sets,) float64 means of a per-input value over each set."""

@@ -80,7 +80,11 @@ def ssim_per_image(
     wh = window_matrix(h, sigma, preds.dtype, preds.device)
     ww = window_matrix(w, sigma, preds.dtype, preds.device)
     mu_t, mu_tt_c1, var_t_c2 = clean_statistics(target, sigma, data_range, k1, k2) if clean is None else clean
-    mu_p, e_pp, e_pt = gaussian_filter(torch.stack((preds, preds * preds, preds * target)), wh, ww)
+    maps = torch.empty((3, *preds.shape), dtype=preds.dtype, device=preds.device)  # the three maps, written in place
+    maps[0].copy_(preds)
+    torch.mul(preds, preds, out=maps[1])
+    torch.mul(preds, target, out=maps[2])
+    mu_p, e_pp, e_pt = gaussian_filter(maps, wh, ww)
     c1, c2 = (k1 * data_range) ** 2, (k2 * data_range) ** 2
     mu_pp = mu_p * mu_p
     mu_pt = mu_p.mul_(mu_t)

@@ -35,13 +35,13 @@ class DSA(Signal):
         }
 
     def per_set(self, view) -> torch.Tensor:
-        a = view.features.double()
-        ratio = torch.full((len(a),), float("inf"), dtype=a.dtype, device=a.device)  # a class no training input has
-        for c, rows in view.by_class.items():
+        a = view.features
+        # inf where the predicted class has no training input
+        ratio = torch.full((len(a),), float("inf"), dtype=torch.float64, device=a.device)
+        for c, (rows, x) in view.by_class.items():
             if c not in self._by_class:
                 continue
             idx, train_c, norms = self._by_class[c]
-            x = a[rows]
             # squared distances ‖x‖² + ‖t‖² − 2x·t, and the square root of the row minimum only
             # (the root is monotone: the same nearest neighbour, one root per input, not per pair)
             d2 = torch.addmm(norms, x, train_c.T, alpha=-2.0).add_(x.pow(2).sum(1, keepdim=True))

@@ -16,20 +16,22 @@ class KMNC(Signal):
         a = train.neurons
         self._low, self._high = a.min(dim=0).values, a.max(dim=0).values
         self._span = (self._high - self._low).clamp_min(1e-12)
-        n = a.shape[1]
-        self._first = torch.arange(n, device=a.device) * self.k  # neuron j's sections start at j·k
+        # neuron j's sections are cells j·k … j·k + k − 1 (whole numbers, exact in float64)
+        self._first = torch.arange(a.shape[1], device=a.device, dtype=torch.float64) * self.k
         self._live = self._high > self._low  # a neuron constant on the training set has no sections
 
     def per_set(self, view) -> torch.Tensor:
+        """Each input's cell per neuron, set s's cells offset by s · cells and the inputs outside
+        the range sent to one extra cell per set (dropped below), all in place on one float64
+        array (whole numbers well below 2⁵³, so exact) and cast to indices once."""
         a = view.neurons
         n = a.shape[1]
-        inside = (a >= self._low) & (a <= self._high) & self._live
-        section = ((a - self._low) / self._span * self.k).floor().clamp(0, self.k - 1).long()
-        # each set's (neuron, section) cells, and one extra cell per set for the inputs outside
-        # the range (dropped below): a masked fill without gathering the inside ones first
         cells = n * self.k + 1
-        cell = torch.where(inside, self._first + section, n * self.k).reshape(view.sets, -1)
-        cell = cell + cells * torch.arange(view.sets, device=a.device)[:, None]
+        outside = ~((a >= self._low) & (a <= self._high) & self._live)
+        cell = (a - self._low).div_(self._span).mul_(self.k).floor_().clamp_(0, self.k - 1).add_(self._first)
+        cell.masked_fill_(outside, n * self.k)
+        offset = torch.arange(view.sets, device=a.device, dtype=torch.float64) * cells
+        cell.view(view.sets, -1, n).add_(offset[:, None, None])
         hit = torch.zeros(view.sets * cells, dtype=torch.bool, device=a.device)
-        hit.index_fill_(0, cell.flatten(), True)
-        return hit.view(view.sets, cells)[:, :-1].double().sum(1) / (n * self.k)
+        hit.index_fill_(0, cell.long().flatten(), True)
+        return hit.view(view.sets, cells)[:, :-1].sum(1).double().cpu() / (n * self.k)

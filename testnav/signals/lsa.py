@@ -55,9 +55,9 @@ class LSA(Signal):
         self._kdes = {int(c): KDE(a[train.labels == c]) for c in train.labels.unique()}
 
     def per_set(self, view) -> torch.Tensor:
-        a = view.features.double()[:, self._keep]
-        surprise = torch.zeros(len(a), dtype=a.dtype, device=a.device)  # 0 where the class has no KDE
-        for c, rows in view.by_class.items():
+        a = view.features
+        surprise = torch.zeros(len(a), dtype=torch.float64, device=a.device)  # 0 where the class has no KDE
+        for c, (rows, x) in view.by_class.items():
             if c in self._kdes:
-                surprise[rows] = -self._kdes[c].logpdf(a[rows])
+                surprise[rows] = -self._kdes[c].logpdf(x[:, self._keep])
         return view.set_means(surprise)
