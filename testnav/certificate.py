@@ -72,8 +72,12 @@ def dominated_draws(draws: np.ndarray, front: np.ndarray) -> np.ndarray:
     best = np.r_[np.maximum.accumulate(fr[::-1])[::-1], -np.inf]  # best ρ among δ_F ≥ fd[i]
     d, r = draws[..., 0], draws[..., 1]
     ge = best[np.searchsorted(fd, d, side="left")]  # best ρ with δ_F ≥ d
-    gt = best[np.searchsorted(fd, d, side="right")]  # best ρ with δ_F > d
-    return (ge > r) | (gt >= r)
+    out = ge > r
+    # best ρ with δ_F > d is at most `ge`, so it can reach r only where ge == r: look it up there only
+    tie = np.flatnonzero(ge == r)
+    if len(tie):
+        out.flat[tie] = best[np.searchsorted(fd, d.flat[tie], side="right")] >= r.flat[tie]
+    return out
 
 
 class Certificate:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from testnav.certificate import Certificate, CertifiedOracle, StopSearch, run_certified
+from testnav.certificate import Certificate, CertifiedOracle, StopSearch, dominated_draws, run_certified
 from testnav.errors import UserError
 from testnav.oracle import TableOracle
 from testnav.searches.random_search import RandomSearch
@@ -24,6 +24,20 @@ def test_generator_is_deterministic_and_seeded():
     assert list(a.columns) == ["t1", "t2", "t3", "t4", "delta", "rho"] and len(a) == 6**4
     assert len(synthetic_table(n=3, levels=8)) == 512
     Objectives.from_table(a)  # a valid replay table
+
+
+def test_dominated_draws_is_weak_pareto_dominance_by_any_front_point():
+    """Draw (d, r) is dominated when some front point has δ ≥ d and ρ ≥ r, one of them strictly:
+    checked point by point on small grids, where ties in δ, in ρ and in both are common."""
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        grid = rng.integers(2, 12)
+        front = rng.integers(0, grid, (rng.integers(1, 15), 2)) / grid
+        draws = rng.integers(-1, grid + 1, (rng.integers(1, 6), rng.integers(1, 20), 2)) / grid
+        d, r = draws[..., :1], draws[..., 1:]
+        fd, fr = front[:, 0], front[:, 1]
+        want = (((fd >= d) & (fr >= r)) & ((fd > d) | (fr > r))).any(-1)
+        assert np.array_equal(dominated_draws(draws, front), want)
 
 
 def test_generator_structure():
