@@ -44,8 +44,9 @@ class Activations:
 
     @property
     def neurons(self) -> torch.Tensor:
-        """(N, total neurons) float64 activations of all monitored layers side by side (made on
-        each call: the one signal that reads it per configuration overwrites it in place)."""
+        """(N, total neurons) float64 activations of all monitored layers side by side, made on
+        each call: only KMNC reads it per configuration, and a cached copy would stay alive with
+        the view (sets × |D| × neurons float64)."""
         return torch.cat([layer.double() for layer in self.layers], dim=1)
 
     @cached_property

@@ -34,4 +34,4 @@ class KMNC(Signal):
         cell.view(view.sets, -1, n).add_(offset[:, None, None])
         hit = torch.zeros(view.sets * cells, dtype=torch.bool, device=a.device)
         hit.index_fill_(0, cell.long().flatten(), True)
-        return hit.view(view.sets, cells)[:, :-1].sum(1).double().cpu() / (n * self.k)
+        return hit.view(view.sets, cells)[:, :-1].sum(1).double() / (n * self.k)
