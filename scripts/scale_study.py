@@ -150,8 +150,10 @@ def forked(fn, *args) -> dict:
     if pid == 0:  # child
         os.close(r)
         try:
-            # one thread per run (BLAS, OpenMP): two study processes on two cores would otherwise
-            # oversubscribe them, slowing the searches that call BLAS (TomoNav) more than the rest
+            # one thread per run (BLAS, OpenMP, the forests' trees): two study processes on two
+            # cores would otherwise oversubscribe them, slowing the searches that call BLAS and
+            # fit forests (TomoNav) more than the rest
+            os.environ["TESTNAV_TREE_THREADS"] = "1"
             with threadpool_limits(limits=1):
                 out = {"ok": True, **fn(*args)}
         except Exception as e:  # reported, not raised: one failing run must not end the study

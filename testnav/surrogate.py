@@ -137,12 +137,20 @@ class Surrogate:
         if mean is None:
             mean, sd = self.predict(indices)
         idx = np.arange(self.lattice.size) if indices is None else indices
-        e = np.empty((samples, *mean.shape))
-        for pos, scores in self.groups(idx):
+        groups = self.groups(idx)
+        # each group's evenly spaced scores side by side, then one gather for every θ (a
+        # scattered write per group into the (samples, m, k) array was most of a call)
+        spaced = np.empty((samples, len(groups), mean.shape[1]))
+        which = np.empty(len(mean), np.intp)
+        for g, (pos, scores) in enumerate(groups):
             if len(scores) == 0:  # nothing calibrated yet: Gaussian quantiles of the trees' spread
                 scores = np.repeat(ndtri((np.arange(samples) + 0.5) / samples)[:, None], mean.shape[1], axis=1)
-            e[:, pos] = scores[np.linspace(0, len(scores) - 1, samples).round().astype(int)][:, None, :]
-        return mean[None] + np.maximum(sd, self.sd_floor)[None] * e
+            spaced[:, g] = scores[np.linspace(0, len(scores) - 1, samples).round().astype(int)]
+            which[pos] = g
+        e = np.take(spaced, which, axis=1)
+        e *= np.maximum(sd, self.sd_floor)[None]  # μ + σ·e, in place (the same products and sums)
+        e += mean[None]
+        return e
 
     def interval(self, level: float, indices=None) -> tuple[np.ndarray, np.ndarray]:
         """Calibrated predictive interval (low, high), each (m, k), at the nominal `level`:

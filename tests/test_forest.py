@@ -50,3 +50,20 @@ def test_refit_with_another_bootstrap_size_starts_afresh():
     forest.fit(x[:100], y[:100])
     assert len(forest.estimators_) == 5
     assert all(len(s) == 50 and s.max() < 100 for s in forest.estimators_samples_)
+
+
+def test_trees_grown_on_threads_are_the_trees_grown_in_turn(monkeypatch):
+    rng = np.random.default_rng(5)
+    x, y = rng.integers(0, 6, (600, 4)).astype(float), rng.normal(size=(600, 2))
+    probe = rng.integers(0, 6, (300, 4)).astype(np.float32)
+    fits = {}
+    for threads in ("1", "3"):
+        monkeypatch.setenv("TESTNAV_TREE_THREADS", threads)
+        assert forest.tree_threads() == int(threads)
+        fits[threads] = BootstrapForest(12, 1, 9).fit(x, y)
+    one, three = fits["1"], fits["3"]
+    for a, b in zip(one.estimators_, three.estimators_):
+        assert np.array_equal(a.predict(probe), b.predict(probe))
+        assert a.tree_.node_count == b.tree_.node_count
+    for a, b in zip(one.estimators_samples_, three.estimators_samples_):
+        assert np.array_equal(a, b)

@@ -15,8 +15,8 @@ class NAC(Signal):
     def per_set(self, view) -> torch.Tensor:
         covered = []
         for layer in view.layers:
-            a = layer.double()
+            a = layer.to(torch.float64, copy=True)  # its own copy (even of float64 layers): scaled in place
             lo, hi = torch.aminmax(a, dim=1, keepdim=True)
-            scaled = (a - lo) / (hi - lo).clamp_min(1e-12)
+            scaled = a.sub_(lo).div_((hi - lo).clamp_min(1e-12))
             covered.append(view.set_any(scaled > self.threshold))
         return torch.cat(covered, dim=1).double().mean(1)
