@@ -35,6 +35,7 @@ except ImportError:
 
 MAX_INT = np.iinfo(np.int32).max  # sklearn's bound for the per-tree seeds and the depth limit
 THREADED_FROM = 200  # points: below this a tree takes about as long as handing it to a thread
+PREDICT_THREADED_FROM = 1_000  # rows: the same for a tree's prediction
 
 
 def tree_threads() -> int:
@@ -133,3 +134,13 @@ class BootstrapForest:
         self.estimators_ = [tree for tree, _ in grown]
         self.estimators_samples_ = [drawn for _, drawn in grown]
         return self
+
+    def per_tree(self, X) -> np.ndarray:
+        """(trees, n[, outputs]): each tree's prediction of the float32 C-contiguous rows X, the
+        trees split over the cores when X is large (sklearn's tree walk releases the GIL)."""
+        trees = self.estimators_
+        threads = min(tree_threads(), len(trees)) if len(X) >= PREDICT_THREADED_FROM else 1
+        if threads > 1:
+            with ThreadPoolExecutor(threads) as pool:
+                return np.stack(list(pool.map(lambda t: t.predict(X), trees)))
+        return np.stack([t.predict(X) for t in trees])

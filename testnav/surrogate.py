@@ -86,7 +86,7 @@ class Surrogate:
         of σ, for free (no refit). The additive part is left out exactly (ridge hat matrix)."""
         trees = self.forest.estimators_
         x = np.ascontiguousarray(self.lattice.theta(idx), dtype=np.float32)
-        per_tree = np.stack([t.predict(x) for t in trees]).reshape(len(trees), len(idx), -1)
+        per_tree = self.forest.per_tree(x).reshape(len(trees), len(idx), -1)
         oob = np.ones((len(trees), len(idx), 1), bool)
         for t, s in enumerate(self.forest.estimators_samples_):
             oob[t, s] = False
@@ -171,7 +171,7 @@ class Surrogate:
         idx = np.arange(self.lattice.size) if indices is None else np.asarray(indices, dtype=np.int64)
         # float32, as the trees' own input check would make it (skipped: most of a small predict)
         x = np.ascontiguousarray(self.lattice.theta(idx), dtype=np.float32)
-        per_tree = np.stack([t.predict(x) for t in self.forest.estimators_])  # (trees, m[, k])
+        per_tree = self.forest.per_tree(x)  # (trees, m[, k])
         if per_tree.ndim == 2:
             per_tree = per_tree[..., None]
         mean, sd = per_tree.mean(axis=0), per_tree.std(axis=0)

@@ -67,3 +67,14 @@ def test_trees_grown_on_threads_are_the_trees_grown_in_turn(monkeypatch):
         assert a.tree_.node_count == b.tree_.node_count
     for a, b in zip(one.estimators_samples_, three.estimators_samples_):
         assert np.array_equal(a, b)
+
+
+def test_per_tree_predictions_on_threads_are_each_trees_own(monkeypatch):
+    rng = np.random.default_rng(6)
+    x, y = rng.integers(0, 6, (400, 4)).astype(float), rng.normal(size=(400, 2))
+    fitted = BootstrapForest(8, 1, 2).fit(x, y)
+    probe = np.ascontiguousarray(rng.integers(0, 6, (forest.PREDICT_THREADED_FROM + 5, 4)), dtype=np.float32)
+    want = np.stack([t.predict(probe) for t in fitted.estimators_])
+    for threads in ("1", "3"):
+        monkeypatch.setenv("TESTNAV_TREE_THREADS", threads)
+        assert np.array_equal(fitted.per_tree(probe), want)
