@@ -6,9 +6,9 @@ per-tree Python overhead (cloning the template estimator, introspecting its para
 joblib dispatch, validating inputs and weights again for every tree), which is most of a refit
 for the small forests TomoNav and the stopping certificate fit dozens of times per run.
 
-Trees are grown on a few threads (sklearn's builder releases the GIL while it builds): each
-tree's streams come from its own seed, so the forest is the same whichever thread grows which
-tree, and a fit on two cores takes about half the time.
+Trees are grown, and predict, on the process's cores (sklearn's builder and tree walk release
+the GIL): each tree's streams come from its own seed, so the forest is the same whichever thread
+grows which tree, and a fit on two cores takes about half the time.
 
 Each tree is grown by sklearn's own Cython builder, set up as `DecisionTreeRegressor._fit`
 sets it up for these settings (`grow`). That builder is not public API, so at import a
@@ -42,6 +42,15 @@ def tree_threads() -> int:
     """Threads that grow a forest's trees: TESTNAV_TREE_THREADS if set (the scaling study sets 1,
     one core per run), else the cores this process may use."""
     return max(1, int(os.environ.get("TESTNAV_TREE_THREADS") or len(os.sched_getaffinity(0))))
+
+
+def map_trees(fn, items: list, threaded: bool) -> list:
+    """[fn(item) for item in items], in order, on `tree_threads()` threads where `threaded`."""
+    threads = min(tree_threads(), len(items)) if threaded else 1
+    if threads <= 1:
+        return [fn(item) for item in items]
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(fn, items))  # in order, whichever thread ran each
 
 
 class FittedTree:
@@ -125,12 +134,7 @@ class BootstrapForest:
             rs.seed(seed)
             return BUILD(X, y, weight, self.min_samples_leaf, rs), drawn
 
-        threads = min(tree_threads(), len(seeds)) if n >= THREADED_FROM else 1
-        if threads > 1:
-            with ThreadPoolExecutor(threads) as pool:
-                grown = list(pool.map(one, seeds))  # in seed order, whichever thread grew each
-        else:
-            grown = [one(seed) for seed in seeds]
+        grown = map_trees(one, seeds, n >= THREADED_FROM)
         self.estimators_ = [tree for tree, _ in grown]
         self.estimators_samples_ = [drawn for _, drawn in grown]
         return self
@@ -138,9 +142,4 @@ class BootstrapForest:
     def per_tree(self, X) -> np.ndarray:
         """(trees, n[, outputs]): each tree's prediction of the float32 C-contiguous rows X, the
         trees split over the cores when X is large (sklearn's tree walk releases the GIL)."""
-        trees = self.estimators_
-        threads = min(tree_threads(), len(trees)) if len(X) >= PREDICT_THREADED_FROM else 1
-        if threads > 1:
-            with ThreadPoolExecutor(threads) as pool:
-                return np.stack(list(pool.map(lambda t: t.predict(X), trees)))
-        return np.stack([t.predict(X) for t in trees])
+        return np.stack(map_trees(lambda t: t.predict(X), self.estimators_, len(X) >= PREDICT_THREADED_FROM))
