@@ -184,3 +184,37 @@ def test_default_pool_threshold_sits_between_the_papers_lattice_and_4096():
     assert not np.array_equal(pooled, exact.run(TableOracle(big), 400, seed=0))
     # the pooled path's batches grow with what was measured: fewer refits than batches of 10
     assert len(search.history) < len(exact.history) / 2
+
+
+class SaturatedOracle(FunctionOracle):
+    """δ squeezed into [1 − 1e-7, 1]: neighbouring front members closer than the surrogate's grid."""
+
+    def evaluate(self, indices, names=("delta", "rho")):
+        v = super().evaluate(indices, names)
+        v[:, 0] = 1 - 1e-7 * (1 - v[:, 0])
+        return v
+
+
+def test_pool_is_drawn_around_the_fronts_of_the_values_as_measured(monkeypatch):
+    """The grid that the surrogate needs (2⁻²⁴) merges front members whose δ saturates at 1;
+    the pool's fronts come from the measured values themselves, so no member's neighbours
+    drop out of it."""
+    from testnav.exact import on_grid
+    from testnav.searches import tomonav
+
+    handed = []
+    real_pool = tomonav.candidate_pool
+
+    def spy(lattice, measured, values, *args):
+        handed.append((measured.copy(), values.copy()))
+        return real_pool(lattice, measured, values, *args)
+
+    monkeypatch.setattr(tomonav, "candidate_pool", spy)
+    oracle = SaturatedOracle(Lattice(6, 6))
+    TomoNavSearch(pool_above=10).run(oracle, 400, seed=0)
+    seen, values = handed[-1]
+    assert np.array_equal(values, SaturatedOracle(Lattice(6, 6)).evaluate(seen))  # bit for bit, not rounded
+    test = seen != 0
+    exact = nondominated_mask(values[test, 0], values[test, 1]).sum()
+    grid = on_grid(values[test])
+    assert nondominated_mask(grid[:, 0], grid[:, 1]).sum() < exact  # the grid would have merged members

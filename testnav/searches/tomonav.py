@@ -207,7 +207,13 @@ class TomoNavSearch(Search):
         extra = random_configurations(lattice, self.init_random + lattice.n * (lattice.levels - 1), rng, exclude=low)
         proposals = np.concatenate([low, extra]).astype(np.int64)[:budget]
         seen = proposals.copy()  # in order of evaluation
-        values = on_grid(oracle.evaluate(proposals, self.objectives))
+        # the measured fronts that the pool is drawn around are read off the values as measured:
+        # the grid (testnav/exact.py) that the surrogate's fits and rankings need merges front
+        # members closer than 2⁻²⁴ (a δ saturating at 1 on a large lattice), and a merged member's
+        # neighbours would never be pooled. Comparisons alone need no grid: the same values give
+        # the same fronts on every machine.
+        measured = oracle.evaluate(proposals, self.objectives)
+        values = on_grid(measured)
         out = [proposals]
         b = len(proposals)
         samples = None if budget <= self.max_samples else self.max_samples
@@ -222,7 +228,7 @@ class TomoNavSearch(Search):
             # while the predicted front holds nothing unmeasured, the pool is drawn around the
             # first `mop_fronts` measured fronts: the band near P*, not uniform fill
             fronts = 1 if grown == 1 else self.mop_fronts
-            candidates = candidate_pool(lattice, seen, values, carry, self.pool, rng, fronts)
+            candidates = candidate_pool(lattice, seen, measured, carry, self.pool, rng, fronts)
             if len(candidates) == 0:
                 break
             mean, sd = model.predict(candidates)
@@ -233,7 +239,9 @@ class TomoNavSearch(Search):
             carry = np.setdiff1d(front, chosen)  # predicted front, not yet measured: rank it again
             self._record(model, seen, candidates, chosen, on_front, mean, sd)
             grown = 1 if on_front or not self.grow else 2 * grown
-            values = np.concatenate([values, on_grid(oracle.evaluate(chosen, self.objectives))])
+            new = oracle.evaluate(chosen, self.objectives)
+            measured = np.concatenate([measured, new])
+            values = np.concatenate([values, on_grid(new)])
             seen = np.concatenate([seen, chosen])
             out.append(chosen)
             b += len(chosen)
