@@ -9,11 +9,13 @@ import pytest
 from testnav import certificate as cert_module
 from testnav.certificate import Certificate
 from testnav.errors import UserError
+from testnav.exact import on_grid
 from testnav.lattice import Lattice
 from testnav.oracle import TableOracle
 from testnav.pareto import nondominated_mask
 from testnav.pool import candidate_pool, neighbours, random_configurations
 from testnav.recall import first_sightings
+from testnav.searches import tomonav
 from testnav.searches.tomonav import TomoNavSearch, _low_orders
 from testnav.synthetic import synthetic_table
 from testnav.table import Objectives
@@ -199,9 +201,6 @@ def test_pool_is_drawn_around_the_fronts_of_the_values_as_measured(monkeypatch):
     """The grid that the surrogate needs (2⁻²⁴) merges front members whose δ saturates at 1;
     the pool's fronts come from the measured values themselves, so no member's neighbours
     drop out of it."""
-    from testnav.exact import on_grid
-    from testnav.searches import tomonav
-
     handed = []
     real_pool = tomonav.candidate_pool
 

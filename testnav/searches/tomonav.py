@@ -207,13 +207,12 @@ class TomoNavSearch(Search):
         extra = random_configurations(lattice, self.init_random + lattice.n * (lattice.levels - 1), rng, exclude=low)
         proposals = np.concatenate([low, extra]).astype(np.int64)[:budget]
         seen = proposals.copy()  # in order of evaluation
-        # the measured fronts that the pool is drawn around are read off the values as measured:
-        # the grid (testnav/exact.py) that the surrogate's fits and rankings need merges front
-        # members closer than 2⁻²⁴ (a δ saturating at 1 on a large lattice), and a merged member's
-        # neighbours would never be pooled. Comparisons alone need no grid: the same values give
-        # the same fronts on every machine.
-        measured = oracle.evaluate(proposals, self.objectives)
-        values = on_grid(measured)
+        # values as measured: the pool's fronts are read off them, because the grid (testnav/exact.py)
+        # merges front members closer than 2⁻²⁴ (a δ saturating at 1 on a large lattice) and a
+        # merged member's neighbours would never be pooled; comparisons alone need no grid (the same
+        # values give the same fronts on every machine). The fit (Surrogate.fit puts its targets on
+        # the grid) and the ranking use the grid.
+        values = oracle.evaluate(proposals, self.objectives)
         out = [proposals]
         b = len(proposals)
         samples = None if budget <= self.max_samples else self.max_samples
@@ -228,20 +227,19 @@ class TomoNavSearch(Search):
             # while the predicted front holds nothing unmeasured, the pool is drawn around the
             # first `mop_fronts` measured fronts: the band near P*, not uniform fill
             fronts = 1 if grown == 1 else self.mop_fronts
-            candidates = candidate_pool(lattice, seen, measured, carry, self.pool, rng, fronts)
+            candidates = candidate_pool(lattice, seen, values, carry, self.pool, rng, fronts)
             if len(candidates) == 0:
                 break
             mean, sd = model.predict(candidates)
             optimistic = on_grid(mean + self.kappa * sd)
             size = grown * max(self.batch, int(self.batch_growth * len(seen)))
-            chosen, on_front = next_batch(optimistic, candidates, values[keep], min(size, budget - b), with_front=True)
-            front = next_batch(optimistic, candidates, values[keep], on_front)
+            observed = on_grid(values[keep])
+            chosen, on_front = next_batch(optimistic, candidates, observed, min(size, budget - b), with_front=True)
+            front = next_batch(optimistic, candidates, observed, on_front)
             carry = np.setdiff1d(front, chosen)  # predicted front, not yet measured: rank it again
             self._record(model, seen, candidates, chosen, on_front, mean, sd)
             grown = 1 if on_front or not self.grow else 2 * grown
-            new = oracle.evaluate(chosen, self.objectives)
-            measured = np.concatenate([measured, new])
-            values = np.concatenate([values, on_grid(new)])
+            values = np.concatenate([values, oracle.evaluate(chosen, self.objectives)])
             seen = np.concatenate([seen, chosen])
             out.append(chosen)
             b += len(chosen)
