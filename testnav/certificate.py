@@ -22,6 +22,17 @@ some member of P* is still unmeasured.) Two readings of the number of members st
   1 until there is a record). p_complete = exp(−missing / (share · |measured front|)): the
   calibrated shortfall as a share of the front.
 
+Above REUSE_ABOVE configurations (the lattices where TomoNav ranks a pool; those of both
+papers keep the rule above), checkpoints come DENSE_GROWTH rather than GROWTH apart, and cost
+almost nothing between fits:
+* `fresh` counts the front members first measured among the last max(every, (1 − 1/GROWTH)·u)
+  of the u configurations measured: the window of the sparser schedule, so a stop needs the
+  same quiet spell, but is noticed sooner;
+* the surrogate is fitted once per quiet spell. While no window finds a member the measured
+  front is unchanged, so that fit's p_θ still hold for the θ still unmeasured and `missing` is
+  their sum; what the quiet windows measured enters through the record instead of a refit.
+  Refits were most of the certificate's cost there (docs/tomonav.md).
+
 It depends only on the proposals and their values, so the same numbers come out whether a
 search feeds it batch by batch (CertifiedOracle, replay and live) or it is computed from a
 finished run's proposals (the vectorised engine, which never calls the oracle per batch).
@@ -54,6 +65,11 @@ MAX_SAMPLES = 1_000  # on large lattices each tree bootstraps at most this many 
 TREES = 30  # the forest's trees: its fit is most of a checkpoint's cost
 GROWTH = 1.25  # checkpoints at least this factor apart (Certificate.after)
 LARGE_TREES = 30  # and the forest has at most this many trees (a checkpoint costs the same on any Θ)
+# above this many configurations: checkpoints DENSE_GROWTH apart (or `every`, if further), fresh
+# over a trailing window, one fit per quiet spell (module docstring); chosen on TomoNav's runs
+# with seeds 7–9 (docs/tomonav.md)
+REUSE_ABOVE = 2_000
+DENSE_GROWTH = 1.10
 
 
 class StopSearch(Exception):
@@ -91,8 +107,11 @@ class Certificate:
         samples: int = 200,
         min_points: int = 10,
         share: float = SHARE,
-        growth: float = GROWTH,
+        growth: float | None = None,
+        dense: bool | None = None,
     ):
+        """`dense`: the schedule and fit reuse of lattices above REUSE_ABOVE (None: by size);
+        `every` and `growth` (None: by the schedule) space the checkpoints."""
         if stop_at is not None and not 0 < stop_at <= 1:
             raise UserError(f"search.stop_at={stop_at}: a probability in (0, 1], or null to never stop early")
         self.lattice, self.stop_at, self.seed = lattice, stop_at, int(seed)
@@ -100,9 +119,11 @@ class Certificate:
         # which the last front member is found never counts as quiet, so a stop comes at least
         # one window after full recall; 2.5 % was tried too (closer stops on the training
         # tables, later ones on held-out tables: docs/tomonav.md)
+        self.dense = lattice.size > REUSE_ABOVE if dense is None else bool(dense)
         self.every = int(every) if every else max(10, min(-(-lattice.size // EVERY_SHARE), EVERY_CAP))
         self.n_estimators, self.samples, self.min_points = int(n_estimators), int(samples), int(min_points)
-        self.share, self.growth = float(share), float(growth)
+        self.share = float(share)
+        self.growth = float(growth) if growth else DENSE_GROWTH if self.dense else GROWTH
         self.values = np.full((lattice.size, 2), np.nan)
         self.seen = np.zeros(lattice.size, bool)
         self.proposals: list[np.ndarray] = []
@@ -116,6 +137,9 @@ class Certificate:
         self.front_sizes: list[int] = []
         self.missings: list[float] = []
         self._new: list[np.ndarray] = []  # configurations first measured since the last checkpoint
+        # dense: how many configurations were measured once each θ had been (its chunk's end)
+        self.first = np.zeros(lattice.size if self.dense else 0, np.int64)
+        self._reuse: tuple | None = None  # dense: the quiet spell's fit and its p_θ (missing)
         # the surrogate's record (module docstring): the fit of the last checkpoint, if it was
         # quiet, and over the windows after such fits, the members expected and found there
         self._fit: tuple | None = None
@@ -143,13 +167,20 @@ class Certificate:
             return 0.0
         pts = self.values[measured]
         on_front = nondominated_mask(pts[:, 0], pts[:, 1])
-        fresh = int(np.isin(measured[on_front], new).sum())
+        members = measured[on_front]
+        found = int(np.isin(members, new).sum())  # in the window since the last checkpoint
+        if found:
+            self._reuse = None  # the front changed: the next quiet checkpoint fits anew
+        fresh = found
+        if self.dense:  # over the trailing window, as long as the sparse schedule's window here
+            window = max(self.every, (1 - 1 / GROWTH) * self.u)
+            fresh = int((self.first[members] > self.u - window).sum())
         self.fresh.append(fresh)
         self.front_sizes.append(int(on_front.sum()))
         if fit is not None:  # the window after a fit: what it expected there against what was found
             new = new[new != 0]
             self.expected += float(self._escape(*fit, new).sum()) if len(new) else 0.0
-            self.found += fresh
+            self.found += found
         if fresh:  # the surrogate could only lower p_complete further
             self.missings.append(np.nan)
             return float(np.exp(-fresh))
@@ -171,6 +202,14 @@ class Certificate:
             return 0.0
         if len(measured) < self.min_points:
             return np.inf
+        if self._reuse is not None:  # dense, the front unchanged since this spell's fit
+            model, front, cand, p, exact = self._reuse
+            self._fit = (model, front)
+            still = ~self.seen[cand]
+            k = int(still[:exact].sum())  # the exactly summed θ still unmeasured come first
+            p = p[still]
+            rest = p[k:]  # and the sampled ones, weighted up to the rest of the unmeasured θ
+            return float(p[:k].sum() + (rest.sum() * (unmeasured - k) / len(rest) if len(rest) else 0.0))
         large = unmeasured > SAMPLE_ABOVE
         model = Surrogate(
             self.lattice,
@@ -195,7 +234,10 @@ class Certificate:
             cand = np.concatenate([near, rest])
             w = np.r_[np.ones(len(near)), np.full(len(rest), (unmeasured - len(near)) / max(len(rest), 1))]
         self._fit = (model, front)
-        return float((w * self._escape(model, front, cand)).sum())
+        p = self._escape(model, front, cand)
+        if self.dense:  # for the spell's later checkpoints: the first `exact` of cand are summed exactly
+            self._reuse = (model, front, cand, p, len(near) if large else len(cand))
+        return float((w * p).sum())
 
     def _escape(self, model: Surrogate, front: np.ndarray, cand: np.ndarray) -> np.ndarray:
         """p_θ for each θ of `cand`."""
@@ -230,12 +272,15 @@ class Certificate:
     def feed(self, chunk: np.ndarray, values: np.ndarray) -> bool:
         """Record a chunk (from split) and its (δ, ρ); True if the run should stop here."""
         chunk = np.asarray(chunk, dtype=np.int64)
-        self._new.append(np.unique(chunk[~self.seen[chunk]]))
+        new = np.unique(chunk[~self.seen[chunk]])
+        self._new.append(new)
         self.values[chunk] = values
         self.seen[chunk] = True
         self.proposals.append(chunk)
         self.b += len(chunk)
         self.u = int(self.seen.sum())
+        if self.dense:
+            self.first[new] = self.u
         if self.u >= self.next_u or (self.u == self.lattice.size and (not self.points or self.points[-1][1] < 1)):
             t0 = time.perf_counter()
             p = self.estimate()
@@ -265,6 +310,7 @@ class Certificate:
                 self.min_points,
                 self.share,
                 self.growth,
+                self.dense,
             )
             fed = fed[:0]
         if self.stopped is None:

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from testnav import certificate as cert_module
-from testnav.certificate import Certificate
+from testnav.certificate import Certificate, CertifiedOracle, run_certified
 from testnav.errors import UserError
 from testnav.exact import on_grid
 from testnav.lattice import Lattice
@@ -217,3 +217,84 @@ def test_pool_is_drawn_around_the_fronts_of_the_values_as_measured(monkeypatch):
     exact = nondominated_mask(values[test, 0], values[test, 1]).sum()
     grid = on_grid(values[test])
     assert nondominated_mask(grid[:, 0], grid[:, 1]).sum() < exact  # the grid would have merged members
+
+
+def test_dense_certificate_schedule_is_chosen_by_size():
+    """Above REUSE_ABOVE configurations checkpoints come DENSE_GROWTH apart; the lattices of both
+    papers keep GROWTH (their committed results were made with it). `every` is the same rule."""
+    small, large = Certificate(Lattice(4, 6)), Certificate(Lattice(6, 4))
+    assert not small.dense and small.growth == cert_module.GROWTH and small.every == 65
+    assert large.dense and large.growth == cert_module.DENSE_GROWTH < cert_module.GROWTH and large.every == 205
+    assert small.after(1000) == 1250 and 3300 <= large.after(3000) <= 3301  # 1.1 × 3000, rounded up
+    assert not Certificate(Lattice(6, 4), dense=False).dense
+
+
+def _feed(cert, indices, values, piece=50):
+    for i in range(0, len(indices), piece):
+        for chunk in cert.split(indices[i : i + piece]):
+            cert.feed(chunk, values[chunk])
+
+
+def test_dense_fresh_counts_members_of_the_trailing_window():
+    """One front member measured at u ≈ 1,000 on 4⁶ among dominated points: the checkpoint of
+    its window counts it, and so does the next one (1,230: the member lies within its trailing
+    0.2 u), which the sparse rule would call quiet; the one after (1,435) is quiet."""
+    rng = np.random.default_rng(0)
+    order = rng.permutation(np.arange(1, 4096))[:1600]
+    values = np.zeros((4096, 2))
+    values[order] = rng.uniform(0, 0.5, (len(order), 2))
+    values[order[1000]] = (0.9, 0.9)  # dominates every other measured point
+    fresh = {}
+    for dense in (True, False):
+        cert = Certificate(Lattice(6, 4), seed=0, growth=cert_module.DENSE_GROWTH, dense=dense)
+        _feed(cert, order, values)
+        fresh[dense] = {b: f for (b, _), f in zip(cert.points, cert.fresh)}  # every proposal is new: b = u
+    assert fresh[True][1025] == fresh[False][1025] == 1  # the window that found it
+    assert fresh[True][1230] == 1 and fresh[False][1230] == 0  # within 0.2 u: not quiet yet
+    assert fresh[True][1435] == fresh[False][1435] == 0
+
+
+def test_dense_certificate_fits_once_per_quiet_spell(monkeypatch):
+    """TomoNav on `pairs` 4⁶: the certificate fits its surrogate at fewer checkpoints than are
+    quiet, and at a checkpoint without a refit its sum is the spell's fit's p_θ over the θ
+    still unmeasured, as a fresh evaluation of that fit gives them."""
+    from testnav.surrogate import Surrogate
+
+    fits = []
+    fit = Surrogate.fit
+    monkeypatch.setattr(Surrogate, "fit", lambda self, *a, **k: (fits.append(self.kind), fit(self, *a, **k))[1])
+    obj = Objectives.from_table(synthetic_table("pairs", n=6, levels=4, seed=7))
+    table = TableOracle(obj)
+    cert = Certificate(obj.lattice, seed=7)
+    budget = 3 * obj.lattice.size // 4  # stays below Θ, after the search has gone quiet
+    p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), budget, 7, table.evaluate)
+    quiet = sum(m == m and 0 < m < np.inf for m in cert.missings)
+    assert 1 <= fits.count("forest") < quiet
+    assert cert._reuse is not None  # the last checkpoint reused its spell's fit
+    model, front, cand, _, exact = cert._reuse
+    assert exact == len(cand)  # fewer than SAMPLE_ABOVE unmeasured: every one is scored
+    unmeasured = cand[~cert.seen[cand]]
+    direct = cert._escape(model, front, unmeasured).sum()
+    assert cert.missing() == pytest.approx(direct, rel=1e-12) and direct > 0
+
+
+def test_reused_sampled_sum_tracks_the_exact_sum_of_the_same_fit():
+    """On 6⁶ (more unmeasured θ than SAMPLE_ABOVE) the spell's fit sums the front's neighbours
+    exactly and weights a uniform sample up to the rest. After more dominated θ are measured
+    (the front unchanged), the reused sum still estimates that fit's sum over every θ left."""
+    obj = Objectives.from_table(synthetic_table("pairs", 6, 6, seed=7))
+    p = TomoNavSearch().run(TableOracle(obj), 3000, seed=0)
+    values = np.column_stack([obj.delta, obj.rho])
+    cert = Certificate(obj.lattice, seed=0)
+    cert.values[p], cert.seen[p] = values[p], True
+    first = cert.missing()
+    model, front, cand, _, exact = cert._reuse
+    assert 0 < exact < len(cand) and first > 0
+    rng = np.random.default_rng(1)
+    later = rng.choice(np.flatnonzero(~cert.seen), 8000, replace=False)
+    cert.values[later] = 0.0  # dominated by the front: nothing new on it
+    cert.seen[later] = True
+    reused = cert.missing()
+    left = np.flatnonzero(~cert.seen)
+    exact_sum = cert._escape(model, front, left[left != 0]).sum()
+    assert reused < first and abs(reused - exact_sum) < 0.25 * exact_sum
