@@ -137,8 +137,9 @@ class Certificate:
         self.front_sizes: list[int] = []
         self.missings: list[float] = []
         self._new: list[np.ndarray] = []  # configurations first measured since the last checkpoint
-        # dense: how many configurations were measured once each θ had been (its chunk's end)
-        self.first = np.zeros(lattice.size if self.dense else 0, np.int64)
+        # dense: how many configurations were measured once each θ had been (its chunk's end);
+        # 4 bytes per θ wherever that count fits, as it does on any Θ whose record fits in memory
+        self.first = np.zeros(lattice.size if self.dense else 0, np.int32 if lattice.size < 2**31 else np.int64)
         self._reuse: tuple | None = None  # dense: the quiet spell's fit and its p_θ (missing)
         # the surrogate's record (module docstring): the fit of the last checkpoint, if it was
         # quiet, and over the windows after such fits, the members expected and found there
