@@ -105,3 +105,62 @@ def test_kde_matches_scipy_and_lsa_uses_predicted_class():
     v = FakeView([q.numpy()], probabilities=[[1.0, 0.0]] * 10)
     expect = -gaussian_kde(x[:100].numpy().T).logpdf(q.numpy().T).mean()
     assert m(v) == pytest.approx(expect)
+
+
+def awkward_layers(dtype, rows=60):
+    """Post-ReLU-like activations with what real ones hold: rows of zeros, ties at the k-th value,
+    values at the training range's ends, a NaN, ±inf."""
+    g = torch.Generator().manual_seed(3)
+    layers = []
+    for n in (7, 3):
+        a = torch.relu(torch.randn(rows, n, generator=g)).to(dtype)
+        a[::5] = 0.0  # no active neuron: every neuron ties at 0
+        a[1::7, :2] = a[1::7, 2:3]  # ties among the largest values
+        a[2::9] = torch.tensor([0.0, 1.0] * n)[:n].to(dtype)  # a training range's ends
+        a[3, 1] = float("nan")
+        a[4, 0], a[5, -1] = float("inf"), float("-inf")
+        layers.append(a)
+    return layers
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_compiled_cpu_kernels_equal_the_torch_code_to_the_bit(dtype, monkeypatch):
+    """NAC, KMNC and TKNC score CPU views with compiled kernels; on awkward activations, three
+    sets stacked, they give what the torch code (CUDA's path) gives, to the bit."""
+    import testnav.signals.kmnc as kmnc_mod
+    import testnav.signals.nac as nac_mod
+    import testnav.signals.tknc as tknc_mod
+
+    class View(Activations):
+        def __init__(self, layers, sets):
+            self.layers, self.sets = layers, sets
+
+    train = View(
+        [torch.relu(torch.randn(50, n, generator=torch.Generator().manual_seed(n))).to(dtype) for n in (7, 3)], 1
+    )
+    view = View(awkward_layers(dtype), 3)
+    signals = [(nac_mod, NAC(0.5)), (nac_mod, NAC(0.0)), (kmnc_mod, KMNC(k=10)), (kmnc_mod, KMNC(k=1))]
+    signals += [(tknc_mod, TKNC(k=k)) for k in (1, 2, 3, 5)]
+    for module, signal in signals:
+        signal.prepare(train)
+        fast = signal.per_set(view)
+        with monkeypatch.context() as m:
+            m.setattr(module, "cpu_layers", lambda v: None)
+            reference = signal.per_set(view)
+        assert fast.dtype == reference.dtype == torch.float64 and fast.shape == (3,)
+        assert torch.equal(fast, reference), (signal, fast, reference)
+    # both of TKNC's branches ran: rows with one top-2 set, and rows left to topk
+    a = view.layers[0].numpy()
+    hit, tied = np.zeros((3, a.shape[1]), dtype=bool), np.zeros(len(a), dtype=bool)
+    tknc_mod._top_k(a, len(a) // 3, 2, hit, tied)
+    assert 0 < tied.sum() < len(a) and tied[3] and tied[0]
+
+
+def test_signal_k_must_be_a_whole_number_from_one():
+    from testnav.errors import UserError
+
+    for bad in (0, -1, 1.5):
+        with pytest.raises(UserError, match="k="):
+            TKNC(k=bad)
+        with pytest.raises(UserError, match="k="):
+            KMNC(k=bad)

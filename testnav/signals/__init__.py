@@ -12,6 +12,9 @@ post-ReLU neurons); LSA and DSA use the last of them. See docs/signals.md.
 
 from __future__ import annotations
 
+import numpy as np
+import torch
+
 from ..sets import PerSet
 
 
@@ -23,3 +26,16 @@ class Signal(PerSet):
 
     def describe(self) -> dict:
         return {"signal": type(self).__name__, **{k: v for k, v in vars(self).items() if not k.startswith("_")}}
+
+
+def cpu_layers(view) -> list[np.ndarray] | None:
+    """The view's layers as numpy arrays (no copy) where the compiled CPU kernels of NAC, KMNC and
+    TKNC can score them, else None (the torch code, which CUDA runs). A kernel does in one pass
+    per row what the torch code does in a dozen passes over the whole stack, with the same IEEE
+    operations in the same order, so both give the same values to the bit (tests). The kernels
+    run on one thread: split over two, they gained less beside torch's own threads, which
+    keep spinning for a while after each of torch's parallel steps."""
+    layers = view.layers
+    if any(layer.device.type != "cpu" or layer.dtype not in (torch.float32, torch.float64) for layer in layers):
+        return None
+    return [layer.detach().contiguous().numpy() for layer in layers]
