@@ -29,8 +29,8 @@ class Signal(PerSet):
 
 
 def cpu_layers(view) -> list[np.ndarray] | None:
-    """The view's layers as numpy arrays (no copy) where the compiled CPU kernels of NAC, KMNC and
-    TKNC can score them, else None (the torch code, which CUDA runs). A kernel does in one pass
+    """The view's layers as numpy arrays (sharing their memory where contiguous) where the compiled
+    CPU kernels of NAC, KMNC and TKNC can score them, else None (the torch code, which CUDA runs). A kernel does in one pass
     per row what the torch code does in a dozen passes over the whole stack, with the same IEEE
     operations in the same order, so both give the same values to the bit (tests). The kernels
     run on one thread: split over two, they gained less beside torch's own threads, which
