@@ -27,7 +27,7 @@ class KMNC(Signal):
 
     def per_set(self, view) -> torch.Tensor:
         layers = cpu_layers(view)
-        if layers is None or self._low.device.type != "cpu":
+        if layers is None:
             return self._per_set_torch(view)
         n = sum(a.shape[1] for a in layers)
         hit = np.zeros((view.sets, n * self.k), dtype=np.bool_)
