@@ -109,3 +109,51 @@ def test_kid_on_float32_features_agrees_with_float64():
     want = float(ref.compute()[0])
     got = m(Features(perturbed))
     assert abs(got - want) < 1e-6 * max(1.0, abs(want)) and abs(want) > 1.0
+
+
+@pytest.mark.parametrize("shape, batch_size", [((300, 1, 28, 28), 256), ((40, 3, 32, 32), 16), ((13, 1, 11, 40), 5)])
+def test_compiled_kernel_gives_the_torch_codes_values_to_the_bit(shape, batch_size):
+    """On the CPU, float32 blocks go through `_ssim_maps` (the window's non-zero taps only, split
+    over threads image by image); every set's value is the torch code's, bit for bit, at one and
+    two threads, and a block holding an infinite pixel is handed to the torch code."""
+    from testnav.fidelity import ssim
+
+    class Images:
+        def __init__(self, parts):
+            self.parts, self.sets, self.images = parts, len(parts), parts[0]
+
+    g = torch.Generator().manual_seed(4)
+    clean = torch.rand(shape, generator=g)
+    clean[:, :, :3] = 0  # blank rows, as digits have
+    sets = [(clean + s * torch.randn(shape, generator=g)).clamp(0, 1) for s in (0.05, 0.3)]
+    sets[1][0, 0, 2, 2] = float("inf")  # one block of the second set goes to the torch code
+    m = ssim.SSIM(batch_size=batch_size)
+    m.prepare(Images([clean]))
+    assert m._kernel is not None
+
+    def torch_code(x):
+        blocks = range(0, len(clean), batch_size)
+        return sum(
+            float(ssim_per_image(x[i : i + batch_size], clean[i : i + batch_size]).double().sum()) for i in blocks
+        )
+
+    want = torch.tensor([torch_code(x) / len(clean) for x in sets], dtype=torch.float64)
+    threads = torch.get_num_threads()
+    try:
+        for n in (1, 2):
+            torch.set_num_threads(n)
+            got = m.per_set(Images(sets))
+            assert torch.equal(got[:1], want[:1]) and torch.isnan(got[1]) and torch.isnan(want[1])
+            finite = sets[1].nan_to_num(posinf=1.0)
+            assert torch.equal(
+                m.per_set(Images([finite])), torch.tensor([torch_code(finite) / len(clean)], dtype=torch.float64)
+            )
+    finally:
+        torch.set_num_threads(threads)
+    # the kernel itself scored the finite blocks (True) and refused the infinite one (False)
+    wh, h_taps, ww, w_taps, c1, c2 = m._kernel
+    block = slice(0, batch_size)
+    out = torch.empty_like(clean[block])
+    args = [a.contiguous().numpy() for a in (clean[block], *m._stats[0])]
+    assert ssim._ssim_maps(sets[0][block].numpy(), *args, wh, h_taps, ww, w_taps, c1, c2, 2, out.numpy())
+    assert not ssim._ssim_maps(sets[1][block].numpy(), *args, wh, h_taps, ww, w_taps, c1, c2, 2, out.numpy())
