@@ -115,29 +115,32 @@ def taps(window: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
 
 @njit(nogil=True, cache=True, error_model="numpy")
 def _map_values(f, mu_t, mu_tt_c1, var_t_c2, c1, c2, out):
-    """ssim_per_image's map from the filtered maps f (3, n): its float32 steps in its order (compiled
-    without contraction, so that no multiply and add fuse into one rounding)."""
+    """ssim_per_image's map from the filtered maps f (3, H, W, ≥ n) into out (H, W, n), the clean
+    terms (H, W, n): its float32 steps in its order (compiled without contraction, so that no
+    multiply and add fuse into one rounding)."""
     two = np.float32(2.0)
-    for b in range(len(out)):
-        mu_p = f[0, b]
-        mu_pp = mu_p * mu_p
-        mu_pt = mu_p * mu_t[b]
-        den = f[1, b] - mu_pp
-        if den < 0.0:
-            den = np.float32(0.0)
-        den = (den + var_t_c2[b]) * (mu_pp + mu_tt_c1[b])
-        num = ((f[2, b] - mu_pt) * two + c2) * (mu_pt * two + c1)
-        out[b] = num / den
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            for b in range(out.shape[2]):
+                mu_p = f[0, i, j, b]
+                mu_pp = mu_p * mu_p
+                mu_pt = mu_p * mu_t[i, j, b]
+                den = f[1, i, j, b] - mu_pp
+                if den < 0.0:
+                    den = np.float32(0.0)
+                den = (den + var_t_c2[i, j, b]) * (mu_pp + mu_tt_c1[i, j, b])
+                num = ((f[2, i, j, b] - mu_pt) * two + c2) * (mu_pt * two + c1)
+                out[i, j, b] = num / den
 
 
 @njit(nogil=True, cache=True, error_model="numpy", fastmath={"contract"}, parallel=True)
 def _ssim_maps(p, t, mu_t, mu_tt_c1, var_t_c2, wh, h_taps, ww, w_taps, c1, c2, threads, out) -> bool:
-    """The SSIM map (B, C, H, W) of perturbed images p against targets t into `out`; the clean
-    terms in (C, H, W, B) layout. Each filtered value is a chain of fused multiply-adds over the
-    window's taps in column order, as the products of `gaussian_filter` accumulate it; the zero
-    taps it skips add nothing there unless an input is infinite or NaN, so such a block returns
-    False (unscored) and goes to the torch code. The images are split into at most `threads`
-    pieces, one per thread (a piece's values do not depend on the split)."""
+    """The SSIM map of perturbed images p (B, C, H, W) into `out`; the targets t, their clean
+    terms and `out` in (C, H, W, B) layout. Each filtered value is a chain of fused multiply-adds
+    over the window's taps in column order, as the products of `gaussian_filter` accumulate it;
+    the zero taps it skips add nothing there unless an input is infinite or NaN, so such a block
+    returns False (unscored) and goes to the torch code. The images are split into at most
+    `threads` pieces, one per thread (a piece's values do not depend on the split)."""
     n_all, channels, h, w = p.shape
     pieces = max(1, min(threads, (n_all + 7) // 8))
     size = -(-n_all // pieces)
@@ -148,17 +151,22 @@ def _ssim_maps(p, t, mu_t, mu_tt_c1, var_t_c2, wh, h_taps, ww, w_taps, c1, c2, t
         lanes = (n + 7) // 8 * 8 + 8  # a row's images, padded off a power of two (cache sets)
         x = np.empty((3, h, w, lanes), np.float32)
         y = np.empty((3, h, w, lanes), np.float32)
-        f = np.empty((3, lanes), np.float32)
+        nonfinite = np.zeros(lanes, np.float32)  # 0 · v is NaN exactly where v is infinite or NaN
         for c in range(channels):
+            for b in range(n):
+                for k in range(h):
+                    for l in range(w):
+                        x[0, k, l, b] = p[b0 + b, c, k, l]
             for k in range(h):
                 for l in range(w):
                     for b in range(n):
-                        v = p[b0 + b, c, k, l]
-                        x[0, k, l, b] = v
+                        v = x[0, k, l, b]
                         x[1, k, l, b] = v * v
-                        x[2, k, l, b] = v * t[b0 + b, c, k, l]
-                        if not (np.isfinite(x[1, k, l, b]) and np.isfinite(x[2, k, l, b])):
-                            ok[piece] = False
+                        x[2, k, l, b] = v * t[c, k, l, b0 + b]
+                        nonfinite[b] += x[1, k, l, b] * np.float32(0.0) + x[2, k, l, b] * np.float32(0.0)
+            for b in range(n):
+                if nonfinite[b] != 0.0:
+                    ok[piece] = False
             if not ok[piece]:
                 break
             for m in range(3):  # along h: y = wh @ x per image
@@ -170,24 +178,25 @@ def _ssim_maps(p, t, mu_t, mu_tt_c1, var_t_c2, wh, h_taps, ww, w_taps, c1, c2, t
                             a = wh[i, k]
                             for b in range(n):
                                 y[m, i, l, b] += a * x[m, k, l, b]
-            for i in range(h):  # along w (y @ ww.T), then the map, one output pixel of every image at a time
-                for j in range(w):
-                    for m in range(3):
+            for m in range(3):  # along w: x = y @ ww.T per image
+                for i in range(h):
+                    for j in range(w):
                         for b in range(n):
-                            f[m, b] = 0.0
+                            x[m, i, j, b] = 0.0
                         for l in range(w_taps[0][j], w_taps[1][j]):
                             a = ww[j, l]
                             for b in range(n):
-                                f[m, b] += a * y[m, i, l, b]
-                    _map_values(
-                        f,
-                        mu_t[c, i, j, b0 : b0 + n],
-                        mu_tt_c1[c, i, j, b0 : b0 + n],
-                        var_t_c2[c, i, j, b0 : b0 + n],
-                        c1,
-                        c2,
-                        out[b0 : b0 + n, c, i, j],
-                    )
+                                x[m, i, j, b] += a * y[m, i, l, b]
+            piece_of = slice(b0, b0 + n)
+            _map_values(
+                x,
+                mu_t[c, :, :, piece_of],
+                mu_tt_c1[c, :, :, piece_of],
+                var_t_c2[c, :, :, piece_of],
+                c1,
+                c2,
+                out[c, :, :, piece_of],
+            )
     return ok.all()
 
 
@@ -223,6 +232,10 @@ class SSIM(PerSet, Metric):
             c1, c2 = (np.float32((k * self.data_range) ** 2) for k in (0.01, 0.03))
             self._kernel = (wh.numpy(), taps(wh), ww.numpy(), taps(ww), c1, c2)
             self._stats = [tuple(s.permute(1, 2, 3, 0).contiguous() for s in stats) for stats in self._stats]
+            self._targets = [
+                self.clean[i : i + self.batch_size].permute(1, 2, 3, 0).contiguous()
+                for i in range(0, len(self.clean), self.batch_size)
+            ]
 
     @torch.no_grad()
     def per_set(self, view) -> torch.Tensor:
@@ -242,20 +255,13 @@ class SSIM(PerSet, Metric):
         stats = self._stats[b]
         if self._kernel is not None and x.device.type == "cpu" and x.dtype == torch.float32:
             wh, h_taps, ww, w_taps, c1, c2 = self._kernel
-            out = torch.empty_like(x, memory_format=torch.contiguous_format)
-            arrays = (a.contiguous().numpy() for a in (x, clean, *stats))
-            if _ssim_maps(
-                *arrays,
-                wh,
-                h_taps,
-                ww,
-                w_taps,
-                c1,
-                c2,
-                min(torch.get_num_threads(), numba.get_num_threads()),
-                out.numpy(),
-            ):
-                return out.flatten(-3).mean(-1)
+            target = self._targets[b]
+            out = torch.empty_like(target)  # (C, H, W, B), as the kernel writes it
+            threads = min(torch.get_num_threads(), numba.get_num_threads())
+            arrays = (a.numpy() for a in (x.contiguous(), target, *stats))
+            if _ssim_maps(*arrays, wh, h_taps, ww, w_taps, c1, c2, threads, out.numpy()):
+                # the mean over each image's own contiguous map, as the torch code takes it
+                return out.permute(3, 0, 1, 2).contiguous().flatten(-3).mean(-1)
             stats = tuple(s.permute(3, 0, 1, 2) for s in stats)  # back to (B, C, H, W) views
         return ssim_per_image(x, clean, self.data_range, self.sigma, clean=stats)
 
