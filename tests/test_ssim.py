@@ -150,6 +150,19 @@ def test_compiled_kernel_gives_the_torch_codes_values_to_the_bit(shape, batch_si
             )
     finally:
         torch.set_num_threads(threads)
+    # float64 images, and blocks the kernel refuses, take the torch code with the clean terms as prepared
+    wide = sets[0].double()
+    blocks = range(0, len(clean), batch_size)
+    want64 = sum(
+        float(ssim_per_image(wide[i : i + batch_size], clean[i : i + batch_size]).double().sum()) for i in blocks
+    )
+    assert m.per_set(Images([wide])).item() == pytest.approx(want64 / len(clean), rel=1e-12)
+    kernel = ssim._ssim_maps
+    try:
+        ssim._ssim_maps = lambda *args: False
+        assert torch.equal(m.per_set(Images(sets[:1])), want[:1])
+    finally:
+        ssim._ssim_maps = kernel
     # the kernel itself scored the finite blocks (True) and refused the infinite one (False)
     wh, h_taps, ww, w_taps, c1, c2 = m._kernel
     block = slice(0, batch_size)

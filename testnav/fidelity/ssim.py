@@ -15,7 +15,8 @@ On the CPU, float32 blocks go through one compiled kernel (`_ssim_maps`) instead
 filter as fused multiply-adds over the window's non-zero taps only (11 of 28 on MNIST), with
 the images along the vector lanes, and the map in the torch code's steps, so every value is the
 same to the bit (tests; the two products accumulate each output in that order on the CPUs
-measured), in about 80 % of the torch code's time in the ground truth (docs/reproducibility.md).
+measured), in about 55 % of the torch code's time alone and 80–87 % inside the ground truth
+(docs/reproducibility.md).
 Its blocks are split over numba's threads image by image (as many as torch may use), so the
 split does not change a value.
 """
@@ -253,16 +254,17 @@ class SSIM(PerSet, Metric):
     def _block(self, x: torch.Tensor, clean: torch.Tensor, b: int) -> torch.Tensor:
         """(len(x),) SSIM of one block against its clean images (block b of D)."""
         stats = self._stats[b]
-        if self._kernel is not None and x.device.type == "cpu" and x.dtype == torch.float32:
-            wh, h_taps, ww, w_taps, c1, c2 = self._kernel
-            target = self._targets[b]
-            out = torch.empty_like(target)  # (C, H, W, B), as the kernel writes it
-            threads = min(torch.get_num_threads(), numba.get_num_threads())
-            arrays = (a.numpy() for a in (x.contiguous(), target, *stats))
-            if _ssim_maps(*arrays, wh, h_taps, ww, w_taps, c1, c2, threads, out.numpy()):
-                # the mean over each image's own contiguous map, as the torch code takes it
-                return out.permute(3, 0, 1, 2).contiguous().flatten(-3).mean(-1)
-            stats = tuple(s.permute(3, 0, 1, 2) for s in stats)  # back to (B, C, H, W) views
+        if self._kernel is not None:
+            if x.device.type == "cpu" and x.dtype == torch.float32:
+                wh, h_taps, ww, w_taps, c1, c2 = self._kernel
+                target = self._targets[b]
+                out = torch.empty_like(target)  # (C, H, W, B), as the kernel writes it
+                threads = min(torch.get_num_threads(), numba.get_num_threads())
+                arrays = (a.numpy() for a in (x.contiguous(), target, *stats))
+                if _ssim_maps(*arrays, wh, h_taps, ww, w_taps, c1, c2, threads, out.numpy()):
+                    # the mean over each image's own contiguous map, as the torch code takes it
+                    return out.permute(3, 0, 1, 2).contiguous().flatten(-3).mean(-1)
+            stats = tuple(s.permute(3, 0, 1, 2) for s in stats)  # the kernel's layout, back to (B, C, H, W) views
         return ssim_per_image(x, clean, self.data_range, self.sigma, clean=stats)
 
     def describe(self) -> dict:
