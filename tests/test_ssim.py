@@ -163,6 +163,9 @@ def test_compiled_kernel_gives_the_torch_codes_values_to_the_bit(shape, batch_si
         assert torch.equal(m.per_set(Images(sets[:1])), want[:1])
     finally:
         ssim._ssim_maps = kernel
+    large = ssim.SSIM()
+    large.prepare(Images([torch.rand(2, 1, 8, ssim.KERNEL_MAX_SIDE + 1, generator=g)]))
+    assert large._kernel is None  # beyond the sizes checked: the torch code
     # the kernel itself scored the finite blocks (True) and refused the infinite one (False)
     wh, h_taps, ww, w_taps, c1, c2 = m._kernel
     block = slice(0, batch_size)

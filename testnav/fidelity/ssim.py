@@ -11,14 +11,13 @@ torchmetrics' grouped 11×11 convolution (see `make bench`). The clean image's l
 variance are computed once in `prepare`, so each configuration filters only the three maps
 that involve the perturbed image, a cache-sized block of images at a time.
 
-On the CPU, float32 blocks go through one compiled kernel (`_ssim_maps`) instead: the same
-filter as fused multiply-adds over the window's non-zero taps only (11 of 28 on MNIST), with
-the images along the vector lanes, and the map in the torch code's steps, so every value is the
-same to the bit (tests; the two products accumulate each output in that order on the CPUs
-measured), in about 55 % of the torch code's time alone and 80–87 % inside the ground truth
-(docs/reproducibility.md).
-Its blocks are split over numba's threads image by image (as many as torch may use), so the
-split does not change a value.
+On the CPU, float32 blocks of images up to 64 × 64 (KERNEL_MAX_SIDE) go through one compiled
+kernel (`_ssim_maps`) instead: the same filter as fused multiply-adds over the window's non-zero
+taps only (11 of 28 on MNIST), with the images along the vector lanes, and the map in the torch
+code's steps, so every value is the same to the bit (tests; the two products accumulate each
+output in that order on the CPUs measured): a block of 256 digits in about 55 % of the torch
+code's time, a whole set in about 80 % (docs/reproducibility.md). Its blocks are split over numba's
+threads image by image (as many as torch may use), so the split does not change a value.
 """
 
 from __future__ import annotations
@@ -201,6 +200,11 @@ def _ssim_maps(p, t, mu_t, mu_tt_c1, var_t_c2, wh, h_taps, ww, w_taps, c1, c2, t
     return ok.all()
 
 
+# the kernel scores images up to this side: its values were checked against MKL's products bit
+# for bit at sides 11 to 96, and at 224 they differ in the last bit (docs/reproducibility.md)
+KERNEL_MAX_SIDE = 64
+
+
 class SSIM(PerSet, Metric):
     """`batch_size` images are compared at a time: a block of 256 MNIST-sized images keeps the
     three filtered maps in cache (a block of 1,000 does not), while its steps are large enough
@@ -227,8 +231,8 @@ class SSIM(PerSet, Metric):
         # the compiled kernel's operands (module docstring): the windows, their taps, the clean
         # terms in its layout, and the constants as the torch code rounds them (to float32)
         self._kernel = None
-        if self.clean.device.type == "cpu" and self.clean.dtype == torch.float32:
-            h, w = self.clean.shape[-2:]
+        h, w = self.clean.shape[-2:]
+        if self.clean.device.type == "cpu" and self.clean.dtype == torch.float32 and max(h, w) <= KERNEL_MAX_SIDE:
             wh, ww = (window_matrix(n, self.sigma, torch.float32, self.clean.device) for n in (h, w))
             c1, c2 = (np.float32((k * self.data_range) ** 2) for k in (0.01, 0.03))
             self._kernel = (wh.numpy(), taps(wh), ww.numpy(), taps(ww), c1, c2)
@@ -243,29 +247,46 @@ class SSIM(PerSet, Metric):
         """Block by block of D, every stacked set's images of that block against the same
         clean block (its statistics read once per block, for all sets)."""
         n = len(self.clean)
+        scored = self._kernel_scores(view)
         total = torch.zeros(view.sets, dtype=torch.float64, device=self.clean.device)
         for b, i in enumerate(range(0, n, self.batch_size)):
             clean = self.clean[i : i + self.batch_size]
             for s, perturbed in enumerate(view.parts):
-                x = perturbed[i : i + self.batch_size]
-                total[s] += self._block(x, clean, b).double().sum()
+                values = scored.get((s, b))
+                if values is None:
+                    x = perturbed[i : i + self.batch_size]
+                    values = ssim_per_image(x, clean, self.data_range, self.sigma, clean=self._torch_stats(b))
+                total[s] += values.double().sum()
         return total / n
 
-    def _block(self, x: torch.Tensor, clean: torch.Tensor, b: int) -> torch.Tensor:
-        """(len(x),) SSIM of one block against its clean images (block b of D)."""
-        stats = self._stats[b]
-        if self._kernel is not None:
-            if x.device.type == "cpu" and x.dtype == torch.float32:
-                wh, h_taps, ww, w_taps, c1, c2 = self._kernel
-                target = self._targets[b]
+    def _kernel_scores(self, view) -> dict:
+        """{(set, block): (len,) SSIM} of every block the compiled kernel scores. The kernel runs on
+        all of them back to back, and the means follow: a torch step between two runs leaves
+        torch's OpenMP workers spinning on the cores that numba's (another OpenMP runtime) want.
+        Each image's mean is taken over its own contiguous map, as the torch code takes it."""
+        if self._kernel is None:
+            return {}
+        wh, h_taps, ww, w_taps, c1, c2 = self._kernel
+        threads = min(torch.get_num_threads(), numba.get_num_threads())
+        maps = {}
+        for b, i in enumerate(range(0, len(self.clean), self.batch_size)):
+            target = self._targets[b]
+            arrays = [a.numpy() for a in (target, *self._stats[b])]
+            for s, perturbed in enumerate(view.parts):
+                x = perturbed[i : i + self.batch_size]
+                if x.device.type != "cpu" or x.dtype != torch.float32:
+                    continue
                 out = torch.empty_like(target)  # (C, H, W, B), as the kernel writes it
-                threads = min(torch.get_num_threads(), numba.get_num_threads())
-                arrays = (a.numpy() for a in (x.contiguous(), target, *stats))
-                if _ssim_maps(*arrays, wh, h_taps, ww, w_taps, c1, c2, threads, out.numpy()):
-                    # the mean over each image's own contiguous map, as the torch code takes it
-                    return out.permute(3, 0, 1, 2).contiguous().flatten(-3).mean(-1)
-            stats = tuple(s.permute(3, 0, 1, 2) for s in stats)  # the kernel's layout, back to (B, C, H, W) views
-        return ssim_per_image(x, clean, self.data_range, self.sigma, clean=stats)
+                if _ssim_maps(x.contiguous().numpy(), *arrays, wh, h_taps, ww, w_taps, c1, c2, threads, out.numpy()):
+                    maps[s, b] = out
+        return {key: out.permute(3, 0, 1, 2).contiguous().flatten(-3).mean(-1) for key, out in maps.items()}
+
+    def _torch_stats(self, b: int) -> tuple[torch.Tensor, ...]:
+        """Block b's clean terms in (B, C, H, W), as ssim_per_image takes them (views where the
+        kernel keeps them in its layout)."""
+        if self._kernel is None:
+            return self._stats[b]
+        return tuple(s.permute(3, 0, 1, 2) for s in self._stats[b])
 
     def describe(self) -> dict:
         return {"metric": "ssim", "data_range": self.data_range, "sigma": self.sigma}
