@@ -26,7 +26,7 @@ from omegaconf import OmegaConf
 
 from interval_coverage import metric_tables
 from testnav.paths import CONF
-from testnav.certificate import Certificate, CertifiedOracle, run_certified
+from testnav.certificate import QUIET_RELAX, Certificate, CertifiedOracle, run_certified
 from testnav.oracle import TableOracle
 from testnav.searches.nsga2 import NSGA2Search
 from testnav.searches.random_search import RandomSearch
@@ -82,10 +82,11 @@ def record(split, table, obj, name, seed) -> list[dict]:
             "fresh": f,
             "missing": m,
             "front": fs,
+            "settled": st,
             "recall": found[b - 1] / in_pstar.sum(),
             "complete": bool(found[b - 1] == in_pstar.sum()),
         }
-        for (b, _), m, f, fs in zip(cert.points, cert.missings, cert.fresh, cert.front_sizes)
+        for (b, _), m, f, fs, st in zip(cert.points, cert.missings, cert.fresh, cert.front_sizes, cert.settled)
     ]
 
 
@@ -97,7 +98,8 @@ def first(p):
 
 def stops(df: pd.DataFrame, share: float, threshold: float = TARGET) -> pd.DataFrame:
     """Per run: where a run with stop_at=threshold would have stopped, and whether P* was complete."""
-    p = np.where(df["fresh"] > 0, np.exp(-df["fresh"]), np.exp(-df["missing"] / (share * df["front"].clip(1))))
+    tolerance = share * df["front"].clip(1) * np.where(df["settled"], QUIET_RELAX, 1.0)
+    p = np.where(df["fresh"] > 0, np.exp(-df["fresh"]), np.exp(-df["missing"] / tolerance))
     fired = df[np.nan_to_num(p) >= threshold]
     runs = df.groupby(["split", "table", "search", "seed"]).tail(1).set_index(["split", "table", "search", "seed"])
     at = fired.groupby(["split", "table", "search", "seed"]).head(1).set_index(["split", "table", "search", "seed"])

@@ -20,7 +20,10 @@ some member of P* is still unmeasured.) Two readings of the number of members st
   there) and the members really found among them are counted; missing = Σ p_θ × (found + 1)
   / (expected + 1) over all such windows so far (observed over expected, add-one smoothed:
   1 until there is a record). p_complete = exp(−missing / (share · |measured front|)): the
-  calibrated shortfall as a share of the front.
+  calibrated shortfall as a share of the front. A front that has settled (the run has measured
+  QUIET × as many configurations as when the front's newest member was measured) is allowed
+  QUIET_RELAX × that share: a search whose discoveries have stopped for that long has found
+  its last member in most runs (docs/tomonav.md).
 
 Above REUSE_ABOVE configurations (the lattices where TomoNav ranks a pool; those of both
 papers keep the rule above), checkpoints come DENSE_GROWTH rather than GROWTH apart, and cost
@@ -70,6 +73,11 @@ LARGE_TREES = 30  # and the forest has at most this many trees (a checkpoint cos
 # with seeds 7–9 (docs/tomonav.md)
 REUSE_ABOVE = 2_000
 DENSE_GROWTH = 1.10
+# once the run has measured QUIET × as many configurations as when its front's newest member was
+# measured, the tolerance is QUIET_RELAX × the usual one; chosen on TomoNav's runs with seeds 7–9,
+# read off their checkpoints (docs/tomonav.md, "A settled front")
+QUIET = 1.7
+QUIET_RELAX = 2.0
 
 
 class StopSearch(Exception):
@@ -136,10 +144,12 @@ class Certificate:
         self.fresh: list[int] = []
         self.front_sizes: list[int] = []
         self.missings: list[float] = []
+        self.settled: list[bool] = []  # the front settled (QUIET): the tolerance QUIET_RELAX × wider
         self._new: list[np.ndarray] = []  # configurations first measured since the last checkpoint
-        # dense: how many configurations were measured once each θ had been (its chunk's end);
-        # 4 bytes per θ wherever that count fits, as it does on any Θ whose record fits in memory
-        self.first = np.zeros(lattice.size if self.dense else 0, np.int32 if lattice.size < 2**31 else np.int64)
+        # how many configurations were measured once each θ had been (its chunk's end): the age of
+        # the measured front (QUIET) and, dense, the trailing window; 4 bytes per θ wherever that
+        # count fits, as it does on any Θ whose record fits in memory
+        self.first = np.zeros(lattice.size, np.int32 if lattice.size < 2**31 else np.int64)
         self._reuse: tuple | None = None  # dense: the quiet spell's fit and its p_θ (missing)
         # the surrogate's record (module docstring): the fit of the last checkpoint, if it was
         # quiet, and over the windows after such fits, the members expected and found there
@@ -160,11 +170,13 @@ class Certificate:
             self.fresh.append(0)
             self.front_sizes.append(0)
             self.missings.append(0.0)
+            self.settled.append(False)
             return 1.0
         if len(measured) < self.min_points:
             self.fresh.append(len(new))
             self.front_sizes.append(0)
             self.missings.append(np.inf)
+            self.settled.append(False)
             return 0.0
         pts = self.values[measured]
         on_front = nondominated_mask(pts[:, 0], pts[:, 1])
@@ -184,10 +196,15 @@ class Certificate:
             self.found += found
         if fresh:  # the surrogate could only lower p_complete further
             self.missings.append(np.nan)
+            self.settled.append(False)
             return float(np.exp(-fresh))
         missing = self.missing() * (self.found + 1) / (self.expected + 1)
         self.missings.append(missing)
-        return float(np.exp(-missing / (self.share * on_front.sum())))
+        # settled: u ≥ QUIET × u when the front's newest member was measured (the front unchanged
+        # over the last 1 − 1/QUIET of the run): QUIET_RELAX × the tolerance
+        settled = bool(self.u >= QUIET * self.first[members].max())
+        self.settled.append(settled)
+        return float(np.exp(-missing / (self.share * on_front.sum() * (QUIET_RELAX if settled else 1))))
 
     def missing(self) -> float:
         """The surrogate's expected number of front members still unmeasured, Σ p_θ over the
@@ -280,8 +297,7 @@ class Certificate:
         self.proposals.append(chunk)
         self.b += len(chunk)
         self.u = int(self.seen.sum())
-        if self.dense:
-            self.first[new] = self.u
+        self.first[new] = self.u
         if self.u >= self.next_u or (self.u == self.lattice.size and (not self.points or self.points[-1][1] < 1)):
             t0 = time.perf_counter()
             p = self.estimate()

@@ -11,6 +11,7 @@ import pytest
 from testnav.certificate import Certificate, CertifiedOracle, StopSearch, dominated_draws, run_certified
 from testnav.errors import UserError
 from testnav.oracle import TableOracle
+from testnav.pareto import nondominated_mask
 from testnav.searches.random_search import RandomSearch
 from testnav.surrogate import Surrogate
 from testnav.synthetic import PROFILES, profile_table, synthetic_table
@@ -188,6 +189,42 @@ def test_a_record_of_unforeseen_members_keeps_the_run_from_stopping_short():
     full = unique_to_full_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
     assert cert.stopped is not None and full is not None and full <= len(np.unique(p)) < obj.lattice.size
     assert cert.found > 0  # the record: members found after fits
+
+
+def test_a_settled_front_doubles_the_tolerance(monkeypatch):
+    """At every quiet checkpoint p_complete = exp(−missing / (share · |front| · f)), f = QUIET_RELAX
+    where the measured front is unchanged since QUIET × the configurations measured when its newest
+    member was (read back from the run's own record), else 1. On `pairs` 4⁴, seed 8 (a tuning
+    seed), that stops TomoNav complete after 162 configurations instead of 203 (full recall: 73)."""
+    from testnav import certificate as cm
+    from testnav.recall import first_sightings, recall_curve, unique_to_full_recall
+    from testnav.searches.tomonav import TomoNavSearch
+
+    def stop(relax):
+        monkeypatch.setattr(cm, "QUIET_RELAX", relax)
+        obj = Objectives.from_table(synthetic_table("pairs", n=4, levels=4, seed=8))
+        table = TableOracle(obj)
+        cert = Certificate(obj.lattice, stop_at=0.95, seed=8)
+        p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 8, table.evaluate)
+        full = unique_to_full_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
+        return cert, full
+
+    cert, full = stop(2.0)
+    assert full == 73 and cert.u == 162  # complete, and 2.2× full recall where f = 1 stops at 2.8×
+    settled, proposals = [], np.concatenate(cert.proposals)
+    for (b, p), m, fs in zip(cert.points, cert.missings, cert.front_sizes):
+        if not np.isfinite(m):  # a window that found members, or too few points
+            continue
+        u = int(cert.first[proposals[:b]].max())  # configurations measured at this checkpoint
+        measured = np.flatnonzero((cert.first > 0) & (cert.first <= u))
+        measured = measured[measured != 0]
+        front = measured[nondominated_mask(cert.values[measured, 0], cert.values[measured, 1])]
+        settled.append(u >= cm.QUIET * cert.first[front].max())
+        assert len(front) == fs
+        assert p == pytest.approx(np.exp(-m / (cm.SHARE * fs * (cm.QUIET_RELAX if settled[-1] else 1))), rel=1e-12)
+    assert any(settled) and not all(settled)
+    assert settled == [s for s, m in zip(cert.settled, cert.missings) if np.isfinite(m)]  # as recorded
+    assert stop(1.0)[0].u == 203
 
 
 def test_p_complete_bounded_rising_and_the_same_online_or_after_the_run():
