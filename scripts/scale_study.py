@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from testnav.certificate import Certificate, CertifiedOracle, run_certified
+from testnav.certificate import QUIET_RELAX, Certificate, CertifiedOracle, run_certified
 from testnav.oracle import TableOracle
 from testnav.recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
 from testnav.synthetic import PROFILES, synthetic_table
@@ -111,7 +111,7 @@ def one_run(obj: Objectives, search: str, budget: int, seed: int, stop_at: float
     in_pstar[obj.pstar] = True
     found = np.cumsum(in_pstar[proposals] & first)
     # every checkpoint: (proposals, unique, the surrogate's `missing` or None where it was not
-    # fitted, P* complete, fresh, |measured front|, p_complete)
+    # fitted, P* complete, fresh, |measured front|, p_complete, the front settled)
     checkpoints = [
         (
             int(b),
@@ -121,8 +121,9 @@ def one_run(obj: Objectives, search: str, budget: int, seed: int, stop_at: float
             int(f),
             int(fs),
             p,
+            bool(st),
         )
-        for (b, p), m, f, fs in zip(cert.points, cert.missings, cert.fresh, cert.front_sizes)
+        for (b, p), m, f, fs, st in zip(cert.points, cert.missings, cert.fresh, cert.front_sizes, cert.settled)
     ]
     stop = next(((b, p) for b, p in cert.points if p >= STOP_AT), None)
     stop_unique = int(uniq[stop[0] - 1]) if stop else None
@@ -193,22 +194,78 @@ def summarise(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def unsettled_stop(row) -> float:
+    """Where the run would have stopped at 0.95 without the settled front's wider tolerance
+    (QUIET_RELAX): p_complete^QUIET_RELAX at settled checkpoints, as it was before; NaN if never."""
+    for cp in json.loads(row["checkpoints"]):
+        if (cp[6] ** QUIET_RELAX if cp[7] else cp[6]) >= STOP_AT:
+            return cp[1]
+    return np.nan
+
+
+def records_settling(df: pd.DataFrame) -> bool:
+    """Whether every run recorded the settled flag at its checkpoints (runs before 2026-12-05 did not)."""
+    return len(df) > 0 and all(all(len(cp) >= 8 for cp in json.loads(c)) for c in df["checkpoints"])
+
+
+def early_stops(g: pd.DataFrame, at: pd.Series, early_median: bool = False) -> str:
+    """'early stops | complete | median stop / full' of runs stopping at unique `at` (NaN: never);
+    the median over every stop, or with `early_median` over the early ones only."""
+    early = g[at.notna() & (at < g["space_size"])]
+    ratio = (at[early.index] / early["unique_to_full"] if early_median else at / g["unique_to_full"]).dropna()
+    complete = int((at[early.index] >= early["unique_to_full"]).sum())
+    return f"{len(early)} | {complete}/{len(early)} | {f'{ratio.median():.2f}' if len(ratio) else '—'}"
+
+
 def stop_rules(df: pd.DataFrame) -> str:
     """Early stops only (before Θ is exhausted, where p_complete = 1 by construction): how many
     runs the certificate would have stopped at 0.95, how many of those had all of P*, and the
-    median stop over the unique configurations to full recall."""
+    median stop over the unique configurations to full recall; where the runs recorded it, the
+    same without the settled front's wider tolerance."""
+    ok = df[df["ok"]].reset_index(drop=True)  # unique labels: the stops are aligned by them
+    both = records_settling(ok)
+    former = ok.apply(unsettled_stop, axis=1) if both else None
     lines = [
-        "| |Θ| (ℓ^n) | budget | search | runs | early stops | complete when stopped early | median stop / unique to full |",
-        "|---|---|---|---|---|---|---|",
+        "| |Θ| (ℓ^n) | budget | search | runs | early stops | complete when stopped early | median stop / unique to full |"
+        + (" without settling: early stops | complete | median |" if both else ""),
+        "|---|---|---|---|---|---|---|" + ("---|---|---|" if both else ""),
     ]
-    ok = df[df["ok"]]
     for (size, lat, budget, search), g in ok.groupby(["space_size", "lattice", "budget", "search"], sort=True):
-        early = g[g["stop_unique"].notna() & (g["stop_unique"] < size)]
-        ratio = g["stop_ratio"].dropna()
         lines.append(
-            f"| {size:,} ({lat}) | {budget:,} | {search} | {len(g)} | {len(early)} "
-            f"| {int(early['stop_complete'].astype(bool).sum())}/{len(early)} "
-            f"| {f'{ratio.median():.2f}' if len(ratio) else '—'} |"
+            f"| {size:,} ({lat}) | {budget:,} | {search} | {len(g)} | {early_stops(g, g['stop_unique'])} |"
+            + (f" {early_stops(g, former[g.index])} |" if both else "")
+        )
+    return "\n".join(lines)
+
+
+def certificate_summary(df: pd.DataFrame, search: str = "tomonav") -> str:
+    """Issue 30's reading of the certificate for one search: per lattice up to 10⁴ configurations
+    (and each real table), and over every lattice above it per budget, the early stops, how many
+    were complete and the median stop over full recall (with and without settling, as
+    `stop_rules`), the median over the early stops."""
+    ok = df[df["ok"] & (df["search"] == search)].reset_index(drop=True)
+    if ok.empty:
+        return ""
+    both = records_settling(ok)
+    if both:
+        ok["former"] = ok.apply(unsettled_stop, axis=1)
+    big = ok["space_size"] > 10_000
+    ok["group"] = np.where(
+        ok["profile"].str.contains(":"),
+        ok["profile"],
+        np.where(big, "above 10⁴, " + ok["budget"].map("{:,}".format), ok["lattice"]),
+    )
+    lines = [
+        f"| {search}: lattice | runs | early stops | complete | median early stop / full |"
+        + (" without settling: early stops | complete | median |" if both else ""),
+        "|---|---|---|---|---|" + ("---|---|---|" if both else ""),
+    ]
+    order = ok.groupby("group")["space_size"].max().sort_values(kind="stable").index
+    for group in order:
+        g = ok[ok["group"] == group]
+        lines.append(
+            f"| {group} | {len(g)} | {early_stops(g, g['stop_unique'], True)} |"
+            + (f" {early_stops(g, g['former'], True)} |" if both else "")
         )
     return "\n".join(lines)
 
@@ -246,6 +303,8 @@ def report(df: pd.DataFrame, preamble: str = "") -> str:
         + summarise(df)
         + "\n\n## Stopping at 0.95: where each run would have stopped, read off its checkpoints\n\n"
         + stop_rules(df)
+        + "\n\nTomoNav's, by lattice (early stops are those before Θ is exhausted):\n\n"
+        + certificate_summary(df)
         + "\n"
     )
 

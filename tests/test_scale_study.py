@@ -20,6 +20,10 @@ def test_runs_append_and_keep_the_preamble(tmp_path):
     text = out.with_suffix(".md").read_text()
     for section in ("## What was run", "## Per size, budget and search", "## Stopping at 0.95"):
         assert section in text
+    assert "TomoNav's, by lattice" in text and "without settling" in text
+    # without the settled front's wider tolerance a run stops at the same checkpoint or later
+    former = df.apply(study.unsettled_stop, axis=1)
+    assert (former.isna() | (former >= df["stop_unique"])).all()
     # a preamble written by hand survives a second invocation that appends a seed
     title, rest = text.split("\n\n", 1)
     out.with_suffix(".md").write_text(f"{title}\n\n**Split.** held-out seeds only.\n\n{rest}")
