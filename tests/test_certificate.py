@@ -193,8 +193,8 @@ def test_a_record_of_unforeseen_members_keeps_the_run_from_stopping_short():
 
 def test_a_settled_front_doubles_the_tolerance(monkeypatch):
     """At every quiet checkpoint p_complete = exp(−missing / (share · |front| · f)), f = QUIET_RELAX
-    where the measured front is unchanged since QUIET × the configurations measured when its newest
-    member was (read back from the run's own record), else 1. On `pairs` 4⁴, seed 8 (a tuning
+    where the run has measured QUIET × as many configurations as when its front's newest member
+    was measured (read back from the run's own record), else 1. On `pairs` 4⁴, seed 8 (a tuning
     seed), that stops TomoNav complete after 162 configurations instead of 203 (full recall: 73)."""
     from testnav import certificate as cm
     from testnav.recall import first_sightings, recall_curve, unique_to_full_recall
