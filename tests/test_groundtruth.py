@@ -99,16 +99,17 @@ def test_cache_hit_and_resume_after_interruption(table, cache_dir):
 
 
 @pytest.mark.parametrize("victim", [".parquet", ".json"])
-def test_corrupted_cache_file_is_detected_reported_and_recomputed(victim, tmp_path, cache_dir, caplog):
+def test_corrupted_cache_file_is_detected_reported_and_recomputed(victim, tmp_path, caplog):
     cache_copy = tmp_path / "cache"
-    path = compute_groundtruth(small_benchmark(), cache_copy, progress=False)
+    tiny = dict(levels=2, test_per_class=5)  # the cache's checks do not depend on the table's size
+    path = compute_groundtruth(small_benchmark(**tiny), cache_copy, progress=False)
     good = path.read_bytes()
     damaged = path.with_suffix(victim)
     raw = bytearray(damaged.read_bytes())
     raw[len(raw) // 2] ^= 0xFF  # one flipped byte: still a file of the right size, silently wrong
     damaged.write_bytes(bytes(raw))
     with caplog.at_level(logging.WARNING):
-        assert compute_groundtruth(small_benchmark(), cache_copy, progress=False) == path
+        assert compute_groundtruth(small_benchmark(**tiny), cache_copy, progress=False) == path
     assert f"cached file {damaged} is corrupted (checksum mismatch)" in caplog.text
     assert path.read_bytes() == good and cache.verified(damaged)
 
@@ -179,6 +180,7 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - start)
 """
 
 
+@pytest.mark.slow  # two fresh interpreters importing torch
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's mallopt settings are what is tested")
 def test_freed_memory_above_the_mmap_ceiling_is_reused_too():
     """A tensor larger than glibc's largest mmap threshold (oneDNN's blocked activations at
