@@ -22,10 +22,10 @@ $(PY):
 
 # uv installs the same pinned releases as pip, resolving and unpacking in parallel and linking from
 # its cache: a fresh clone's install took 8 s with uv's cache warm and 42 s cold, against pip's
-# 2 min 27 s (4 min 11 s with its byte-compiling). Where uv cannot reach an index, pip installs.
+# 2 min 27 s (4 min 11 s with its byte-compiling). Where uv cannot be installed or cannot reach an
+# index, pip installs.
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install -q uv==0.13.9 2>&1 | $(QUIET_PIP)
-	$(VENV)/bin/uv pip install -q --python $(PY) -e '.[test]' \
+	{ $(PY) -m pip install -q uv==0.13.9 2>&1 | $(QUIET_PIP) && $(VENV)/bin/uv pip install -q --python $(PY) -e '.[test]'; } \
 	  || $(PY) -m pip install -q -e '.[test]' 2>&1 | $(QUIET_PIP)
 	touch $(STAMP)
 

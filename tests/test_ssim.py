@@ -111,10 +111,13 @@ def test_kid_on_float32_features_agrees_with_float64():
     assert abs(got - want) < 1e-6 * max(1.0, abs(want)) and abs(want) > 1.0
 
 
-@pytest.mark.parametrize("shape, batch_size", [((300, 1, 28, 28), 256), ((40, 3, 32, 32), 16), ((13, 1, 11, 40), 5)])
-def test_compiled_kernel_gives_the_torch_codes_values_to_the_bit(shape, batch_size):
-    """On the CPU, float32 blocks go through `_ssim_maps` (the window's non-zero taps only, split
-    over threads image by image); every set's value is the torch code's, bit for bit, at one and
+@pytest.mark.parametrize(
+    "shape, batch_size, sigma",
+    [((300, 1, 28, 28), 256, 1.5), ((40, 3, 32, 32), 16, 1.5), ((13, 1, 11, 40), 5, 1.5), ((30, 1, 28, 28), 16, 1.0)],
+)
+def test_compiled_kernel_gives_the_torch_codes_values_to_the_bit(shape, batch_size, sigma):
+    """On the CPU, float32 blocks go through `_ssim_maps` (TAPS taps per output, summed in a
+    register, split over threads image by image); every set's value is the torch code's, bit for bit, at one and
     two threads, and a block holding an infinite pixel is handed to the torch code."""
     from testnav.fidelity import ssim
 
@@ -127,14 +130,15 @@ def test_compiled_kernel_gives_the_torch_codes_values_to_the_bit(shape, batch_si
     clean[:, :, :3] = 0  # blank rows, as digits have
     sets = [(clean + s * torch.randn(shape, generator=g)).clamp(0, 1) for s in (0.05, 0.3)]
     sets[1][0, 0, 2, 2] = float("inf")  # one block of the second set goes to the torch code
-    m = ssim.SSIM(batch_size=batch_size)
+    m = ssim.SSIM(batch_size=batch_size, sigma=sigma)
     m.prepare(Images([clean]))
     assert m._kernel is not None
 
     def torch_code(x):
         blocks = range(0, len(clean), batch_size)
         return sum(
-            float(ssim_per_image(x[i : i + batch_size], clean[i : i + batch_size]).double().sum()) for i in blocks
+            float(ssim_per_image(x[i : i + batch_size], clean[i : i + batch_size], sigma=sigma).double().sum())
+            for i in blocks
         )
 
     want = torch.tensor([torch_code(x) / len(clean) for x in sets], dtype=torch.float64)
@@ -154,7 +158,8 @@ def test_compiled_kernel_gives_the_torch_codes_values_to_the_bit(shape, batch_si
     wide = sets[0].double()
     blocks = range(0, len(clean), batch_size)
     want64 = sum(
-        float(ssim_per_image(wide[i : i + batch_size], clean[i : i + batch_size]).double().sum()) for i in blocks
+        float(ssim_per_image(wide[i : i + batch_size], clean[i : i + batch_size], sigma=sigma).double().sum())
+        for i in blocks
     )
     assert m.per_set(Images([wide])).item() == pytest.approx(want64 / len(clean), rel=1e-12)
     kernel = ssim._ssim_maps
@@ -166,10 +171,41 @@ def test_compiled_kernel_gives_the_torch_codes_values_to_the_bit(shape, batch_si
     large = ssim.SSIM()
     large.prepare(Images([torch.rand(2, 1, 8, ssim.KERNEL_MAX_SIDE + 1, generator=g)]))
     assert large._kernel is None  # beyond the sizes checked: the torch code
+    wide_window = ssim.SSIM(sigma=2.0)  # 15 taps, more than the kernel's TAPS: the torch code
+    wide_window.prepare(Images([clean]))
+    assert wide_window._kernel is None
     # the kernel itself scored the finite blocks (True) and refused the infinite one (False)
-    wh, h_taps, ww, w_taps, c1, c2 = m._kernel
+    wh, h_start, ww, w_start, c1, c2 = m._kernel
     block = slice(0, batch_size)
-    out = torch.empty_like(m._targets[0])
+    out = torch.empty_like(sets[0][block])
     args = [a.numpy() for a in (m._targets[0], *m._stats[0])]
-    assert ssim._ssim_maps(sets[0][block].numpy(), *args, wh, h_taps, ww, w_taps, c1, c2, 2, out.numpy())
-    assert not ssim._ssim_maps(sets[1][block].numpy(), *args, wh, h_taps, ww, w_taps, c1, c2, 2, out.numpy())
+    assert ssim._ssim_maps(sets[0][block].numpy(), *args, wh, h_start, ww, w_start, c1, c2, 2, out.numpy())
+    assert not ssim._ssim_maps(sets[1][block].numpy(), *args, wh, h_start, ww, w_start, c1, c2, 2, out.numpy())
+
+
+@pytest.mark.parametrize("degree, symmetric", [(3, False), (3, True), (2, True)])
+def test_fused_kernel_sum_is_the_torch_terms_summed_in_float64(degree, symmetric):
+    """On the CPU, float32 Gram blocks are summed by one compiled pass (`kid._poly_sum`): the same
+    float32 terms as torch's mul_, add_ and pow_, their float64 sum within rounding of torch's,
+    and the same value to the bit at one and two numba threads."""
+    import numba
+
+    from testnav.fidelity import kid
+
+    g = torch.Generator().manual_seed(5)
+    f1 = torch.relu(torch.randn(600, 84, generator=g)) * 3  # more rows than one block (BLOCK)
+    f2 = f1 if symmetric else torch.relu(torch.randn(500, 84, generator=g) + 0.3) * 3
+    terms = (f1 @ f2.T).mul_(1 / 84).add_(1.0).pow_(degree)
+    if symmetric:
+        terms.fill_diagonal_(0.0)
+    want = float(terms.sum(dtype=torch.float64))
+    threads = numba.get_num_threads()
+    try:
+        got = []
+        for n in (1, 2):
+            numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+            got.append(float(kid.kernel_sum(f1, f2, degree, 1 / 84, 1.0, symmetric)))
+    finally:
+        numba.set_num_threads(threads)
+    assert got[0] == got[1]
+    assert got[0] == pytest.approx(want, rel=1e-12) and want > 1e5

@@ -12,12 +12,14 @@ variance are computed once in `prepare`, so each configuration filters only the 
 that involve the perturbed image, a cache-sized block of images at a time.
 
 On the CPU, float32 blocks of images up to 64 × 64 (KERNEL_MAX_SIDE) go through one compiled
-kernel (`_ssim_maps`) instead: the same filter as fused multiply-adds over the window's non-zero
-taps only (11 of 28 on MNIST), with the images along the vector lanes, and the map in the torch
+kernel (`_ssim_maps`) instead: the same filter as fused multiply-adds over TAPS = 11 taps per
+output (the window's non-zero ones, 11 of 28 on MNIST, and zeros where a row has fewer), each
+output summed in a register, with the images along the vector lanes, and the map in the torch
 code's steps, so every value is the same to the bit (tests; the two products accumulate each
-output in that order on the CPUs measured): a block of 256 digits in about 55 % of the torch
-code's time, a whole set in about 80 % (docs/reproducibility.md). Its blocks are split over numba's
-threads image by image (as many as torch may use), so the split does not change a value.
+output in that order on the CPUs measured). On mnist5k's sets it takes about 70 % of the time of
+the kernel that summed every output in memory, and that one about 80 % of the torch code's
+(docs/reproducibility.md). Its blocks are split over numba's threads image by image (as many as
+torch may use), so the split does not change a value.
 """
 
 from __future__ import annotations
@@ -106,41 +108,53 @@ def ssim_per_image(
     return num.div_(den).flatten(-3).mean(-1)
 
 
-def taps(window: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of a window matrix, the first and one past the last non-zero column."""
+# Every row of the window holds at most TAPS non-zero taps (11 for σ = 1.5, fewer for smaller σ).
+# The kernel filters each output over exactly TAPS consecutive columns from a per-row start, so
+# the tap loop is unrolled at compile time and each output is summed in a register; the taps it
+# adds beyond a row's non-zero ones are zeros (see `_ssim_maps`).
+TAPS = 11
+
+
+def tap_starts(window: torch.Tensor) -> np.ndarray | None:
+    """Per row of a window matrix, the first of TAPS consecutive columns that hold all its non-zero
+    taps; None where a row's taps span more than TAPS columns or there are fewer columns."""
     nonzero = (window != 0).numpy()
-    first = nonzero.argmax(1)
-    return first.astype(np.int64), (window.shape[1] - nonzero[:, ::-1].argmax(1)).astype(np.int64)
+    n = window.shape[1]
+    first, last = nonzero.argmax(1), n - nonzero[:, ::-1].argmax(1)
+    if n < TAPS or (last - first).max() > TAPS:
+        return None
+    return np.minimum(first, n - TAPS).astype(np.int64)
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
-def _map_values(f, mu_t, mu_tt_c1, var_t_c2, c1, c2, out):
-    """ssim_per_image's map from the filtered maps f (3, H, W, ≥ n) into out (H, W, n), the clean
-    terms (H, W, n): its float32 steps in its order (compiled without contraction, so that no
-    multiply and add fuse into one rounding)."""
+def _map_values(f, mu_t, mu_tt_c1, var_t_c2, c, b0, n, c1, c2, out):
+    """ssim_per_image's map from the filtered maps f (3, H, W, ≥ n) into out (H, W, ≥ n), for images
+    b0 … b0 + n of channel c of the clean terms (C, H, W, B): its float32 steps in its order
+    (compiled without contraction, so that no multiply and add fuse into one rounding)."""
     two = np.float32(2.0)
     for i in range(out.shape[0]):
         for j in range(out.shape[1]):
-            for b in range(out.shape[2]):
+            for b in range(n):
                 mu_p = f[0, i, j, b]
                 mu_pp = mu_p * mu_p
-                mu_pt = mu_p * mu_t[i, j, b]
+                mu_pt = mu_p * mu_t[c, i, j, b0 + b]
                 den = f[1, i, j, b] - mu_pp
                 if den < 0.0:
                     den = np.float32(0.0)
-                den = (den + var_t_c2[i, j, b]) * (mu_pp + mu_tt_c1[i, j, b])
+                den = (den + var_t_c2[c, i, j, b0 + b]) * (mu_pp + mu_tt_c1[c, i, j, b0 + b])
                 num = ((f[2, i, j, b] - mu_pt) * two + c2) * (mu_pt * two + c1)
                 out[i, j, b] = num / den
 
 
 @njit(nogil=True, cache=True, error_model="numpy", fastmath={"contract"}, parallel=True)
-def _ssim_maps(p, t, mu_t, mu_tt_c1, var_t_c2, wh, h_taps, ww, w_taps, c1, c2, threads, out) -> bool:
-    """The SSIM map of perturbed images p (B, C, H, W) into `out`; the targets t, their clean
-    terms and `out` in (C, H, W, B) layout. Each filtered value is a chain of fused multiply-adds
-    over the window's taps in column order, as the products of `gaussian_filter` accumulate it;
-    the zero taps it skips add nothing there unless an input is infinite or NaN, so such a block
-    returns False (unscored) and goes to the torch code. The images are split into at most
-    `threads` pieces, one per thread (a piece's values do not depend on the split)."""
+def _ssim_maps(p, t, mu_t, mu_tt_c1, var_t_c2, wh, h_start, ww, w_start, c1, c2, threads, out) -> bool:
+    """The SSIM map of perturbed images p (B, C, H, W) into `out` (B, C, H, W); the targets t and
+    their clean terms in (C, H, W, B) layout. Each filtered value is a chain of fused multiply-adds
+    over TAPS taps in column order from its row's start (`tap_starts`), as the products of
+    `gaussian_filter` accumulate it: the taps beyond a row's non-zero ones add 0 · v, which changes
+    nothing (at most a zero's sign, which no later step can see) unless an input is infinite or
+    NaN, so such a block returns False (unscored) and goes to the torch code. The images are split
+    into at most `threads` pieces, one per thread (a piece's values do not depend on the split)."""
     n_all, channels, h, w = p.shape
     pieces = max(1, min(threads, (n_all + 7) // 8))
     size = -(-n_all // pieces)
@@ -171,32 +185,27 @@ def _ssim_maps(p, t, mu_t, mu_tt_c1, var_t_c2, wh, h_taps, ww, w_taps, c1, c2, t
                 break
             for m in range(3):  # along h: y = wh @ x per image
                 for i in range(h):
+                    k0 = h_start[i]
                     for l in range(w):
                         for b in range(n):
-                            y[m, i, l, b] = 0.0
-                        for k in range(h_taps[0][i], h_taps[1][i]):
-                            a = wh[i, k]
-                            for b in range(n):
-                                y[m, i, l, b] += a * x[m, k, l, b]
+                            s = np.float32(0.0)
+                            for q in range(TAPS):
+                                s += wh[i, k0 + q] * x[m, k0 + q, l, b]
+                            y[m, i, l, b] = s
             for m in range(3):  # along w: x = y @ ww.T per image
+                for j in range(w):
+                    l0 = w_start[j]
+                    for i in range(h):
+                        for b in range(n):
+                            s = np.float32(0.0)
+                            for q in range(TAPS):
+                                s += ww[j, l0 + q] * y[m, i, l0 + q, b]
+                            x[m, i, j, b] = s
+            _map_values(x, mu_t, mu_tt_c1, var_t_c2, c, b0, n, c1, c2, y[0])
+            for b in range(n):
                 for i in range(h):
                     for j in range(w):
-                        for b in range(n):
-                            x[m, i, j, b] = 0.0
-                        for l in range(w_taps[0][j], w_taps[1][j]):
-                            a = ww[j, l]
-                            for b in range(n):
-                                x[m, i, j, b] += a * y[m, i, l, b]
-            piece_of = slice(b0, b0 + n)
-            _map_values(
-                x,
-                mu_t[c, :, :, piece_of],
-                mu_tt_c1[c, :, :, piece_of],
-                var_t_c2[c, :, :, piece_of],
-                c1,
-                c2,
-                out[c, :, :, piece_of],
-            )
+                        out[b0 + b, c, i, j] = y[0, i, j, b]
     return ok.all()
 
 
@@ -235,7 +244,10 @@ class SSIM(PerSet, Metric):
         if self.clean.device.type == "cpu" and self.clean.dtype == torch.float32 and max(h, w) <= KERNEL_MAX_SIDE:
             wh, ww = (window_matrix(n, self.sigma, torch.float32, self.clean.device) for n in (h, w))
             c1, c2 = (np.float32((k * self.data_range) ** 2) for k in (0.01, 0.03))
-            self._kernel = (wh.numpy(), taps(wh), ww.numpy(), taps(ww), c1, c2)
+            h_start, w_start = tap_starts(wh), tap_starts(ww)
+            if h_start is not None and w_start is not None:
+                self._kernel = (wh.numpy(), h_start, ww.numpy(), w_start, c1, c2)
+        if self._kernel is not None:
             self._stats = [tuple(s.permute(1, 2, 3, 0).contiguous() for s in stats) for stats in self._stats]
             self._targets = [
                 self.clean[i : i + self.batch_size].permute(1, 2, 3, 0).contiguous()
@@ -266,7 +278,7 @@ class SSIM(PerSet, Metric):
         Each image's mean is taken over its own contiguous map, as the torch code takes it."""
         if self._kernel is None:
             return {}
-        wh, h_taps, ww, w_taps, c1, c2 = self._kernel
+        wh, h_start, ww, w_start, c1, c2 = self._kernel
         threads = min(torch.get_num_threads(), numba.get_num_threads())
         maps = {}
         for b, i in enumerate(range(0, len(self.clean), self.batch_size)):
@@ -276,10 +288,11 @@ class SSIM(PerSet, Metric):
                 x = perturbed[i : i + self.batch_size]
                 if x.device.type != "cpu" or x.dtype != torch.float32:
                     continue
-                out = torch.empty_like(target)  # (C, H, W, B), as the kernel writes it
-                if _ssim_maps(x.contiguous().numpy(), *arrays, wh, h_taps, ww, w_taps, c1, c2, threads, out.numpy()):
+                x = x.contiguous()
+                out = torch.empty_like(x)
+                if _ssim_maps(x.numpy(), *arrays, wh, h_start, ww, w_start, c1, c2, threads, out.numpy()):
                     maps[s, b] = out
-        return {key: out.permute(3, 0, 1, 2).contiguous().flatten(-3).mean(-1) for key, out in maps.items()}
+        return {key: out.flatten(-3).mean(-1) for key, out in maps.items()}
 
     def _torch_stats(self, b: int) -> tuple[torch.Tensor, ...]:
         """Block b's clean terms in (B, C, H, W), as ssim_per_image takes them (views where the

@@ -42,9 +42,9 @@ class DSA(Signal):
             if c not in self._by_class:
                 continue
             idx, train_c, norms = self._by_class[c]
-            # squared distances ‖x‖² + ‖t‖² − 2x·t, and the square root of the row minimum only
-            # (the root is monotone: the same nearest neighbour, one root per input, not per pair)
-            d2 = torch.addmm(norms, x, train_c.T, alpha=-2.0).add_(x.pow(2).sum(1, keepdim=True))
-            d2_min, nearest = d2.min(dim=1)
+            # squared distances ‖x‖² + ‖t‖² − 2x·t: ‖x‖² is added to the row minimum only (adding it
+            # is monotone, so the minimum is the same to the bit), and rooted there only
+            partial_min, nearest = torch.addmm(norms, x, train_c.T, alpha=-2.0).min(dim=1)
+            d2_min = partial_min.add_(x.pow(2).sum(1))
             ratio[rows] = d2_min.clamp_min_(0.0).sqrt_() / self._dist_b[idx[nearest]].clamp_min(1e-12)
         return view.set_means(ratio)
