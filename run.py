@@ -9,13 +9,14 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from testnav import app
-from testnav.cli import guarded, precheck, quote_free_text
+from testnav.cli import guarded, precheck, quote_free_text, survive_own_requeue
 from testnav.paths import CONF
 
 
 @hydra.main(config_path=str(CONF), config_name="config", version_base="1.3")
 def main(cfg: DictConfig):
     out_dir = Path(HydraConfig.get().runtime.output_dir)
+    survive_own_requeue()  # the job's own `scontrol requeue` must outlive the SIGTERM it brings
     return guarded(lambda: app.main(cfg, out_dir), lambda: out_dir)
 
 

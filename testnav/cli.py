@@ -10,8 +10,10 @@ half-written is left under results/.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import shutil
+import signal
 import sys
 from pathlib import Path
 
@@ -179,6 +181,19 @@ def check_keys(overrides: list[str], tree: dict, picked: dict) -> None:
                     f"use +{key}=… to add a new key)"
                 )
             parent.append(part)
+
+
+def survive_own_requeue() -> None:
+    """In a submitit SLURM job, ignore SIGTERM outright, so that every child inherits the ignore.
+
+    At a time limit submitit requeues the job by running `scontrol requeue` from within it, and
+    SLURM then sends SIGTERM to every process of the job: when that reaches scontrol before it
+    exits, submitit records the requeue as failed (`scontrol … died with SIGTERM`) and the sweep
+    ends with an error instead of resuming (`make test-slurm` caught it). The job itself
+    ignored SIGTERM already (submitit's handler only logs it); SLURM's SIGKILL after KillWait
+    still ends whatever is left."""
+    if os.environ.get("SUBMITIT_EXECUTOR") == "slurm":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def guarded(task, out_dir_of):

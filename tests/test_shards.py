@@ -100,3 +100,28 @@ def test_a_killed_shard_resumes_from_its_chunks(reference, cache_dir, tmp_path):
     runs = [r for r in read_meta(merged)["runs"] if r["shard"] == 0]
     assert len(runs) == 2 and runs[1]["chunks_reused"] == len(before)
     assert runs[1]["chunks_reused"] + runs[1]["chunks_computed"] == 4
+
+
+SIGTERM_A_CHILD = """
+import os, signal, subprocess, time
+from testnav.cli import survive_own_requeue
+survive_own_requeue()
+child = subprocess.Popen(["sleep", "30"])  # as submitit's `scontrol requeue` is started
+time.sleep(0.2)
+child.send_signal(signal.SIGTERM)  # what SLURM sends every process of a job it requeues
+try:
+    print(child.wait(timeout=2))
+except subprocess.TimeoutExpired:
+    child.kill()
+    print("alive")
+"""
+
+
+@pytest.mark.parametrize("executor,outcome", [("slurm", "alive"), ("", str(-signal.SIGTERM))])
+def test_in_a_slurm_job_children_outlive_the_requeues_sigterm(executor, outcome):
+    """In a submitit SLURM job the process it starts to requeue itself survives the SIGTERM the
+    requeue brings (else submitit records the requeue as failed); elsewhere SIGTERM is untouched."""
+    env = {**os.environ, "SUBMITIT_EXECUTOR": executor, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", SIGTERM_A_CHILD], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [outcome]
