@@ -43,7 +43,9 @@ class DSA(Signal):
                 continue
             idx, train_c, norms = self._by_class[c]
             # squared distances ‖x‖² + ‖t‖² − 2x·t: ‖x‖² is added to the row minimum only (adding it
-            # is monotone, so the minimum is the same to the bit), and rooted there only
+            # is monotone, so the minimum is the same to the bit; the neighbour is the same unless
+            # two partial sums differ by less than the rounding of that addition, which no mnist5k
+            # table met: byte-identical Parquet), and rooted there only
             partial_min, nearest = torch.addmm(norms, x, train_c.T, alpha=-2.0).min(dim=1)
             d2_min = partial_min.add_(x.pow(2).sum(1))
             ratio[rows] = d2_min.clamp_min_(0.0).sqrt_() / self._dist_b[idx[nearest]].clamp_min(1e-12)
