@@ -167,9 +167,9 @@ def _ssim_maps(p, t, mu_t, mu_tt_c1, var_t_c2, wh, h_start, ww, w_start, c1, c2,
         y = np.empty((3, h, w, lanes), np.float32)
         nonfinite = np.zeros(lanes, np.float32)  # 0 · v is NaN exactly where v is infinite or NaN
         for c in range(channels):
-            for b in range(n):
-                for k in range(h):
-                    for l in range(w):
+            for k in range(h):  # images innermost: each read line serves the next columns from cache
+                for l in range(w):
+                    for b in range(n):
                         x[0, k, l, b] = p[b0 + b, c, k, l]
             for k in range(h):
                 for l in range(w):
