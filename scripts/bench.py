@@ -27,6 +27,7 @@ noisy shared machine skews both sides alike.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -320,9 +321,10 @@ def section_groundtruth_bound(quick: bool) -> dict:
     """Per lattice size (mnist5k, 4 families × ℓ levels): a few chunks spread over the walk, each
     evaluated as the ground truth does (`rows_for`: walk, inference, every metric, siblings
     stacked) and as its bound (the same walk plus the bare `model.hidden` forward at the
-    benchmark's batch size), each side from a fresh walker, so the shared-prefix work is the same
-    on both. The two alternate chunk by chunk (which goes first alternating too), so a host whose
-    speed drifts within seconds slows both alike."""
+    benchmark's batch size), each side with its own walker, so the shared-prefix work is the same
+    on both. The two alternate stack by stack (a prefix's siblings, a fraction of a second each;
+    which goes first alternating too), so that both sides of each pair see the host in the same
+    state: bursts of other load that last seconds slow both alike."""
     out = {f"{levels}^4": _bound_child(levels, quick, keep=True) for levels in ((3,) if quick else (3, 6))}
     # the bound as glibc's defaults make it (every batch-sized tensor faulted in afresh: how issue 30
     # first measured it), beside, so that the two ratios can be told apart
@@ -344,7 +346,7 @@ def _bound_at(levels: int, n_chunks: int, rounds: int) -> dict:
     from tqdm import tqdm
 
     from testnav.assemble import compose_benchmark
-    from testnav.groundtruth import PrefixWalker, chunk_prefixes, rows_for, stack_size
+    from testnav.groundtruth import PrefixWalker, chunk_prefixes, rows_for, sibling_groups, stack_size
     from testnav.memory import keep_freed_memory
 
     keep_freed_memory()  # as the ground truth does (unless TESTNAV_KEEP_FREED_MEMORY=0): both sides alike
@@ -358,29 +360,32 @@ def _bound_at(levels: int, n_chunks: int, rounds: int) -> dict:
     stack = stack_size(loaded.inputs, "cpu")
     chunk_thetas = [[c + r for r in rest] for c in picked]
 
-    def full(thetas):
+    def full(walker, group):
         with tqdm(disable=True) as bar:
-            walker = PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed)
-            rows_for(bench, loaded, walker, thetas, psi, bar, stack)
+            rows_for(bench, loaded, walker, group, psi, bar, stack)
 
-    def bound(thetas):
-        walker = PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed)
+    def bound(walker, group):
         with torch.inference_mode():
-            for t in thetas:
+            for t in group:
                 x = walker.images(t)
                 for i in range(0, len(x), bench.batch_size):
                     loaded.model.hidden(x[i : i + bench.batch_size])
 
-    totals = {"groundtruth": [], "bound": []}
+    sides = {"groundtruth": full, "bound": bound}
+    totals = {k: [] for k in sides}
     per_chunk = {k: [[] for _ in chunk_thetas] for k in totals}  # [side][chunk] → seconds per round
     for r in range(rounds + 1):  # round 0 warms both sides up, untimed
         spent = dict.fromkeys(totals, 0.0)
         for c, thetas in enumerate(chunk_thetas):
-            for k, side in sorted({"groundtruth": full, "bound": bound}.items(), reverse=bool((c + r) % 2)):
-                seconds = timing.timed(lambda side=side, thetas=thetas: side(thetas))[1]
-                spent[k] += seconds
+            walkers = {k: PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed) for k in sides}
+            in_chunk = dict.fromkeys(totals, 0.0)
+            for g, group in enumerate(sibling_groups(thetas, stack)):
+                for k in sorted(sides, reverse=bool((r + c + g) % 2)):
+                    in_chunk[k] += timing.timed(functools.partial(sides[k], walkers[k], group))[1]
+            for k in totals:
+                spent[k] += in_chunk[k]
                 if r:
-                    per_chunk[k][c].append(seconds)
+                    per_chunk[k][c].append(in_chunk[k])
         if r:
             for k in totals:
                 totals[k].append(spent[k])
@@ -587,7 +592,8 @@ def render_scaling(r: dict) -> list[str]:
             "",
             "Sample chunks at each lattice size; the ground truth (walk, inference, every metric and signal, "
             "a prefix's siblings stacked) and its bound (the same walk plus the bare LeNet-5 forward) timed "
-            "alternately chunk by chunk, medians of 3 rounds after a warm-up, each row in its own process. "
+            "in pairs stack by stack (a prefix's siblings; which side goes first alternating), medians of 3 "
+            "rounds after a warm-up, each row in its own process. "
             "Freed memory is kept for reuse (testnav/memory.py) on both sides, as the ground truth runs; the "
             "'glibc defaults' row runs both sides without it (each batch-sized tensor page-faults in afresh), "
             "as issue 30 first measured the bound. The last column takes each chunk's best round on each "
