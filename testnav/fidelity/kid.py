@@ -228,5 +228,5 @@ def kernel_sum(
             total += k.sum(dtype=torch.float64)
             continue
         own = k[:, : len(rows)]  # the diagonal block: its upper triangle, without the diagonal
-        total += own.triu(1).sum(dtype=torch.float64) * 2 + k[:, len(rows) :].sum(dtype=torch.float64) * 2
+        total += (own.triu(1).sum(dtype=torch.float64) + k[:, len(rows) :].sum(dtype=torch.float64)) * twice
     return total
