@@ -1,4 +1,4 @@
-"""Hydra entry point: `python run.py [overrides]`. All logic lives in testnav.app."""
+"""Hydra entry point: `python run.py [overrides]`. All logic lives in testnav.app.stages."""
 
 import sys
 from pathlib import Path
@@ -8,8 +8,8 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from testnav import app
-from testnav.cli import guarded, precheck, quote_free_text, survive_own_requeue
+from testnav.app import stages as app
+from testnav.app.cli import guarded, precheck, quote_free_text, survive_own_requeue
 from testnav.paths import CONF
 
 

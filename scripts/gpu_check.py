@@ -23,7 +23,7 @@ section fails (the others still run and are written), 0 otherwise. Sections:
              and variance computed once, so the comparison covers them on the device too (on a
              GPU the cached SSIM statistics also save two of five filtered maps, and the second
              axis is one flat matrix product). The ℓ siblings of a prefix (configurations that
-             differ in the last family) are scored as one stack (testnav/sets.py): on a device
+             differ in the last family) are scored as one stack (testnav/core/sets.py): on a device
              up to 1 GiB of images per stack (`groundtruth.STACK_BYTES`; all 6 siblings of
              mnist5k, 6,000 images, against 64 MiB on the CPU), so the inference runs in full
              batches of `batch_size` instead of one partial batch of |D| per configuration, and
@@ -57,7 +57,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT))
 
-from testnav import timing  # noqa: E402
+from testnav.core import timing  # noqa: E402
 from testnav.paths import CONF  # noqa: E402
 
 FULL = {
@@ -400,7 +400,7 @@ def compare_tables(cpu, dev) -> dict:
     """δ equal, ρ (SSIM) within RHO_TOL, the same P*: the device's table against the CPU's."""
     import pandas as pd
 
-    from testnav.table import Objectives, level_columns
+    from testnav.core.table import Objectives, level_columns
 
     cpu, dev = (t if isinstance(t, pd.DataFrame) else pd.read_parquet(t) for t in (cpu, dev))
     keys = level_columns(cpu)
@@ -421,7 +421,7 @@ def compare_tables(cpu, dev) -> dict:
 
 
 def section_groundtruth(c: Check, work: Path) -> dict:
-    from testnav.groundtruth import compute_groundtruth, read_meta
+    from testnav.groundtruth.compute import compute_groundtruth, read_meta
 
     overrides = c.sizes["groundtruth"]["overrides"]
     walls = {}

@@ -1,6 +1,6 @@
 """Empirical coverage of the surrogate's conformal intervals (testnav/searches/tomonav.py):
 fit on a design, count how often each unmeasured θ's true δ, ρ falls inside the 68 % and 95 %
-intervals. Generated tables (testnav/synthetic.py) at the given seeds, and mnist5k if given.
+intervals. Generated tables (testnav/groundtruth/synthetic.py) at the given seeds, and mnist5k if given.
 
     python scripts/interval_coverage.py --seeds 200 --table results/golden/mnist5k.csv --designs 6
 
@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from testnav.surrogate import Surrogate
-from testnav.synthetic import suite
-from testnav.table import Objectives
+from testnav.stopping.level_surrogate import Surrogate
+from testnav.groundtruth.synthetic import suite
+from testnav.core.table import Objectives
 
 LEVELS = (0.68, 0.95)
 

@@ -29,7 +29,7 @@ from hydra.utils import instantiate  # noqa: E402
 
 from testnav.paths import CONF  # noqa: E402
 from testnav.benchmarks.mnist5k import WEIGHTS  # noqa: E402
-from testnav.cache import file_digest  # noqa: E402
+from testnav.core.cache import file_digest  # noqa: E402
 from testnav.models.lenet import predict  # noqa: E402
 
 YAML = CONF / "benchmark" / "mnist5k.yaml"

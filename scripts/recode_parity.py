@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from testnav.benchmarks.code import CodeBenchmark  # noqa: E402
+from testnav.code.benchmark import CodeBenchmark  # noqa: E402
 from testnav.errors import UserError  # noqa: E402
 from testnav.families.code_base import clean_word  # noqa: E402
 from testnav.families.code_butterfingers import ButterFingers  # noqa: E402

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from testnav import golden  # noqa: E402
+from testnav.groundtruth import golden  # noqa: E402
 
 TOL = 1e-6  # for numbers a float build may move in the last digits (TestifAI's forest, ρ); see the docs
 COMMITTED = ROOT / "results"

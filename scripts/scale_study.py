@@ -1,5 +1,5 @@
 """How do the searches scale with the lattice? Every search, the stopping certificate on, on
-generated tables (testnav/synthetic.py) of growing |Θ| = ℓ^n.
+generated tables (testnav/groundtruth/synthetic.py) of growing |Θ| = ℓ^n.
 
     python scripts/scale_study.py --sizes 4x6 6x6 8x6 --profiles pairs additive --seeds 100 101 \\
         [--searches nsga2 tomonav] [--out results/tables/scale]
@@ -31,11 +31,11 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from testnav.certificate import QUIET_RELAX, Certificate, CertifiedOracle, run_certified
-from testnav.oracle import TableOracle
-from testnav.recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
-from testnav.synthetic import PROFILES, synthetic_table
-from testnav.table import Objectives
+from testnav.stopping.certificate import QUIET_RELAX, Certificate, CertifiedOracle, run_certified
+from testnav.core.oracle import TableOracle
+from testnav.core.recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
+from testnav.groundtruth.synthetic import PROFILES, synthetic_table
+from testnav.core.table import Objectives
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = [(n, lv) for n in (4, 5, 6, 8) for lv in (4, 6, 8) if lv**n <= 2_000_000]
@@ -70,8 +70,8 @@ def generated(profile: str, n: int, levels: int, seed: int) -> Objectives:
 def real_table(benchmark: str, fidelity: str = "ssim") -> Objectives:
     """A benchmark's ground truth (computed once into results/cache), δ and the fidelity's ρ."""
     from testnav import fidelity as fid
-    from testnav.assemble import compose_benchmark
-    from testnav.groundtruth import compute_groundtruth
+    from testnav.pipeline import compose_benchmark
+    from testnav.groundtruth.compute import compute_groundtruth
 
     path = compute_groundtruth(compose_benchmark([f"benchmark={benchmark}"]), ROOT / "results/cache")
     return Objectives.from_table(pd.read_parquet(path), fidelity, fid.sign(fidelity), source=benchmark)

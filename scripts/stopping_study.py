@@ -1,7 +1,7 @@
 """How often is a run that stopped at p_complete ≥ 0.95 really complete, and what did it save?
 
-Runs searches on generated tables (testnav/synthetic.py; every profile at the given seeds) and,
-if given, the two mnist5k tables, recording the stopping certificate (testnav/certificate.py) at
+Runs searches on generated tables (testnav/groundtruth/synthetic.py; every profile at the given seeds) and,
+if given, the two mnist5k tables, recording the stopping certificate (testnav/stopping/certificate.py) at
 every checkpoint without stopping: the front members found since the checkpoint before
 (fresh), the surrogate's calibrated expected number still missing, the measured front's size, and whether
 P* was complete right then. The certificate depends only on the proposals so far, so "stop at
@@ -26,13 +26,13 @@ from omegaconf import OmegaConf
 
 from interval_coverage import metric_tables
 from testnav.paths import CONF
-from testnav.certificate import QUIET_RELAX, Certificate, CertifiedOracle, run_certified
-from testnav.oracle import TableOracle
+from testnav.stopping.certificate import QUIET_RELAX, Certificate, CertifiedOracle, run_certified
+from testnav.core.oracle import TableOracle
 from testnav.searches.nsga2 import NSGA2Search
 from testnav.searches.random_search import RandomSearch
 from testnav.searches.tomonav import TomoNavSearch
-from testnav.synthetic import PROFILES, profile_table
-from testnav.table import Objectives
+from testnav.groundtruth.synthetic import PROFILES, profile_table
+from testnav.core.table import Objectives
 
 
 def tomonav():

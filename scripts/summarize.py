@@ -6,7 +6,7 @@ python scripts/summarize.py results/multirun [--csv out.csv]
 import argparse
 import sys
 
-from testnav.results import load_summaries, method_table
+from testnav.figures.summaries import load_summaries, method_table
 
 
 def main(argv=None):

@@ -4,7 +4,7 @@ the search class (no Hydra): the measurements behind the defaults in docs/tomona
     python scripts/tomonav_variants.py results/cache/groundtruth/mnist5k-<key>.parquet --seeds 3 \\
         --variant '{}' --variant '{"init_order": 2, "init_random": 0}' [--calibration]
     python scripts/tomonav_variants.py --generated 100 --profiles pairs noisy spread --seeds 1 --variant …
-        (generated tables, testnav/synthetic.py: where the defaults are chosen, mnist5k held out)
+        (generated tables, testnav/groundtruth/synthetic.py: where the defaults are chosen, mnist5k held out)
 """
 
 import argparse
@@ -15,11 +15,11 @@ import time
 import numpy as np
 import pandas as pd
 
-from testnav.oracle import TableOracle
-from testnav.recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
+from testnav.core.oracle import TableOracle
+from testnav.core.recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
 from testnav.searches.tomonav import TomoNavSearch
-from testnav.surrogate import Surrogate
-from testnav.table import Objectives
+from testnav.stopping.level_surrogate import Surrogate
+from testnav.core.table import Objectives
 
 TABLES = (("ssim", 1.0), ("kid", -1.0))
 
@@ -98,7 +98,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     specs = [json.loads(v) for v in args.variant] or [{}]
     if args.generated:
-        from testnav.synthetic import PROFILES, profile_table
+        from testnav.groundtruth.synthetic import PROFILES, profile_table
 
         objs = [
             (f"{p}/{s}", Objectives.from_table(profile_table(p, s)))

@@ -21,7 +21,7 @@ def _register_resolvers():
     composition of conf/ (run.py, tests, scripts) can resolve it."""
     from omegaconf import OmegaConf
 
-    from .cli import run_name
+    from .app.cli import run_name
 
     if not OmegaConf.has_resolver("testnav_run"):
         OmegaConf.register_new_resolver("testnav_run", run_name)

@@ -48,7 +48,7 @@ class Run:
 
     def save(self, directory) -> Path:
         """Write summary.json, trace.csv and ranked.csv as a run directory of run.py (figures read it)."""
-        from .app import write_outputs
+        from .app.stages import write_outputs
 
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
@@ -153,7 +153,7 @@ class Tester:
         max_length: int = 256,
         progress: bool = False,
     ):
-        from .assemble import build, compose_config, resolve_device
+        from .pipeline import build, compose_config, resolve_device
         from .families.registry import family
 
         self.text = tokenizer is not None
@@ -210,7 +210,7 @@ class Tester:
         return self.benchmark.lattice
 
     def _search(self, name: str, stop_at, params: dict):
-        from .app import build_search
+        from .app.stages import build_search
 
         cfg = self.cfg.copy()
         OmegaConf.update(cfg, "search", OmegaConf.load(self._search_file(name)), merge=False)
@@ -244,7 +244,7 @@ class Tester:
         configuration (memoised across searches); replay=True: against the ground truth (computed on
         first use), which adds Recall@P* and its AUC. stop_at: end once the stopping certificate's
         p_complete reaches it. params: the search's settings (conf/search/<name>.yaml), e.g. pop_size."""
-        from .app import check_budget, check_seed, groundtruth_objectives, live_run, replay_run, stopping_rule
+        from .app.stages import check_budget, check_seed, groundtruth_objectives, live_run, replay_run, stopping_rule
 
         search, stop, fit = self._search(name, stop_at, params)
         budget = check_budget(budget, self.lattice.size)
@@ -253,7 +253,7 @@ class Tester:
             search.fit(self.lattice, budget)
         if not replay:
             from .fidelity import sign as rho_sign
-            from .live import LiveOracle
+            from .groundtruth.live import LiveOracle
 
             if self._live is None:
                 col = self.cfg.fidelity.column
@@ -279,7 +279,7 @@ class Tester:
         return Run(summary, trace, ranked)
 
     def _groundtruth_path(self) -> Path:
-        from .groundtruth import compute_groundtruth
+        from .groundtruth.compute import compute_groundtruth
 
         return compute_groundtruth(self.benchmark, self.cache_dir, self.device, progress=self.progress)
 

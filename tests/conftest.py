@@ -40,7 +40,7 @@ def worker_id(request):
 
 def small_benchmark(levels=3, test_per_class=20, **kw):
     """mnist5k on a reduced lattice and a 200-digit D: the real code paths, fast."""
-    from testnav.assemble import compose_benchmark
+    from testnav.pipeline import compose_benchmark
 
     overrides = [f"benchmark.levels={levels}", f"benchmark.test_per_class={test_per_class}"]
     return compose_benchmark(overrides + [f"{k}={v}" for k, v in kw.items()])

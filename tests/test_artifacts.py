@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import torch
 
-from testnav.assemble import build, compose_config
+from testnav.pipeline import build, compose_config
 from tests import artifacts as A
 from tests.cli import run_inprocess as run
 

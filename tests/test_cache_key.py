@@ -3,8 +3,8 @@ a cached table (hours of GPU on a paper benchmark), behaviour edits and unrelate
 
 import pytest
 
-from testnav import cache
-from testnav.assemble import compose_benchmark
+from testnav.core import cache
+from testnav.pipeline import compose_benchmark
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +48,7 @@ def test_only_the_modules_the_table_uses_are_hashed(bench):
     } <= set(modules)
     for unrelated in (
         "testnav.families.glass_blur",
-        "testnav.benchmarks.code",
+        "testnav.code.benchmark",
         "testnav.searches.tomonav",
         "testnav.figures.loader",
         "testnav",

@@ -1,5 +1,5 @@
-"""Generated ground-truth tables (testnav/synthetic.py), the calibrated surrogate intervals and
-the stopping certificate (testnav/certificate.py): p_complete in the trace and summary, and
+"""Generated ground-truth tables (testnav/groundtruth/synthetic.py), the calibrated surrogate intervals and
+the stopping certificate (testnav/stopping/certificate.py): p_complete in the trace and summary, and
 search.stop_at ending a run."""
 
 import json
@@ -8,14 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from testnav.certificate import Certificate, CertifiedOracle, StopSearch, dominated_draws, run_certified
+from testnav.stopping.certificate import Certificate, CertifiedOracle, StopSearch, dominated_draws, run_certified
 from testnav.errors import UserError
-from testnav.oracle import TableOracle
-from testnav.pareto import nondominated_mask
+from testnav.core.oracle import TableOracle
+from testnav.core.pareto import nondominated_mask
 from testnav.searches.random_search import RandomSearch
-from testnav.surrogate import Surrogate
-from testnav.synthetic import PROFILES, profile_table, synthetic_table
-from testnav.table import Objectives
+from testnav.stopping.level_surrogate import Surrogate
+from testnav.groundtruth.synthetic import PROFILES, profile_table, synthetic_table
+from testnav.core.table import Objectives
 
 
 def test_generator_is_deterministic_and_seeded():
@@ -86,7 +86,7 @@ def test_conformal_scores_are_grouped_by_the_order_of_theta():
     """Mondrian conformal: θ of order k is calibrated on the measured points of order k, widened
     to the nearest orders only while fewer than MIN_GROUP are measured; its draws are its
     group's scores (joint δ, ρ pairs) on its own μ and σ."""
-    from testnav.surrogate import MIN_GROUP
+    from testnav.stopping.level_surrogate import MIN_GROUP
 
     obj = Objectives.from_table(synthetic_table("pairs", seed=1))
     lat, y = obj.lattice, np.column_stack([obj.delta, obj.rho])
@@ -142,7 +142,7 @@ def test_missing_tells_a_complete_front_from_one_with_members_missing():
 def test_tomonav_stops_complete_and_soon_after_full_recall():
     """On small generated tables, TomoNav with stop_at=0.95 stops with all of P* found, and
     within 2× the unique configurations it needed to find them (median over the tables)."""
-    from testnav.recall import first_sightings, recall_curve, unique_to_full_recall
+    from testnav.core.recall import first_sightings, recall_curve, unique_to_full_recall
     from testnav.searches.tomonav import TomoNavSearch
 
     ratios = []
@@ -179,7 +179,7 @@ def test_a_record_of_unforeseen_members_keeps_the_run_from_stopping_short():
     2 of P*'s 90 members are still unmeasured (the fixed tolerance used before this record stopped
     TomoNav there, after 1,025 configurations, full recall after 1,341). Members it did not expect
     kept turning up after its fits, so the calibrated certificate waits until P* is complete."""
-    from testnav.recall import first_sightings, recall_curve, unique_to_full_recall
+    from testnav.core.recall import first_sightings, recall_curve, unique_to_full_recall
     from testnav.searches.tomonav import TomoNavSearch
 
     obj = Objectives.from_table(synthetic_table(**PROFILES["threshold"], n=6, levels=4, seed=9))
@@ -196,8 +196,8 @@ def test_a_settled_front_doubles_the_tolerance(monkeypatch):
     where the run has measured QUIET × as many configurations as when its front's newest member
     was measured (read back from the run's own record), else 1. On `pairs` 4⁴, seed 8 (a tuning
     seed), that stops TomoNav complete after 162 configurations instead of 203 (full recall: 73)."""
-    from testnav import certificate as cm
-    from testnav.recall import first_sightings, recall_curve, unique_to_full_recall
+    from testnav.stopping import certificate as cm
+    from testnav.core.recall import first_sightings, recall_curve, unique_to_full_recall
     from testnav.searches.tomonav import TomoNavSearch
 
     def stop(relax):

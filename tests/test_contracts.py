@@ -14,18 +14,18 @@ from omegaconf import OmegaConf
 
 import testnav.searches
 from testnav import fidelity
-from testnav.assemble import build, compose_config
+from testnav.pipeline import build, compose_config
 from testnav.benchmarks.base import Benchmark
 from testnav.errors import UserError
 from testnav.fidelity.base import Metric
 from testnav.figures import build as figure_build
 from testnav.figures.loader import ABLATIONS, BASELINES, INPUT_LEVEL
-from testnav.oracle import TableOracle
+from testnav.core.oracle import TableOracle
 from testnav.paths import CONF
 from testnav.searches import Search, Style
 from testnav.searches.registry import presentation
-from testnav.synthetic import synthetic_table
-from testnav.table import Objectives
+from testnav.groundtruth.synthetic import synthetic_table
+from testnav.core.table import Objectives
 
 ROOT = Path(__file__).resolve().parents[1]
 SEARCH_FILES = sorted(p.stem for p in (CONF / "search").glob("*.yaml"))
@@ -92,7 +92,7 @@ def test_replay_only_search_is_refused_live_in_one_line():
 
 
 def test_app_and_live_do_not_probe_plugins():
-    for rel in ("testnav/app.py", "testnav/live.py"):
+    for rel in ("testnav/app/stages.py", "testnav/groundtruth/live.py"):
         text = (ROOT / rel).read_text()
         assert "hasattr(" not in text and "getattr(search" not in text, rel
 

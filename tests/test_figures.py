@@ -10,9 +10,9 @@ from tests.cli import load_script
 from testnav.figures.loader import load_results
 from testnav.figures.tables import marks, to_latex, to_markdown
 from testnav.figures.testnav_plots import plot_examples, plot_pareto, plot_recall, plot_voxels
-from testnav.lattice import Lattice
-from testnav.table import Objectives
-from testnav.trace import make_trace, summarize
+from testnav.core.lattice import Lattice
+from testnav.core.table import Objectives
+from testnav.core.trace import make_trace, summarize
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

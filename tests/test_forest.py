@@ -1,11 +1,11 @@
-"""testnav/forest.py against the reference it replaces: sklearn's RandomForestRegressor."""
+"""testnav/stopping/forest.py against the reference it replaces: sklearn's RandomForestRegressor."""
 
 import numpy as np
 import pytest
 from sklearn.ensemble import RandomForestRegressor
 
-from testnav import forest
-from testnav.forest import BootstrapForest
+from testnav.stopping import forest
+from testnav.stopping.forest import BootstrapForest
 
 
 def test_this_sklearn_builds_through_its_cython_builder():

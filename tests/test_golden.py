@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 import torch
 
-from testnav import golden
-from testnav.groundtruth import compute_groundtruth
+from testnav.groundtruth import golden
+from testnav.groundtruth.compute import compute_groundtruth
 from tests.conftest import small_benchmark
 
 REDUCED = golden.GOLDEN_DIR / "mnist5k-reduced"

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
-from testnav.grid import run_grid, select
+from testnav.app.grid import run_grid, select
 from tests.test_searches import synthetic
 
 
@@ -61,8 +61,8 @@ def test_grid_runs_writes_and_resumes(tmp_path):
 
 def test_grid_fast_matches_single_runs(tmp_path):
     """Lock-step batching does not change a run: the grid row equals a lone fast run with that seed."""
-    from testnav.oracle import TableOracle
-    from testnav.recall import auc_recall, first_sightings, recall_curve
+    from testnav.core.oracle import TableOracle
+    from testnav.core.recall import auc_recall, first_sightings, recall_curve
     from testnav.searches.nsga2 import NSGA2Search
 
     obj = synthetic(n=3, levels=4, seed=1)
@@ -95,7 +95,7 @@ def test_grid_fast_matches_single_runs(tmp_path):
 
 
 def test_grid_recomputes_when_the_table_changes(tmp_path):
-    from testnav.table import Objectives
+    from testnav.core.table import Objectives
 
     obj = synthetic(n=2, levels=4, seed=0)
     cfg = OmegaConf.create(

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from testnav import cache
-from testnav.cache import atomic_path
-from testnav.groundtruth import PrefixWalker, compute_groundtruth, outcomes, prefix_generator, read_meta
+from testnav.core import cache
+from testnav.core.cache import atomic_path
+from testnav.groundtruth.compute import PrefixWalker, compute_groundtruth, outcomes, prefix_generator, read_meta
 from tests.conftest import small_benchmark
 
 
@@ -52,7 +52,7 @@ def test_prefix_sharing_counts_and_equals_naive(table):
 
 
 def test_stacked_siblings_score_as_each_set_alone(table):
-    """The ground truth scores a prefix's siblings as one stacked view (testnav/sets.py): each
+    """The ground truth scores a prefix's siblings as one stacked view (testnav/core/sets.py): each
     set's predictions are those of the set alone, to the bit, and every metric and signal its
     value alone; the table holds those values."""
     bench, path, df = table
@@ -157,7 +157,7 @@ def test_freed_memory_is_kept_unless_switched_off(monkeypatch):
     memory instead of faulting it in afresh); TESTNAV_KEEP_FREED_MEMORY=0 leaves the defaults."""
     import platform
 
-    from testnav import memory
+    from testnav.core import memory
 
     monkeypatch.setenv("TESTNAV_KEEP_FREED_MEMORY", "0")
     assert memory.keep_freed_memory.__wrapped__() is False
@@ -168,7 +168,7 @@ def test_freed_memory_is_kept_unless_switched_off(monkeypatch):
 
 FAULTS_PROBE = """
 import resource, torch
-from testnav.memory import keep_freed_memory
+from testnav.core.memory import keep_freed_memory
 keep_freed_memory()
 for i in range(10):  # a 64 MB tensor, above glibc's 32 MiB mmap ceiling, allocated, filled, freed
     if i == 6:  # the heap has settled: the last four are counted

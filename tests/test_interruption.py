@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from testnav.groundtruth import compute_groundtruth
+from testnav.groundtruth.compute import compute_groundtruth
 from tests.conftest import ROOT, small_benchmark
 
 pytestmark = pytest.mark.slow  # processes killed and restarted, minutes on 2 cores: make test-all

@@ -1,24 +1,24 @@
 """Large lattices: index arithmetic instead of Θ-sized arrays, TomoNav's candidate pool
-(testnav/pool.py) above `pool_above`, and the certificate's sampled estimate beyond
+(testnav/stopping/pool.py) above `pool_above`, and the certificate's sampled estimate beyond
 SAMPLE_ABOVE unmeasured configurations."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from testnav import certificate as cert_module
-from testnav.certificate import Certificate, CertifiedOracle, run_certified
+from testnav.stopping import certificate as cert_module
+from testnav.stopping.certificate import Certificate, CertifiedOracle, run_certified
 from testnav.errors import UserError
-from testnav.exact import on_grid
-from testnav.lattice import Lattice
-from testnav.oracle import TableOracle
-from testnav.pareto import nondominated_mask
-from testnav.pool import candidate_pool, neighbours, random_configurations
-from testnav.recall import first_sightings
+from testnav.core.exact import on_grid
+from testnav.core.lattice import Lattice
+from testnav.core.oracle import TableOracle
+from testnav.core.pareto import nondominated_mask
+from testnav.stopping.pool import candidate_pool, neighbours, random_configurations
+from testnav.core.recall import first_sightings
 from testnav.searches import tomonav
 from testnav.searches.tomonav import TomoNavSearch, _low_orders
-from testnav.synthetic import synthetic_table
-from testnav.table import Objectives
+from testnav.groundtruth.synthetic import synthetic_table
+from testnav.core.table import Objectives
 
 
 def test_index_arithmetic_matches_the_tabulated_lattice():
@@ -258,7 +258,7 @@ def test_dense_certificate_fits_once_per_quiet_spell(monkeypatch):
     """TomoNav on `pairs` 4⁶: the certificate fits its surrogate at fewer checkpoints than are
     quiet, and at a checkpoint without a refit its sum is the spell's fit's p_θ over the θ
     still unmeasured, as a fresh evaluation of that fit gives them."""
-    from testnav.surrogate import Surrogate
+    from testnav.stopping.level_surrogate import Surrogate
 
     fits = []
     fit = Surrogate.fit

@@ -3,7 +3,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from testnav.lattice import Lattice
+from testnav.core.lattice import Lattice
 
 
 def test_index_tuple_roundtrip_and_row_major_order():

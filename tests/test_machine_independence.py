@@ -4,7 +4,7 @@ Another BLAS kernel, thread count or instruction set moves the last bits of a so
 and a ground truth's ρ and KID reproduce across machines only to about 1e-6. TomoNav and
 TestifAI's studies are therefore run twice here, under set-ups that differ only in such noise
 (BLAS threads 1 vs 2, and every input nudged by 1e-12), and must give the same trajectory, the
-same certificate and the same tables, bit for bit. Without the rounding of testnav/exact.py
+same certificate and the same tables, bit for bit. Without the rounding of testnav/core/exact.py
 the nudge alone changes TomoNav's batches and the quality forest's predictions.
 """
 
@@ -13,12 +13,12 @@ import pandas as pd
 import pytest
 from threadpoolctl import threadpool_limits
 
-from testnav.certificate import Certificate, CertifiedOracle, run_certified
-from testnav.golden import GOLDEN_DIR
-from testnav.lattice import Lattice
-from testnav.oracle import TableOracle
+from testnav.stopping.certificate import Certificate, CertifiedOracle, run_certified
+from testnav.groundtruth.golden import GOLDEN_DIR
+from testnav.core.lattice import Lattice
+from testnav.core.oracle import TableOracle
 from testnav.searches.tomonav import TomoNavSearch
-from testnav.table import Objectives
+from testnav.core.table import Objectives
 from testnav.tomography.core import Settings
 from testnav.tomography.studies import run_studies
 

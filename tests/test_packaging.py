@@ -39,7 +39,7 @@ def test_a_wheel_ships_conf_and_composes_from_it(tmp_path):
     assert shipped == {str(p.relative_to(ROOT)) for p in (ROOT / "conf").rglob("*.yaml")}
     subprocess.run([*pip, "install", "--no-deps", "--target", str(tmp_path / "site"), str(wheel)], check=True)
     probe = (
-        "import testnav, testnav.paths as p; from testnav.assemble import compose_benchmark;"
+        "import testnav, testnav.paths as p; from testnav.pipeline import compose_benchmark;"
         "assert testnav.__file__.startswith(%r), testnav.__file__;"
         "assert p.CONF == p.PACKAGE_ROOT / 'conf';"
         "print(compose_benchmark(['benchmark=mnist5k']).lattice.size)" % str(tmp_path / "site")

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from testnav.pareto import dominates_bruteforce, leading_fronts, nondominated_mask, nondominated_rank
+from testnav.core.pareto import dominates_bruteforce, leading_fronts, nondominated_mask, nondominated_rank
 
 
 @pytest.mark.parametrize("seed", range(30))

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from testnav.recall import auc_recall, budget_to_full_recall, first_sightings, recall_curve, unique_to_full_recall
+from testnav.core.recall import auc_recall, budget_to_full_recall, first_sightings, recall_curve, unique_to_full_recall
 
 
 def test_hand_computed_trace():

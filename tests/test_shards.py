@@ -10,9 +10,9 @@ import time
 import pytest
 
 from testnav.errors import UserError
-from testnav.groundtruth import chunk_prefixes, compute_groundtruth, read_meta
-from testnav.lattice import Lattice
-from testnav.shards import check_shards, shard_chunks
+from testnav.groundtruth.compute import chunk_prefixes, compute_groundtruth, read_meta
+from testnav.core.lattice import Lattice
+from testnav.groundtruth.shards import check_shards, shard_chunks
 from tests.conftest import ROOT, small_benchmark
 
 ARGS = ["stage=groundtruth", "benchmark.levels=3", "benchmark.test_per_class=20", "progress=false"]
@@ -104,7 +104,7 @@ def test_a_killed_shard_resumes_from_its_chunks(reference, cache_dir, tmp_path):
 
 SIGTERM_A_CHILD = """
 import os, signal, subprocess, time
-from testnav.cli import survive_own_requeue
+from testnav.app.cli import survive_own_requeue
 survive_own_requeue()
 child = subprocess.Popen(["sleep", "30"])  # as submitit's `scontrol requeue` is started
 time.sleep(0.2)

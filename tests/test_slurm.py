@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from testnav.groundtruth import compute_groundtruth, read_meta
+from testnav.groundtruth.compute import compute_groundtruth, read_meta
 from tests.conftest import ROOT, small_benchmark
 
 PARTITION = os.environ.get("TESTNAV_SLURM_PARTITION", "local")

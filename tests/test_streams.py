@@ -4,7 +4,7 @@ unbuffered Generator, in order, whatever the block size, the request sizes and t
 import numpy as np
 import pytest
 
-from testnav.streams import Streams
+from testnav.searches.streams import Streams
 
 
 def unbuffered(gens, lengths, *tail):

@@ -3,8 +3,8 @@ import pandas as pd
 import pytest
 
 from testnav.errors import UserError
-from testnav.lattice import Lattice
-from testnav.table import Objectives, minmax, validate_table
+from testnav.core.lattice import Lattice
+from testnav.core.table import Objectives, minmax, validate_table
 
 
 def full_table(n=2, levels=3, seed=0):

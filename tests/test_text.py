@@ -186,7 +186,7 @@ CODE_FAMILIES = [ButterFingers(), CharCase(), Whitespace(), Newline()]
 
 
 def code_batch(problems, versions=1):
-    from testnav.benchmarks.code import CodeBenchmark
+    from testnav.code.benchmark import CodeBenchmark
 
     return CodeBenchmark(families=CODE_FAMILIES, versions=versions).batch_of(problems)
 
@@ -368,7 +368,7 @@ HOSTILE = {
 
 SANDBOX_DRIVER = textwrap.dedent("""
     import json, os, socket, subprocess, sys, time
-    from testnav.sandbox import Limits, run_program
+    from testnav.code.sandbox import Limits, run_program
     victim, progs, home = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
     srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(); srv.setblocking(False)
     port = srv.getsockname()[1]
@@ -447,7 +447,7 @@ def test_hostile_programs_are_contained_and_reported_as_failures(tmp_path, plant
 def test_reads_are_refused_by_the_kernel_too_and_programs_do_not_run_as_root(planted_home):
     """The reads again with the audit hook off: the planted files are world-readable, so Landlock is
     what refuses them (EACCES); what a program needs stays readable; the ids it runs with."""
-    from testnav.sandbox import run_program, sandbox_user
+    from testnav.code.sandbox import run_program, sandbox_user
 
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "s3cr3t-cmdline"])
     try:
@@ -486,8 +486,8 @@ def test_reads_are_refused_by_the_kernel_too_and_programs_do_not_run_as_root(pla
 
 
 def test_sandbox_user_is_never_root():
-    from testnav.benchmarks.code import CodeBenchmark
-    from testnav.sandbox import sandbox_user
+    from testnav.code.benchmark import CodeBenchmark
+    from testnav.code.sandbox import sandbox_user
 
     for bad in ("root", 0, "0", "no-such-user-here"):
         with pytest.raises(UserError, match="execution.user="):
@@ -500,7 +500,7 @@ def test_sandbox_user_is_never_root():
 @pytest.mark.slow  # 164 sandboxed programs: make test-all
 def test_humaneval_canonical_solutions_pass_and_broken_ones_fail(humaneval):
     """The real check: the benchmark's own execution path (CodeBenchmark.execute → sandbox)."""
-    from testnav.benchmarks.code import CodeBenchmark
+    from testnav.code.benchmark import CodeBenchmark
 
     bench = CodeBenchmark(families=CODE_FAMILIES, execution={"timeout": 3.0})
     pairs = [(i, p["canonical_solution"]) for i, p in enumerate(humaneval)]
@@ -519,7 +519,7 @@ def test_humaneval_canonical_solutions_pass_and_broken_ones_fail(humaneval):
 
 
 def test_rp5_needs_all_five_versions(humaneval):
-    from testnav.benchmarks.code import CodeBenchmark
+    from testnav.code.benchmark import CodeBenchmark
     from testnav.benchmarks.text import TextLoaded
 
     problems = humaneval[:4]
@@ -559,8 +559,8 @@ MBXP_6 = {  # ReCode's mbpp_wtest.jsonl, MBPP/6: what the conversion of the offi
 
 
 def test_mbpp_official_records_convert_the_mbxp_way_and_pass():
-    from testnav.benchmarks.code import mbpp_to_humaneval
-    from testnav.sandbox import check_program, run_many
+    from testnav.code.benchmark import mbpp_to_humaneval
+    from testnav.code.sandbox import check_program, run_many
 
     probs = [mbpp_to_humaneval(r) for r in MBPP_RECORDS]
     assert [p["entry_point"] for p in probs] == [

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from testnav.errors import UserError
-from testnav.lattice import Lattice
+from testnav.core.lattice import Lattice
 from testnav.tomography.core import Settings, from_groundtruth, sub_lattice
 from testnav.tomography.executor import Stopping, low_order, replay_tests, stop_after
 from testnav.tomography.independence import chi2_pairs, independent_estimates
@@ -143,7 +143,7 @@ def test_live_executor_matches_replay_on_deterministic_families(cache_dir):
     from testnav.benchmarks.mnist5k import Mnist5k
     from testnav.families.brightness import Brightness
     from testnav.families.scale import Scale
-    from testnav.groundtruth import compute_groundtruth, outcomes
+    from testnav.groundtruth.compute import compute_groundtruth, outcomes
     from testnav.tomography.executor import LiveExecutor
 
     bench = Mnist5k(

@@ -7,16 +7,16 @@ import pandas as pd
 import pytest
 
 from testnav.errors import UserError
-from testnav.inferences import auc_recall_inferences, cumulative, inference_summary, table_costs
-from testnav.lattice import Lattice
-from testnav.oracle import TableOracle
-from testnav.pareto import nondominated_mask
-from testnav.recall import auc_recall, first_sightings, recall_curve
+from testnav.groundtruth.inferences import auc_recall_inferences, cumulative, inference_summary, table_costs
+from testnav.core.lattice import Lattice
+from testnav.core.oracle import TableOracle
+from testnav.core.pareto import nondominated_mask
+from testnav.core.recall import auc_recall, first_sightings, recall_curve
 from testnav.searches.tomonav import TomoNavSearch, next_batch
-from testnav.surrogate import Surrogate
-from testnav.table import Objectives, minmax
+from testnav.stopping.level_surrogate import Surrogate
+from testnav.core.table import Objectives, minmax
 from testnav.tomography.executor import Stopping, input_order, stop_after
-from testnav.trace import make_trace
+from testnav.core.trace import make_trace
 
 
 def table(n=3, levels=5, seed=0):

@@ -1,9 +1,9 @@
 import numpy as np
 import pandas as pd
 
-from testnav.lattice import Lattice
-from testnav.pareto import nondominated_mask
-from testnav.trace import budget_curve, make_trace, ranked_list, unique_curve
+from testnav.core.lattice import Lattice
+from testnav.core.pareto import nondominated_mask
+from testnav.core.trace import budget_curve, make_trace, ranked_list, unique_curve
 
 
 def test_trace_curves_on_both_axes_and_ranked_list():

@@ -96,7 +96,7 @@ def user_configs(tmp_path):
 
 
 def precheck_error(argv, capsys) -> str | None:
-    from testnav.cli import precheck
+    from testnav.app.cli import precheck
 
     try:
         precheck(argv, CONF)
@@ -118,8 +118,8 @@ def test_the_override_guard_composes_the_users_config_dirs(tmp_path, capsys):
 
 
 def test_text_preset_selects_chrf_unless_told_and_runs_are_named_after_their_stage():
-    from testnav.assemble import compose_config
-    from testnav.cli import run_name
+    from testnav.pipeline import compose_config
+    from testnav.app.cli import run_name
 
     assert compose_config(["benchmark=text_classification"]).fidelity.name == "chrf"
     assert compose_config(["benchmark=text_classification", "fidelity=bertf1"]).fidelity.name == "bertf1"
@@ -130,7 +130,7 @@ def test_text_preset_selects_chrf_unless_told_and_runs_are_named_after_their_sta
 
 
 def test_a_run_that_raises_is_marked_failed_and_a_user_error_leaves_nothing(tmp_path):
-    from testnav.cli import FAILED, guarded
+    from testnav.app.cli import FAILED, guarded
 
     out = tmp_path / "run"
     out.mkdir()
@@ -147,7 +147,7 @@ def test_a_run_that_raises_is_marked_failed_and_a_user_error_leaves_nothing(tmp_
 
 
 def test_the_default_population_fits_a_small_lattice(caplog):
-    from testnav.lattice import Lattice
+    from testnav.core.lattice import Lattice
     from testnav.searches.nsga2 import NSGA2Search
 
     search = NSGA2Search(name="nsga2")
@@ -300,7 +300,7 @@ def test_tester_on_an_image_folder_and_on_texts(bert, tmp_path):
 
 
 def test_the_preset_names_what_is_missing():
-    from testnav.assemble import compose_benchmark
+    from testnav.pipeline import compose_benchmark
 
     with pytest.raises(UserError, match=r"benchmark.data.root is not set: give your image folder"):
         compose_benchmark(["benchmark=image_classification", "benchmark.model.num_classes=5"]).load(None)

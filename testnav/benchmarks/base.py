@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from ..cache import modules_digest, object_modules, stable_hash
+from ..core.cache import modules_digest, object_modules, stable_hash
 from ..errors import UserError
-from ..lattice import Lattice
+from ..core.lattice import Lattice
 
 # always part of the table's code: the walk that evaluates every θ, and the sandbox's child process
 # (run as a script, so no import reaches it)
-CODE = ("testnav.groundtruth", "testnav._sandbox_child")
+CODE = ("testnav.groundtruth.compute", "testnav.code._sandbox_child")
 
 
 class Benchmark(ABC):

@@ -8,7 +8,7 @@ or class path + local checkpoint). ψ = accuracy, as for every VisionBenchmark.
 
 from __future__ import annotations
 
-from ..cache import stable_hash
+from ..core.cache import stable_hash
 from .vision import Loaded, VisionBenchmark
 
 

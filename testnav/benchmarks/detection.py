@@ -35,7 +35,7 @@ import numpy as np
 import torch
 from torchvision.ops import box_iou
 
-from ..cache import stable_hash
+from ..core.cache import stable_hash
 from ..errors import UserError
 from ..families import Family
 from .base import Benchmark

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..cache import atomic_path, file_digest, file_lock, source_hash, stable_hash, verified
+from ..core.cache import atomic_path, file_digest, file_lock, source_hash, stable_hash, verified
 from ..errors import UserError
 from ..models.lenet import LeNet5, predict, train_classifier
 from .vision import Loaded, VisionBenchmark, stratified_split

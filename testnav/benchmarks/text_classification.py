@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..cache import stable_hash
+from ..core.cache import stable_hash
 from ..errors import UserError
 from ..families.text_base import TextBatch
 from .text import TextBenchmark, TextLoaded, file_fingerprint, load_pretrained, model_fingerprint, require_file

@@ -10,7 +10,7 @@ import torch
 
 from ..errors import UserError
 from ..models.monitor import Monitored
-from ..sets import PerSet
+from ..core.sets import PerSet
 from .base import Benchmark
 
 
@@ -27,7 +27,7 @@ class Loaded:
 class Activations:
     """What the activation-based metrics and signals read off a view, derived from `layers` and
     `probabilities` (which a subclass provides) once and shared by all of them. A view holds
-    `sets` equal-size image sets stacked along the batch (testnav/sets.py); the per-set helpers
+    `sets` equal-size image sets stacked along the batch (testnav/core/sets.py); the per-set helpers
     reduce per-input values to one per set."""
 
     sets = 1
@@ -172,7 +172,7 @@ class VisionBenchmark(Benchmark):
         return self.score_sets(loaded, [perturbed], [theta])[0]
 
     def score_sets(self, loaded: Loaded, sets: list, thetas: list) -> list[dict]:
-        """`score` of each set; stacked into one view (testnav/sets.py) where every metric and
+        """`score` of each set; stacked into one view (testnav/core/sets.py) where every metric and
         signal can score stacked sets, else one set at a time."""
         metrics = {**self.metrics, **self.signals}
         if len(sets) > 1 and not all(isinstance(m, PerSet) for m in metrics.values()):

@@ -21,7 +21,7 @@ import torch
 from numba import njit, prange
 
 from ..errors import UserError
-from ..sets import PerSet
+from ..core.sets import PerSet
 from .base import Metric
 
 log = logging.getLogger(__name__)

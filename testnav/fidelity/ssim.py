@@ -31,7 +31,7 @@ import torch
 import numba
 from numba import njit, prange
 
-from ..sets import PerSet
+from ..core.sets import PerSet
 from .base import Metric
 
 

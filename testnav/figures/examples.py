@@ -4,7 +4,7 @@ Why it rebuilds the benchmark: a ground-truth table holds scores, not images. Th
 benchmark (from `conf/benchmark/<name>.yaml`, or as a run of it composed it, its data and
 cached model) is built again
 and its families are applied along prefixes with the same per-prefix generators as the
-ground-truth pass (`testnav.groundtruth.PrefixWalker`), to the whole of D, so the chosen
+ground-truth pass (`testnav.groundtruth.compute.PrefixWalker`), to the whole of D, so the chosen
 input looks exactly as it did when its row of the table was computed (random families
 draw per block of D, so perturbing the input alone would give other draws).
 """
@@ -64,7 +64,7 @@ def perturbed_inputs(benchmark, loaded, thetas, index: int = 0) -> dict[tuple, n
     """θ → the perturbed `index`-th input (C×H×W in [0, 1]) for each θ, walking prefixes in lattice order."""
     import torch
 
-    from ..groundtruth import PrefixWalker
+    from ..groundtruth.compute import PrefixWalker
 
     walker = PrefixWalker(benchmark.families, loaded.inputs, benchmark.perturb_seed)
     out = {}

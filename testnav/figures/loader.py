@@ -12,7 +12,7 @@ Frames:
             (`unique`: u = 1..|Θ|; `budget`: proposals b = 1..B), x, mean, sd, seeds;
 * `truths`  per (benchmark, fidelity) a `GroundTruth` with `points`: every θ with its
             normalised δ, ρ, raw values, order and membership in P* (θ = 0 excluded, as in
-            `testnav.table.Objectives.pstar`);
+            `testnav.core.table.Objectives.pstar`);
 * `tables`  the other CSV/Parquet tables under `results/tables/` (grid, TestifAI studies).
 """
 
@@ -30,8 +30,8 @@ import pandas as pd
 from ..fidelity import sign as rho_sign
 from ..paths import CONF
 from ..searches.registry import label as search_label
-from ..table import Objectives, level_columns
-from ..trace import budget_curve, found_curve
+from ..core.table import Objectives, level_columns
+from ..core.trace import budget_curve, found_curve
 
 # The paper's searches, in the order the figures use them (Table 2, Figs. 2–4).
 BASELINES = ["nsga2", "greedy", "ga", "random", "tomonav"]  # §4.2, Table 2 and Fig. 2, plus TomoNav (beyond the papers)
@@ -258,7 +258,7 @@ INFERENCE_POINTS = 500  # the inference axis is sampled on a fixed grid: runs sp
 def run_curves(
     trace: pd.DataFrame, pstar_size: int, space_size: int, budget: int, inferences_space: float | None = None
 ) -> dict[str, np.ndarray]:
-    """Recall@P* of one run on both axes, padded with the last value (testnav.recall's reading);
+    """Recall@P* of one run on both axes, padded with the last value (testnav.core.recall's reading);
     with an `inferences` column and the cost of all of Θ, also against inferences spent, on
     INFERENCE_POINTS equal steps of [0, inferences_space] (the cost-aware view)."""
     found = found_curve(trace, int(pstar_size))

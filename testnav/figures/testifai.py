@@ -30,7 +30,7 @@ from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..cache import atomic_path
+from ..core.cache import atomic_path
 
 STUDY_COMMAND = "python run.py stage=study"
 STYLE = {

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from .. import cache
+from ..core import cache
 from ..errors import UserError
 
 

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..cache import stable_hash
+from ..core.cache import stable_hash
 from ..errors import UserError
 from .checkpoint import file_digest, load_into
 from .monitor import Hooked

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..cache import stable_hash
+from ..core.cache import stable_hash
 from ..errors import UserError
 from .checkpoint import file_digest, load_into
 

@@ -18,7 +18,7 @@ import hashlib
 import torch
 from torch import nn
 
-from ..cache import stable_hash
+from ..core.cache import stable_hash
 from ..errors import UserError
 
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..lattice import Lattice
-from ..oracle import Oracle
+from ..core.lattice import Lattice
+from ..core.oracle import Oracle
 
 PAPER_OBJECTIVES = ("delta", "rho")  # every table has them; anything else is a signal column
 

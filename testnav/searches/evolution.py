@@ -26,7 +26,7 @@ from pymoo.operators.repair.rounding import RoundingRepair
 from pymoo.problems.static import StaticProblem
 
 from ..errors import UserError
-from ..lattice import Lattice
+from ..core.lattice import Lattice
 from . import Search
 from .fast import FastEvolution
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..lattice import Lattice
-from ..pareto import crowding_distance, nondominated_rank
-from ..streams import Streams
+from ..core.lattice import Lattice
+from ..core.pareto import crowding_distance, nondominated_rank
+from .streams import Streams
 
 MAX_INFILL_ROUNDS = 100  # pymoo's InfillCriterion.n_max_iterations
 

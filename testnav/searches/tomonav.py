@@ -5,7 +5,7 @@ cheap low-order tests. TomoNav combines them:
 
 1. Initial design: every configuration of order ≤ `init_order` (TestifAI's measured
    tests; order ≤ 1 by default), plus `init_random` (15) drawn uniformly from the rest.
-2. Surrogate (testnav/surrogate.py): for δ and ρ, a model of the levels fitted on everything evaluated so far —
+2. Surrogate (testnav/stopping/level_surrogate.py): for δ and ρ, a model of the levels fitted on everything evaluated so far —
    an additive main-effects model (least squares on one-hot levels, so it extrapolates to
    higher orders the way TestifAI's independence estimate does) plus a bootstrapped random
    forest on its residuals; the spread of the forest's trees is the uncertainty.
@@ -25,7 +25,7 @@ cheap low-order tests. TomoNav combines them:
 Large lattices (|Θ| > `pool_above`, default 2,000; the lattices of both papers stay on the
 exact path above): predicting every unmeasured θ each batch costs O(|Θ|) per refit and
 loses to NSGA-II well before Θ stops fitting in memory. There the surrogate ranks only a
-candidate pool (testnav/pool.py): the unit-step neighbours of the measured front, a few
+candidate pool (testnav/stopping/pool.py): the unit-step neighbours of the measured front, a few
 mutations of each front member, the unmeasured predicted front of the last batch, and uniform
 random fill, `pool` configurations in all; while the predicted front holds nothing unmeasured
 (the batch doubling), the neighbours and mutations are those of the first `mop_fronts` measured
@@ -46,11 +46,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UserError
-from ..exact import on_grid
-from ..lattice import Lattice
-from ..pareto import crowding_distance, nondominated_mask
-from ..surrogate import SURROGATES, Surrogate
-from ..pool import candidate_pool, random_configurations
+from ..core.exact import on_grid
+from ..core.lattice import Lattice
+from ..core.pareto import crowding_distance, nondominated_mask
+from ..stopping.level_surrogate import SURROGATES, Surrogate
+from ..stopping.pool import candidate_pool, random_configurations
 from . import Search, Style
 
 
@@ -207,7 +207,7 @@ class TomoNavSearch(Search):
         extra = random_configurations(lattice, self.init_random + lattice.n * (lattice.levels - 1), rng, exclude=low)
         proposals = np.concatenate([low, extra]).astype(np.int64)[:budget]
         seen = proposals.copy()  # in order of evaluation
-        # values as measured: the pool's fronts are read off them, because the grid (testnav/exact.py)
+        # values as measured: the pool's fronts are read off them, because the grid (testnav/core/exact.py)
         # merges front members closer than 2⁻²⁴ (a δ saturating at 1 on a large lattice) and a
         # merged member's neighbours would never be pooled; comparisons alone need no grid (the same
         # values give the same fronts on every machine). The fit (Surrogate.fit puts its targets on

@@ -3,7 +3,7 @@
 Each is one module, instantiated from the benchmark YAML (`signals:`), calibrated once on
 the model's activations over the *training* inputs (`prepare(train_view)`) and evaluated on
 each perturbed test set T_θ during the ground-truth pass (`per_set(view)`: one value per
-stacked set, testnav/sets.py; `__call__(view) -> float` for a single set), so
+stacked set, testnav/core/sets.py; `__call__(view) -> float` for a single set), so
 that a search using one as its sole objective replays by table lookup. All are "higher
 means more interesting" and are maximised. Monitored neurons: the model's hidden layers
 as returned by `model.hidden(x)` (for LeNet-5 the two fully connected layers, 120 + 84
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..sets import PerSet
+from ..core.sets import PerSet
 
 
 class Signal(PerSet):

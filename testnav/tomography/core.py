@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..lattice import Lattice
+from ..core.lattice import Lattice
 from .executor import Measured, Stopping, low_order, replay_tests
 from .independence import chi2_pairs, independent_estimates
 from .surrogate import RobustnessSurrogate, ScoreSurrogate

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..groundtruth import prefix_generator
-from ..lattice import Lattice
+from ..groundtruth.compute import prefix_generator
+from ..core.lattice import Lattice
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import chi2
 
-from ..lattice import Lattice
+from ..core.lattice import Lattice
 
 
 def first_order_product(lattice: Lattice, r: dict, theta: np.ndarray, relative: bool) -> float:

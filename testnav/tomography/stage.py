@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..cache import atomic_path, write_json_atomic
+from ..core.cache import atomic_path, write_json_atomic
 from ..errors import UserError
-from ..assemble import build as instantiate, build_groundtruth, resolve_device
-from ..groundtruth import compute_groundtruth, outcomes
+from ..pipeline import build as instantiate, build_groundtruth, resolve_device
+from ..groundtruth.compute import compute_groundtruth, outcomes
 from .core import Settings, build, from_groundtruth
 from .executor import LiveExecutor, low_order
 from .query import Query

@@ -17,7 +17,7 @@ from itertools import product
 import numpy as np
 import pandas as pd
 
-from ..lattice import Lattice
+from ..core.lattice import Lattice
 from .core import Settings, from_groundtruth, sub_lattice
 from .executor import Measured, Stopping, low_order, replay_tests
 from .surrogate import RobustnessSurrogate

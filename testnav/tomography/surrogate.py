@@ -10,7 +10,7 @@ on one value per measured σ.
 
 Both forests see exact inputs, so they grow the same trees on every machine: levels are
 small integers, the counts are integers, and the quality targets are rounded to 2⁻²⁴ of
-their scale (testnav/exact.py), far below any meaningful difference in q_σ and far above the
+their scale (testnav/core/exact.py), far below any meaningful difference in q_σ and far above the
 last-digit noise a ground truth's KID carries between machines.
 """
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
-from ..exact import relative_grid
-from ..lattice import Lattice
+from ..core.exact import relative_grid
+from ..core.lattice import Lattice
 
 FOREST = dict(n_estimators=100, bootstrap=False, max_features=None)
 

@@ -16,7 +16,7 @@ import logging
 import tempfile
 from pathlib import Path
 
-PACKAGE_ROOT = Path(__file__).resolve().parent
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 log = logging.getLogger(__name__)
 
 

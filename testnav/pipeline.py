@@ -14,7 +14,7 @@ from omegaconf import DictConfig
 
 from .paths import CONF
 from .errors import UserError
-from .groundtruth import compute_groundtruth
+from .groundtruth.compute import compute_groundtruth
 
 
 def resolve_device(name: str) -> str:

@@ -4,7 +4,10 @@ A replay is deterministic (same table, search settings, seed and budget → same
 sweep that was killed, preempted or simply launched again does not redo the runs that had
 finished: their outputs are linked into the new run directory instead. The key hashes the
 table's bytes, the fidelity column, the resolved search config, seed, budget, output format,
-the early-stopping settings that price inferences, and the source of the code that turns them into a trace, so any change to any of them reruns.
+the early-stopping settings that price inferences, and the code that turns them into a trace:
+the search's own modules and the replay pipeline, with every testnav module they import, read as
+code without docstrings (`modules_digest`, the ground-truth key's mechanism). A body edit to any of
+them (TomoNav's surrogate, the certificate's forest, the pool) reruns; a docstring edit does not.
 """
 
 from __future__ import annotations
@@ -16,26 +19,21 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from .cache import atomic_path, file_digest, source_hash, stable_hash
+from ..core.cache import atomic_path, file_digest, modules_digest, object_modules, stable_hash
 
 log = logging.getLogger(__name__)
-CODE = (
-    "searches",
-    "trace.py",
-    "recall.py",
-    "pareto.py",
-    "table.py",
-    "oracle.py",
-    "lattice.py",
-    "inferences.py",
-    "tomography/executor.py",
-    "memo.py",
-    "certificate.py",
-)
+# what turns a search's proposals into the run's files, whatever the search: the stage that runs
+# it (with the certificate, trace, recall and inference costs it imports) and this module
+PIPELINE = ("testnav.app.stages", "testnav.app.memo")
 SUMMARY = "summary.json"  # written last, so a memo with a summary is complete
 
 
-def run_key(cfg, table: str, budget: int) -> str:
+def code_key(search) -> str:
+    """The digest of the code a replay of `search` runs: its class's modules and the pipeline's."""
+    return modules_digest(sorted(object_modules(search)) + list(PIPELINE))[0]
+
+
+def run_key(cfg, table: str, budget: int, search) -> str:
     return stable_hash(
         {
             "table": file_digest(Path(table)),
@@ -44,7 +42,7 @@ def run_key(cfg, table: str, budget: int) -> str:
             "seed": int(cfg.seed),
             "budget": budget,
             "format": cfg.trace_format,
-            "code": source_hash(*CODE),
+            "code": code_key(search),
             # the inference costs in the trace follow TestifAI's early-stopping settings
             "stopping": {k: cfg.tomography[k] for k in ("batch", "window", "delta", "early_stopping", "seed")},
         }
@@ -59,7 +57,7 @@ def files(cfg) -> list[str]:
     return [f"trace.{cfg.trace_format}", f"ranked.{cfg.trace_format}", SUMMARY]
 
 
-def recall(cfg, memo: Path, out_dir: Path) -> bool:
+def restore(cfg, memo: Path, out_dir: Path) -> bool:
     """Place a finished run's outputs in out_dir; False if there is none to reuse."""
     if not cfg.reuse_runs or not (memo / SUMMARY).exists():
         return False

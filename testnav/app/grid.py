@@ -25,12 +25,12 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from .cache import atomic_path, stable_hash, write_json_atomic
-from .errors import UserError
-from .oracle import TableOracle
-from .recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
-from .searches.fast import FastEvolution
-from .searches.nsga2 import NSGA2Search
+from ..core.cache import atomic_path, stable_hash, write_json_atomic
+from ..errors import UserError
+from ..core.oracle import TableOracle
+from ..core.recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
+from ..searches.fast import FastEvolution
+from ..searches.nsga2 import NSGA2Search
 
 log = logging.getLogger(__name__)
 

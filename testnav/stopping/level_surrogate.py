@@ -5,7 +5,7 @@ configurations, with a conformally calibrated uncertainty (docs/tomonav.md, docs
 `additive_forest` is an additive main-effects model (least squares on one-hot levels, so it
 extrapolates to higher orders the way TestifAI's independence estimate does) plus a bootstrapped
 random forest on its residuals; `forest` is the plain forest on the levels. Measured values, the
-additive coefficients and the predictions lie on GRID (testnav/exact.py), so fits, rankings and
+additive coefficients and the predictions lie on GRID (testnav/core/exact.py), so fits, rankings and
 draws are the same on every machine.
 """
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
-from .exact import on_grid
+from ..core.exact import on_grid
 from .forest import BootstrapForest
-from .lattice import Lattice
+from ..core.lattice import Lattice
 
 SURROGATES = ("additive_forest", "forest")
 MIN_GROUP = 20  # conformal scores per order group at least (Surrogate.groups)
@@ -40,7 +40,7 @@ class Surrogate:
         self.lattice, self.kind, self.ridge = lattice, kind, float(ridge)
         self.max_samples = max_samples
         # sklearn's RandomForestRegressor(bootstrap=True, max_features=1.0), tree for tree, at less
-        # overhead per tree (testnav/forest.py)
+        # overhead per tree (testnav/stopping/forest.py)
         self.forest = BootstrapForest(n_estimators, min_samples_leaf, seed)
         self.fits = 0
 
@@ -55,7 +55,7 @@ class Surrogate:
 
     def fit(self, indices, values, calibrate: bool = True) -> "Surrogate":
         """`calibrate`: also compute the conformal scores (what `draws` and `interval` need;
-        `predict` does not). Targets, coefficients and so residuals lie on GRID (testnav/exact.py): a.T @ y is then
+        `predict` does not). Targets, coefficients and so residuals lie on GRID (testnav/core/exact.py): a.T @ y is then
         an exact sum, the solve's last bits (which depend on the LAPACK kernel) are rounded
         away, and the forest is trained on the same bits on every machine, so its split ties
         are exact and go the same way everywhere."""

@@ -20,15 +20,15 @@ import numpy as np
 import pandas as pd
 from omegaconf import OmegaConf
 
-from .cache import atomic_path, write_json_atomic
-from .table import Objectives, level_columns, minmax
-from .fidelity import sign as rho_sign
-from .paths import CONF
+from ..core.cache import atomic_path, write_json_atomic
+from ..core.table import Objectives, level_columns, minmax
+from ..fidelity import sign as rho_sign
+from ..paths import CONF
 
 RHO_TOL = 1e-6
 DECIMALS = 6
 FIDELITY_DIR = CONF / "fidelity"
-GOLDEN_DIR = Path(__file__).resolve().parents[1] / "results" / "golden"
+GOLDEN_DIR = Path(__file__).resolve().parents[2] / "results" / "golden"
 # the committed goldens: the default benchmark, and the reduced lattice the test suite computes
 SCALES = {"mnist5k": (), "mnist5k-reduced": ("benchmark.levels=3", "benchmark.test_per_class=20")}
 
@@ -72,8 +72,8 @@ def fronts(table: pd.DataFrame) -> dict:
 
 def groundtruth(scale: str, cache_dir, overrides=(), progress: bool = False) -> pd.DataFrame:
     """The table of one golden scale (plus any overrides), computed or read from the cache."""
-    from .assemble import compose_benchmark
-    from .groundtruth import compute_groundtruth
+    from ..pipeline import compose_benchmark
+    from .compute import compute_groundtruth
 
     bench = compose_benchmark([*SCALES[scale], *overrides])
     return pd.read_parquet(compute_groundtruth(bench, cache_dir, "cpu", progress=progress))

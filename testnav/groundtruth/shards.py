@@ -21,8 +21,8 @@ import os
 import time
 from pathlib import Path
 
-from .cache import write_json_atomic
-from .errors import UserError
+from ..core.cache import write_json_atomic
+from ..errors import UserError
 
 
 def check_shards(shards, shard, n_chunks: int) -> tuple[int, int]:

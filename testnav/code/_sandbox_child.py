@@ -1,4 +1,4 @@
-"""Runs inside the sandbox process (started by testnav.sandbox, never imported by the harness).
+"""Runs inside the sandbox process (started by testnav.code.sandbox, never imported by the harness).
 
     python -I -B _sandbox_child.py <config.json>
 

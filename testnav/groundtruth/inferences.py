@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .lattice import Lattice
-from .table import level_columns
+from ..core.lattice import Lattice
+from ..core.table import level_columns
 
 EARLY_STOPPING = "inputs (early stopping)"
 PER_CONFIGURATION = "configurations (no per-input outcomes; each costs |D|)"
@@ -29,7 +29,7 @@ FULL_D = "inputs (full D, no early stopping)"
 
 def table_costs(path, lattice: Lattice, rule, seed: int = 0) -> tuple[np.ndarray, str]:
     """(per-configuration cost indexed by lattice index, unit) for a ground-truth table file."""
-    from .tomography.executor import input_order, stop_after
+    from ..tomography.executor import input_order, stop_after
 
     p = Path(path)
     if p.suffix.lower() in (".parquet", ".pq"):

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .lattice import Lattice
-from .pareto import leading_fronts
+from ..core.lattice import Lattice
+from ..core.pareto import leading_fronts
 
 MUTATIONS = 4  # random mutations per front member
 

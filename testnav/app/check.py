@@ -16,10 +16,10 @@ import numpy as np
 import torch
 from omegaconf import DictConfig
 
-from .timing import timed
-from .assemble import build, resolve_device
-from .cache import write_json_atomic
-from .errors import UserError
+from ..core.timing import timed
+from ..pipeline import build, resolve_device
+from ..core.cache import write_json_atomic
+from ..errors import UserError
 
 # ψ(D) of each paper benchmark as the papers report it (Table 1 of each).
 PAPER_PSI = {

@@ -12,7 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .errors import UserError
+from ..errors import UserError
 from .lattice import Lattice
 from .table import Objectives
 

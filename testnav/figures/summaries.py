@@ -10,7 +10,7 @@ import pandas as pd
 def load_summaries(root) -> pd.DataFrame:
     """Every search run's summary under `root`, one row per run: the figures' scanner
     (testnav.figures.loader.scan_runs), so memoised copies under cache/ count once here too."""
-    from .figures.loader import scan_runs
+    from .loader import scan_runs
 
     return scan_runs(Path(root), [])
 
@@ -28,7 +28,7 @@ def method_table(df: pd.DataFrame) -> pd.DataFrame:
         u_full_mean=("unique_to_full_recall", "mean"),
         u_full_sd=("unique_to_full_recall", "std"),
     )
-    if "auc_recall_inferences" in df:  # the cost-aware view (testnav/inferences.py), where runs have it
+    if "auc_recall_inferences" in df:  # the cost-aware view (testnav/groundtruth/inferences.py), where runs have it
         extra = g.agg(
             auc_inf_mean=("auc_recall_inferences", "mean"),
             auc_inf_sd=("auc_recall_inferences", "std"),

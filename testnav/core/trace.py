@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .inferences import cumulative
+from ..groundtruth.inferences import cumulative
 from .lattice import Lattice
 from .recall import auc_recall, budget_to_full_recall, first_sightings, recall_curve, unique_to_full_recall
 from .pareto import crowding_distance, nondominated_rank
@@ -22,7 +22,7 @@ def make_trace(
 ) -> pd.DataFrame:
     """One row per proposal; `values` is (len(proposals), 2) δ and ρ of each proposal. With
     `costs` (per-configuration inferences, by lattice index) an `inferences` column adds the
-    cumulative inferences spent (testnav/inferences.py)."""
+    cumulative inferences spent (testnav/groundtruth/inferences.py)."""
     p = np.asarray(proposals, dtype=np.int64)
     new = first_sightings(p)
     theta = lattice.theta(p)

@@ -15,9 +15,9 @@ import time
 import numpy as np
 import torch
 
-from .errors import UserError
-from .memory import keep_freed_memory
-from .groundtruth import PrefixWalker, sibling_groups, stack_size
+from ..errors import UserError
+from ..core.memory import keep_freed_memory
+from .compute import PrefixWalker, sibling_groups, stack_size
 
 
 class LiveOracle:

@@ -6,7 +6,7 @@ stage=search      → Objectives (table) → Search.run(Oracle) → trace, ranke
 stage=live        → LiveOracle (the model, memoised) → Search.run(Oracle) → same outputs, no P*
 stage=grid        → NSGA-II hyperparameter grid (§3.3)     → results/tables/grid*.csv, grid_selection.json
 stage=tomography | query | study → TestifAI (testnav/tomography/stage.py)
-stage=check       → load every artifact, clean ψ(D) against the paper, throughput (testnav/check.py)
+stage=check       → load every artifact, clean ψ(D) against the paper, throughput (testnav/app/check.py)
 """
 
 from __future__ import annotations
@@ -20,19 +20,19 @@ import numpy as np
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
-from .assemble import build, build_groundtruth, resolve_device
-from .cache import atomic_path, write_json_atomic
-from .certificate import Certificate, CertifiedOracle, run_certified, summary_fields
-from .errors import UserError
-from .fidelity import sign as rho_sign
-from .groundtruth import compute_groundtruth, read_meta
-from .inferences import FULL_D, inference_summary, table_costs
-from .memo import memo_dir, recall, run_key
-from .oracle import TableOracle
-from .paths import CONF
-from .searches import Search
-from .table import Objectives, read_table
-from .trace import make_trace, ranked_list, summarize
+from ..pipeline import build, build_groundtruth, resolve_device
+from ..core.cache import atomic_path, write_json_atomic
+from ..stopping.certificate import Certificate, CertifiedOracle, run_certified, summary_fields
+from ..errors import UserError
+from ..fidelity import sign as rho_sign
+from ..groundtruth.compute import compute_groundtruth, read_meta
+from ..groundtruth.inferences import FULL_D, inference_summary, table_costs
+from .memo import memo_dir, restore, run_key
+from ..core.oracle import TableOracle
+from ..paths import CONF
+from ..searches import Search
+from ..core.table import Objectives, read_table
+from ..core.trace import make_trace, ranked_list, summarize
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ def groundtruth_objectives(path: Path, benchmark, fidelity, signals=()) -> tuple
 
 def stopping_rule(cfg: DictConfig):
     """TestifAI's early-stopping rule and its seed (tomography.*), which price every configuration in inferences."""
-    from .tomography.core import Settings
+    from ..tomography.core import Settings
 
     settings = Settings.from_config(cfg)
     return settings.rule, settings.seed
@@ -164,7 +164,7 @@ def live_run(
     """One search against the model itself (no table): (trace, ranked list, summary), nothing
     written. `fidelity` has name, column and sign (a conf/fidelity node); `live` reuses a
     LiveOracle (and its memo) from an earlier run on the same benchmark and fidelity."""
-    from .live import LiveOracle
+    from ..groundtruth.live import LiveOracle
 
     if search.replay_only:
         raise UserError(f"search={search.name} replays a ground-truth table; a live search needs {search.live_fix}")
@@ -190,8 +190,8 @@ def run_search(cfg: DictConfig, out_dir: Path) -> dict:
     search, stop_at = build_search(cfg)
     obj, identity = load_objectives(cfg, cfg.fidelity, signals=search.requires)
     budget = check_budget(cfg.budget, obj.lattice.size)
-    memo = memo_dir(cfg, search.name, run_key(cfg, identity["table"], budget))
-    if recall(cfg, memo, out_dir):  # this exact run finished before (an interrupted or repeated sweep)
+    memo = memo_dir(cfg, search.name, run_key(cfg, identity["table"], budget, search))
+    if restore(cfg, memo, out_dir):  # this exact run finished before (an interrupted or repeated sweep)
         summary = json.loads((out_dir / "summary.json").read_text())
         print(human_summary(summary, out_dir, f"trace.{cfg.trace_format}") + f"\n  (reused the finished run {memo})")
         return summary
@@ -200,7 +200,7 @@ def run_search(cfg: DictConfig, out_dir: Path) -> dict:
     # into the memo first, then linked into the run directory: a run directory with a summary
     # always has a memo behind it, so a killed sweep's finished runs are never redone
     path = write_outputs(cfg, memo if cfg.reuse_runs else out_dir, trace, ranked, summary)
-    recall(cfg, memo, out_dir)
+    restore(cfg, memo, out_dir)
     print(human_summary(summary, out_dir, path.name))
     return summary
 
@@ -308,7 +308,7 @@ def human_summary(s: dict, out_dir: Path, trace_name: str) -> str:
 
 def _tomography_stage(name: str):
     def run(cfg: DictConfig, out_dir: Path):
-        from .tomography import stage
+        from ..tomography import stage
 
         return getattr(stage, f"run_{name}")(cfg, out_dir)
 

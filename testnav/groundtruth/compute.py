@@ -5,7 +5,7 @@ per prefix and reused by every configuration that shares it (1,295 family applic
 for 6⁴, instead of 5,184 naive). The walk is cut into chunks (one per prefix of the first
 two families) that are written atomically as they finish, so a killed run resumes at the
 first missing chunk; a file lock makes concurrent callers wait and reuse the result. The same
-chunks are the unit of sharding across jobs (testnav/shards.py): a shard computes a contiguous
+chunks are the unit of sharding across jobs (testnav/groundtruth/shards.py): a shard computes a contiguous
 run of them and the run that finds all of them on disk merges the table.
 
 Randomness is tied to the prefix, not to the walk: family i at a node draws from a
@@ -26,8 +26,8 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
-from .memory import keep_freed_memory
-from .cache import atomic_path, checksum_path, file_lock, stable_hash, verified, write_json_atomic
+from ..core.memory import keep_freed_memory
+from ..core.cache import atomic_path, checksum_path, file_lock, stable_hash, verified, write_json_atomic
 from .shards import RunLog, read_runs, shard_chunks
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ STACK_BYTES = {"cpu": 1 << 26, "cuda": 1 << 30}  # images of sibling sets scored
 
 
 def stack_size(inputs, device: str) -> int:
-    """How many perturbed sets of D fit in one scoring call (testnav/sets.py): all ℓ siblings of a
+    """How many perturbed sets of D fit in one scoring call (testnav/core/sets.py): all ℓ siblings of a
     prefix for small images, one set at a time when D alone is that large."""
     if not isinstance(inputs, torch.Tensor) or inputs.numel() == 0:
         return 1
@@ -120,7 +120,7 @@ def compute_groundtruth(
 ) -> Path | None:
     """Return the path of the benchmark's ground-truth table, computing what is missing.
 
-    With shards=k > 1, only shard `shard`'s chunks are computed (testnav/shards.py says which,
+    With shards=k > 1, only shard `shard`'s chunks are computed (testnav/groundtruth/shards.py says which,
     and why the cut keeps prefix sharing); the run that finds every chunk on disk merges them
     and returns the table, a shard that finishes before the others returns None.
     """

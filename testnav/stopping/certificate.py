@@ -49,11 +49,11 @@ import time
 
 import numpy as np
 
-from .errors import UserError
-from .lattice import Lattice
-from .pareto import nondominated_mask
+from ..errors import UserError
+from ..core.lattice import Lattice
+from ..core.pareto import nondominated_mask
 from .pool import neighbours, random_configurations
-from .surrogate import Surrogate
+from .level_surrogate import Surrogate
 
 OBJECTIVES = ("delta", "rho")
 # SHARE and the add-one calibration chosen on generated tables of every size of the scaling

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from .errors import UserError
+from ..errors import UserError
 
 GROUPS = ("benchmark", "fidelity", "search", "experiment")
 BUILTIN_LAUNCHERS = ("basic", "submitit_local", "submitit_slurm")  # Hydra's own, beside conf/hydra/launcher/
@@ -212,7 +212,7 @@ def guarded(task, out_dir_of):
         if out_dir is not None and Path(out_dir).is_dir():
             import traceback
 
-            from .cache import write_text_atomic
+            from ..core.cache import write_text_atomic
 
             write_text_atomic(Path(out_dir) / FAILED, traceback.format_exc())
         raise

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import UserError
+from ..errors import UserError
 from .lattice import Lattice
 from .pareto import pareto_front
 
