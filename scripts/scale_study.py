@@ -46,20 +46,12 @@ STOP_AT = 0.95
 
 
 def make_search(name: str):
-    from testnav.searches.ga import GASearch
-    from testnav.searches.greedy import GreedySearch
-    from testnav.searches.nsga2 import NSGA2Search
-    from testnav.searches.random_search import RandomSearch
-    from testnav.searches.tomonav import TomoNavSearch
+    """The study's searches by name (testnav.searches.make); `nsga2_fast` and `ga` on the fast engine."""
+    from testnav import searches
 
-    return {
-        "nsga2": NSGA2Search,  # the default engine (pymoo), what `search=nsga2` runs
-        "nsga2_fast": lambda: NSGA2Search(engine="fast"),
-        "ga": lambda: GASearch(engine="fast"),
-        "greedy": GreedySearch,
-        "random": RandomSearch,
-        "tomonav": TomoNavSearch,
-    }[name]()
+    engine = {"nsga2_fast": "fast", "ga": "fast"}
+    base = "nsga2" if name == "nsga2_fast" else name
+    return searches.make(base, **({"engine": engine[name]} if name in engine else {}))
 
 
 def generated(profile: str, n: int, levels: int, seed: int) -> Objectives:

@@ -22,26 +22,20 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from omegaconf import OmegaConf
 
 from interval_coverage import metric_tables
-from testnav.paths import CONF
 from testnav.stopping.certificate import QUIET_RELAX, Certificate, CertifiedOracle, run_certified
 from testnav.core.oracle import TableOracle
-from testnav.searches.nsga2 import NSGA2Search
-from testnav.searches.random_search import RandomSearch
-from testnav.searches.tomonav import TomoNavSearch
+from testnav import searches
 from testnav.groundtruth.synthetic import PROFILES, profile_table
 from testnav.core.table import Objectives
 
 
-def tomonav():
-    """TomoNav with the defaults of conf/search/tomonav.yaml (what `search=tomonav` runs)."""
-    cfg = OmegaConf.to_container(OmegaConf.load(CONF / "search" / "tomonav.yaml"))
-    return TomoNavSearch(**{k: v for k, v in cfg.items() if k not in ("_target_", "stop_at")})
-
-
-SEARCHES = {"random": RandomSearch, "nsga2": lambda: NSGA2Search(engine="fast"), "tomonav": tomonav}
+SEARCHES = {
+    "random": lambda: searches.make("random"),
+    "nsga2": lambda: searches.make("nsga2", engine="fast"),
+    "tomonav": lambda: searches.make("tomonav"),  # the defaults of conf/search/tomonav.yaml, as `search=tomonav`
+}
 GRID = (0.1, 0.2, 0.5, 1, 2, 5)
 TARGET = 0.95
 

@@ -14,17 +14,3 @@ def __getattr__(name):
 
         return Tester
     raise AttributeError(f"module 'testnav' has no attribute {name!r}")
-
-
-def _register_resolvers():
-    """`${testnav_run:…}` names run folders (conf/config.yaml); registered on import, so every
-    composition of conf/ (run.py, tests, scripts) can resolve it."""
-    from omegaconf import OmegaConf
-
-    from .app.cli import run_name
-
-    if not OmegaConf.has_resolver("testnav_run"):
-        OmegaConf.register_new_resolver("testnav_run", run_name)
-
-
-_register_resolvers()

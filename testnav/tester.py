@@ -8,52 +8,24 @@
     t.tomography(); t.query("brightness >= 2 & jpeg <= 1")
 
 It builds the same objects the YAML benchmarks build (ImageClassification or TextClassification,
-families from the registry, the fidelity and search configs under conf/) and hands them to the
-functions behind run.py (`app.live_run`, `app.replay_run`, `compute_groundtruth`,
-`tomography.stage.tomography_for`), so a Python run and a CLI run of the same settings agree.
+families, metrics and searches by name through their registries) and runs them through the same
+library pipeline as run.py (`testnav.pipeline`: `open`, `live`, `replay`), so a Python run and a
+CLI run of the same settings agree.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import torch
-from omegaconf import OmegaConf
 
-from .paths import CONF
 from .errors import UserError
+from .pipeline import Run
 
-IMAGE_PRESET, TEXT_PRESET = (
-    CONF / "benchmark" / "image_classification.yaml",
-    CONF / "benchmark" / "text_classification.yaml",
-)
+__all__ = ["Run", "Tester"]
+
 TEXT_FAMILIES = ("typo", "contraction", "punctuation")
-
-
-@dataclass
-class Run:
-    """One search: `summary` (the summary.json fields), `trace` (trace.csv: one row per proposal),
-    `ranked` (ranked.csv: every configuration seen, by Pareto rank then crowding distance)."""
-
-    summary: dict
-    trace: pd.DataFrame
-    ranked: pd.DataFrame
-
-    @property
-    def front(self) -> pd.DataFrame:
-        """The measured Pareto front: rank 0 of the ranked list."""
-        return self.ranked[self.ranked["rank"] == 0].reset_index(drop=True)
-
-    def save(self, directory) -> Path:
-        """Write summary.json, trace.csv and ranked.csv as a run directory of run.py (figures read it)."""
-        from .app.stages import write_outputs
-
-        out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
-        write_outputs(OmegaConf.create({"trace_format": "csv"}), out, self.trace, self.ranked, self.summary)
-        return out
 
 
 def image_tensors(data, image_size=None) -> tuple[torch.Tensor, torch.Tensor, dict | None]:
@@ -121,16 +93,13 @@ class TensorData:
         return {"tensors": list(self.images.shape), "sha256": h.hexdigest()[:16]}
 
 
-def metric_nodes(preset: Path) -> dict:
-    return OmegaConf.to_container(OmegaConf.load(preset).metrics, resolve=True)
-
-
 class Tester:
     """model: any nn.Module returning logits (images in [0, 1], normalised inside, or give mean/std), or a
     Hugging Face sequence classifier with `tokenizer=`. data: (images, labels) tensors, a torch Dataset,
     an image-folder path; for text (texts, labels) or [(text, label), …] with single sentences or
-    (text_a, text_b) pairs. families: registry names (testnav/families/registry.py) or Family objects.
-    fidelity: ssim or kid for images, chrf for text (several: a list, the first one searched)."""
+    (text_a, text_b) pairs. families: names (`testnav.families.names()`) or Family objects.
+    fidelity: a metric of conf/fidelity for the modality, e.g. ssim or kid for images, chrf for text
+    (several: a list, the first one searched)."""
 
     def __init__(
         self,
@@ -153,21 +122,23 @@ class Tester:
         max_length: int = 256,
         progress: bool = False,
     ):
-        from .pipeline import build, compose_config, resolve_device
-        from .families.registry import family
+        from . import fidelity as fidelity_registry
+        from .families import make as family
+        from .pipeline import compose_config, resolve_device
 
         self.text = tokenizer is not None
-        fidelities = [fidelity] if isinstance(fidelity, str) else list(fidelity or ["chrf" if self.text else "ssim"])
-        preset = TEXT_PRESET if self.text else IMAGE_PRESET
-        nodes = metric_nodes(preset)
-        unknown = [f for f in fidelities if f not in nodes]
+        modality = "text" if self.text else "vision"
+        valid = fidelity_registry.names(modality)
+        fidelities = [fidelity] if isinstance(fidelity, str) else list(fidelity or valid[:1])
+        unknown = [f for f in fidelities if f not in valid]
         if unknown:
             raise UserError(
-                f"fidelity={unknown[0]} for {'text' if self.text else 'images'} (valid: {', '.join(nodes)})"
+                f"fidelity={unknown[0]} for {'text' if self.text else 'images'} (valid: {', '.join(valid)})"
             )
-        self.cfg = compose_config([f"fidelity={fidelities[0]}"])
+        self.fidelity = fidelities[0]
+        self.cfg = compose_config()  # the packaged settings of what Tester does not take (tomography, pricing)
         self.cache_dir, self.device, self.progress = str(cache_dir), resolve_device(device), bool(progress)
-        metrics = {f: build(OmegaConf.create(nodes[f])) for f in fidelities}
+        metrics = {f: fidelity_registry.make(f) for f in fidelities}
         if self.text:
             from .benchmarks.text_classification import GivenTextModel, TextClassification, TextItems
 
@@ -203,33 +174,20 @@ class Tester:
                 perturb_seed=perturb_seed,
                 batch_size=batch_size,
             )
-        self._live, self._tomography = None, {}
+        self._session, self._tomography = None, {}
 
     @property
     def lattice(self):
         return self.benchmark.lattice
 
-    def _search(self, name: str, stop_at, params: dict):
-        from .app.stages import build_search
+    @property
+    def session(self):
+        """The benchmark opened on the device (data, model, clean scores), once for every live search."""
+        from .pipeline import open as open_session
 
-        cfg = self.cfg.copy()
-        OmegaConf.update(cfg, "search", OmegaConf.load(self._search_file(name)), merge=False)
-        for k, v in params.items():
-            if k not in cfg.search:
-                raise UserError(f"search {name} has no setting '{k}' (valid: {', '.join(str(k) for k in cfg.search)})")
-            cfg.search[k] = v
-        if stop_at is not None:
-            cfg.search.stop_at = stop_at
-        search, stop = build_search(cfg)
-        return search, stop, "pop_size" not in params
-
-    @staticmethod
-    def _search_file(name: str) -> Path:
-        path = CONF / "search" / f"{name}.yaml"
-        if not path.exists():
-            valid = sorted(p.stem for p in (CONF / "search").glob("*.yaml"))
-            raise UserError(f"unknown search '{name}' (valid: {', '.join(valid)})")
-        return path
+        if self._session is None:
+            self._session = open_session(self.benchmark, self.cache_dir, self.device)
+        return self._session
 
     def search(
         self,
@@ -244,39 +202,28 @@ class Tester:
         configuration (memoised across searches); replay=True: against the ground truth (computed on
         first use), which adds Recall@P* and its AUC. stop_at: end once the stopping certificate's
         p_complete reaches it. params: the search's settings (conf/search/<name>.yaml), e.g. pop_size."""
-        from .app.stages import check_budget, check_seed, groundtruth_objectives, live_run, replay_run, stopping_rule
+        from . import pipeline
+        from .stopping.certificate import CertificateConfig
+        from .tomography.executor import Stopping
 
-        search, stop, fit = self._search(name, stop_at, params)
-        budget = check_budget(budget, self.lattice.size)
-        seed = check_seed(seed)
-        if fit:  # the default settings (an evolutionary search's population) fitted to a small lattice
-            search.fit(self.lattice, budget)
-        if not replay:
-            from .fidelity import sign as rho_sign
-            from .groundtruth.live import LiveOracle
-
-            if self._live is None:
-                col = self.cfg.fidelity.column
-                self._live = LiveOracle(
-                    self.benchmark, self.cache_dir, self.device, col, rho_sign(col, self.benchmark.metrics)
-                )
-            trace, ranked, summary = live_run(
-                search,
-                stop,
-                self.benchmark,
-                self.cfg.fidelity,
-                budget,
-                seed,
-                self.cache_dir,
-                self.device,
-                live=self._live,
-            )
-            return Run(summary, trace, ranked)
-        obj, identity = groundtruth_objectives(
-            self._groundtruth_path(), self.benchmark, self.cfg.fidelity, signals=search.requires
+        spec = pipeline.RunSpec(
+            search=name,
+            overrides=params,
+            budget=budget,
+            seed=seed,
+            certificate=CertificateConfig(stop_at=stop_at),
+            fit="pop_size" not in params,  # the default population fitted to a small lattice, a chosen one kept
+            pricing=Stopping.from_node(self.cfg.tomography),
+            pricing_seed=int(self.cfg.tomography.seed),
         )
-        trace, ranked, summary = replay_run(search, stop, obj, identity, budget, seed, *stopping_rule(self.cfg))
-        return Run(summary, trace, ranked)
+        pipeline.search_for(spec, self.lattice, live=not replay)  # bad settings refused before any work
+        if not replay:
+            return pipeline.live(spec, self.session, self.fidelity)
+        search = pipeline.search_for(spec, self.lattice)[0]
+        obj, identity = pipeline.groundtruth_objectives(
+            self._groundtruth_path(), self.benchmark, self.fidelity, signals=search.requires
+        )
+        return pipeline.replay(spec, obj, identity)
 
     def _groundtruth_path(self) -> Path:
         from .groundtruth.compute import compute_groundtruth
@@ -300,7 +247,7 @@ class Tester:
         source = source or ("replay" if self.text else "live")
 
         if source not in self._tomography:
-            quality = self.cfg.fidelity.column if source == "replay" else None
+            quality = self.fidelity if source == "replay" else None
             self._tomography[source] = tomography_for(
                 self.benchmark,
                 Settings.from_config(self.cfg),

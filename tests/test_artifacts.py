@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 import torch
 
-from testnav.pipeline import build, compose_config
+from testnav.pipeline import compose_config
+from testnav.registry import instantiate
 from tests import artifacts as A
 from tests.cli import run_inprocess as run
 
@@ -73,7 +74,7 @@ def test_tiny_imagenet_matches_the_publishers_pipeline(tiny):
     d, modes, model = tiny
     root = d / "tiny-imagenet-200"
     cfg = compose_config(["benchmark=tiny_imagenet", *tiny_overrides(root, d / "cait_s36_384.pth")])
-    bench = build(cfg.benchmark)
+    bench = instantiate(cfg.benchmark)
     loaded = bench.load(d / "cache")
     assert loaded.inputs.shape == (9, 3, 64, 64) and {"L", "CMYK"} <= set(modes.values())
     ann = [ln.split("\t") for ln in (root / "val" / "val_annotations.txt").read_text().splitlines()]
@@ -108,7 +109,7 @@ def test_cifar10_robustbench_checkpoint_is_exact_and_runs(tmp_path):
         "benchmark.model.kwargs.widen_factor=1",
         "benchmark.metrics.kid.subsets=2",
     ]
-    bench = build(compose_config(["benchmark=cifar10", *over]).benchmark)
+    bench = instantiate(compose_config(["benchmark=cifar10", *over]).benchmark)
     loaded = bench.load(tmp_path / "cache")
     with torch.inference_mode():  # RobustBench: raw [0, 1] tensors straight into the model
         theirs = model(torch.from_numpy(x).float() / 255)
@@ -138,7 +139,9 @@ def test_mnist_idx_files_and_a_lenet_checkpoint(layout, tmp_path):
     from testnav.models.lenet import LeNet5
 
     A.write_mnist_idx(tmp_path / "data", layout)
-    x, y = build(compose_config(["benchmark=mnist", f"benchmark.root={tmp_path / 'data'}"]).benchmark)._arrays()[2:]
+    x, y = instantiate(compose_config(["benchmark=mnist", f"benchmark.root={tmp_path / 'data'}"]).benchmark)._arrays()[
+        2:
+    ]
     mx, my = mnist_data()
     assert torch.equal(y, torch.from_numpy(my[12:5000:250].astype(np.int64)))
     assert torch.equal(x[:, 0], torch.from_numpy(mx[12:5000:250].reshape(-1, 28, 28)).float() / 255)
@@ -164,12 +167,12 @@ def test_gtsrb_every_published_layout_with_roi_crop(layout, tmp_path):
     signs = A.gtsrb_signs()
     A.write_gtsrb(tmp_path / "data", layout, signs)
     cfg = compose_config(["benchmark=gtsrb", f"benchmark.data.root={tmp_path / 'data'}"])
-    x, y = build(cfg.benchmark.data).load()
+    x, y = instantiate(cfg.benchmark.data).load()
     assert x.shape == (len(signs), 3, 32, 32) and y.tolist() == [c for *_, c in signs]
     img, roi, _ = signs[3]
     want = np.asarray(Image.fromarray(img).crop(roi).resize((32, 32), Image.BILINEAR), dtype=np.float32) / 255
     assert np.abs(x[3].permute(1, 2, 0).numpy() - want).max() < 1e-6
-    uncropped = build(
+    uncropped = instantiate(
         compose_config(
             ["benchmark=gtsrb", f"benchmark.data.root={tmp_path / 'data'}", "benchmark.data.roi=false"]
         ).benchmark.data
@@ -276,7 +279,7 @@ def test_yolo_predictions_are_ultralytics_own_and_nothing_trains_or_downloads(ro
     monkeypatch.setattr(Model, "train", lambda *a, **k: pytest.fail("the detector started a training run"))
     monkeypatch.setattr(socket.socket, "connect", lambda *a, **k: pytest.fail("the detector opened a connection"))
     monkeypatch.chdir(tmp_path)
-    bench = build(compose_config(["benchmark=roboflow", *yolo_overrides(d)]).benchmark)
+    bench = instantiate(compose_config(["benchmark=roboflow", *yolo_overrides(d)]).benchmark)
     loaded = bench.load(tmp_path / "cache")
     assert loaded.inputs.shape == (4, 3, 192, 320)  # frames as exported: non-square, not stretched
     assert [len(b) for b in loaded.boxes] == [0, 2, 3, 1]  # dotted stems find their label files

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from testnav.stopping.certificate import Certificate, CertifiedOracle, StopSearch, dominated_draws, run_certified
+from testnav.stopping.certificate import Certificate, CertifiedOracle, dominated_draws, run_certified
 from testnav.errors import UserError
 from testnav.core.oracle import TableOracle
 from testnav.core.pareto import nondominated_mask
@@ -253,10 +253,11 @@ def test_stop_at_stops_before_evaluating_more():
 
     inner = Counting(obj)
     oracle = CertifiedOracle(inner, Certificate(obj.lattice, every=64, stop_at=0.3, share=50, seed=0))
-    with pytest.raises(StopSearch):
-        oracle.evaluate(np.random.default_rng(0).permutation(obj.lattice.size))
+    values = oracle.evaluate(np.random.default_rng(0).permutation(obj.lattice.size))
     cert = oracle.certificate
-    assert cert.stopped == Counting.asked <= obj.lattice.size and cert.points[-1][1] >= 0.3
+    assert oracle.stopped and cert.stopped == Counting.asked <= obj.lattice.size and cert.points[-1][1] >= 0.3
+    # what was evaluated has its values; what was asked after the stop was not evaluated and is NaN
+    assert np.isfinite(values[: cert.stopped]).all() and np.isnan(values[cert.stopped :]).all()
     with pytest.raises(UserError, match="stop_at=1.5"):
         Certificate(obj.lattice, stop_at=1.5)
 

@@ -11,7 +11,8 @@ import pytest
 
 from testnav.core import cache
 from testnav.core.cache import atomic_path
-from testnav.groundtruth.compute import PrefixWalker, compute_groundtruth, outcomes, prefix_generator, read_meta
+from testnav.groundtruth.compute import compute_groundtruth, outcomes, read_meta
+from testnav.groundtruth.walk import PrefixWalker, prefix_generator
 from tests.conftest import small_benchmark
 
 

@@ -21,6 +21,7 @@ from hydra.utils import instantiate
 from omegaconf import OmegaConf
 from PIL import Image, ImageEnhance
 
+from testnav import families as family_registry
 from testnav.data.scenes import scenes
 from testnav.families import bit_stream, uniform
 from testnav.families.darken import Darken
@@ -94,18 +95,10 @@ def load(name):
     return instantiate(OmegaConf.load(CONF / f"{name}.yaml").families, _convert_="all")
 
 
-YAML_CASES = [
-    (f, i)
-    for f, n in [
-        ("imagenet_c_224", 10),
-        ("imagenet_c_64", 10),
-        ("imagenet_c_32", 10),
-        ("deeptest_udacity", 4),
-        ("gtsrb_cure", 4),
-    ]
-    for i in range(n)
-]
-SIZE = {"imagenet_c_224": 224, "imagenet_c_64": 64, "imagenet_c_32": 32, "deeptest_udacity": 224, "gtsrb_cure": 32}
+# every family of every colour-image table of conf/families (MNIST-C's grayscale digits are tested in
+# tests/test_families.py; text and code in tests/test_text.py), found through the registry
+SIZE = {"deeptest_udacity": 224, "gtsrb_cure": 32, **{t: k for k, t in family_registry.IMAGE_TABLES.items()}}
+YAML_CASES = [(f, i) for f in family_registry.tables() if f in SIZE for i in range(len(family_registry.table_nodes(f)))]
 
 
 CASE_IDS = [f"{f}-{type(load(f)[i]).__name__}" for f, i in YAML_CASES]

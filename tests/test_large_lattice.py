@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from testnav.stopping import certificate as cert_module
+from testnav.core.oracle import Oracle
 from testnav.stopping.certificate import Certificate, CertifiedOracle, run_certified
 from testnav.errors import UserError
 from testnav.core.exact import on_grid
@@ -86,7 +87,7 @@ def test_mop_up_around_the_band_finds_more_of_a_noisy_front():
     assert found[8] >= found[1] + 5
 
 
-class FunctionOracle:
+class FunctionOracle(Oracle):
     """A live-like oracle on a lattice never tabulated: (δ, ρ) computed from θ on demand."""
 
     def __init__(self, lattice):

@@ -9,7 +9,7 @@ import pytest
 from testnav.errors import UserError
 from testnav.groundtruth.inferences import auc_recall_inferences, cumulative, inference_summary, table_costs
 from testnav.core.lattice import Lattice
-from testnav.core.oracle import TableOracle
+from testnav.core.oracle import Oracle, TableOracle
 from testnav.core.pareto import nondominated_mask
 from testnav.core.recall import auc_recall, first_sightings, recall_curve
 from testnav.searches.tomonav import TomoNavSearch, next_batch
@@ -143,7 +143,7 @@ def test_plain_forest_and_an_empty_initial_design():
     assert sorted(p.tolist()) == list(range(125))
 
 
-class FakeLive:
+class FakeLive(Oracle):
     """The live oracle's interface (evaluate only; table() refuses), memoised, counting model runs."""
 
     def __init__(self, obj):

@@ -69,7 +69,7 @@ def test_a_torchvision_state_dict_from_config_predicts_as_torchvision_does(tmp_p
 def test_families_by_name_carry_the_published_table_for_the_image_size():
     from omegaconf import OmegaConf
 
-    from testnav.families.registry import family, names
+    from testnav.families import make as family, names
 
     for size, file in ((32, "imagenet_c_32"), (64, "imagenet_c_64"), (224, "imagenet_c_224")):
         table = {
@@ -82,7 +82,7 @@ def test_families_by_name_carry_the_published_table_for_the_image_size():
     assert family("zoom", image_size=28, channels=1).name == "zoom"
     assert family("typo", modality="text").name == "typo"
     assert "gaussian_blur" in names() and "shear" not in names()
-    with pytest.raises(UserError, match=r"unknown image family 'blurr' \(valid: brightness, contrast"):
+    with pytest.raises(UserError, match=r"unknown family 'blurr' for image data \(valid: brightness, contrast"):
         family("blurr")
 
 

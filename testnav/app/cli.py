@@ -221,6 +221,13 @@ def guarded(task, out_dir_of):
 FAILED = "FAILED"  # beside a run directory's files when the run raised
 
 
+def register_resolvers() -> None:
+    """`${testnav_run:…}` names run folders in conf/config.yaml's hydra.run.dir and sweep subdir:
+    the app registers it before Hydra resolves them (run.py; importing testnav registers nothing)."""
+    if not OmegaConf.has_resolver("testnav_run"):
+        OmegaConf.register_new_resolver("testnav_run", run_name)
+
+
 def run_name(stage, benchmark, fidelity, search, seed) -> str:
     """A run folder's name (the `testnav_run` resolver in conf/config.yaml): search runs (replay and
     live) by benchmark, fidelity, search and seed, as the figure scanners read them; every other

@@ -13,35 +13,46 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from ..pipeline import build, build_groundtruth, resolve_device
-from ..core.cache import atomic_path, write_json_atomic
-from ..stopping.certificate import Certificate, CertifiedOracle, run_certified, summary_fields
+from .. import pipeline, searches
 from ..errors import UserError
-from ..fidelity import sign as rho_sign
 from ..groundtruth.compute import compute_groundtruth, read_meta
-from ..groundtruth.inferences import FULL_D, inference_summary, table_costs
-from .memo import memo_dir, restore, run_key
-from ..core.oracle import TableOracle
-from ..paths import CONF
-from ..searches import Search
+from ..core.cache import write_json_atomic
 from ..core.table import Objectives, read_table
-from ..core.trace import make_trace, ranked_list, summarize
+from ..paths import CONF
+from ..registry import instantiate
+from ..stopping.certificate import CertificateConfig
+from ..tomography.executor import Stopping
+from .memo import memo_dir, restore, run_key
 
 log = logging.getLogger(__name__)
 
 
-def build_search(cfg: DictConfig):
-    """The search and its search.stop_at (the stopping certificate's threshold, not the search's)."""
-    node = OmegaConf.to_container(cfg.search, resolve=True)
-    stop_at = node.pop("stop_at", None)
-    return build(OmegaConf.create(node)), stop_at
+def user_set_population() -> bool:
+    """Did the command line set search.pop_size? Then it is kept (and checked), not fitted."""
+    from hydra.core.hydra_config import HydraConfig
+
+    try:
+        tasks = HydraConfig.get().overrides.task if HydraConfig.initialized() else []
+    except ValueError:
+        tasks = []
+    return any(o.lstrip("+~").startswith("search.pop_size=") for o in tasks)
+
+
+def run_spec(cfg: DictConfig) -> pipeline.RunSpec:
+    """The run the command line asks for (search, budget, seed, certificate, pricing)."""
+    return pipeline.RunSpec(
+        search=cfg.search,
+        budget=cfg.budget,
+        seed=cfg.seed,
+        certificate=CertificateConfig.from_node(cfg.certificate),
+        fit=not user_set_population(),
+        pricing=Stopping.from_node(cfg.tomography),
+        pricing_seed=int(cfg.tomography.seed),
+    )
 
 
 def load_objectives(cfg: DictConfig, fidelity: DictConfig, signals=()) -> tuple[Objectives, dict]:
@@ -56,165 +67,45 @@ def load_objectives(cfg: DictConfig, fidelity: DictConfig, signals=()) -> tuple[
             "fidelity": "rho",
             "table": str(cfg.groundtruth.table),
         }
-    path, benchmark = build_groundtruth(cfg)
-    return groundtruth_objectives(path, benchmark, fidelity, signals)
-
-
-def groundtruth_objectives(path: Path, benchmark, fidelity, signals=()) -> tuple[Objectives, dict]:
-    """Normalised (δ, ρ) from a benchmark's ground-truth table, and what identifies them."""
-    df = pd.read_parquet(path)
-    if fidelity.column not in df.columns:
-        raise UserError(
-            f"fidelity={fidelity.name}: benchmark {benchmark.name} has no '{fidelity.column}' "
-            f"column (valid for it: {', '.join(benchmark.metrics)})"
-        )
-    obj = Objectives.from_table(
-        df,
-        fidelity.column,
-        rho_sign(fidelity.column, benchmark.metrics),
-        source=f"benchmark={benchmark.name}",
-        signals=signals,
-    )
-    return obj, {
-        "benchmark": benchmark.name,
-        "fidelity": fidelity.name,
-        "table": str(path),
-        "psi_clean": read_meta(path).get("psi_clean"),
-    }
-
-
-def stopping_rule(cfg: DictConfig):
-    """TestifAI's early-stopping rule and its seed (tomography.*), which price every configuration in inferences."""
-    from ..tomography.core import Settings
-
-    settings = Settings.from_config(cfg)
-    return settings.rule, settings.seed
-
-
-def check_budget(budget, space_size: int | None = None) -> int | None:
-    """The proposal budget B; null means the paper's 5 × |Θ|. Checked before any work starts."""
-    if budget is None:
-        return None if space_size is None else 5 * space_size
-    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or budget != int(budget) or budget <= 0:
-        raise UserError(f"budget={budget}: must be a positive whole number of proposals (or null for 5 × |Θ|)")
-    return int(budget)
-
-
-def check_seed(seed) -> int:
-    """The run's seed: a whole number (it seeds the search and names the run)."""
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise UserError(f"seed={seed}: must be a whole number (e.g. seed=0, or -m seed='range(10)')")
-    return seed
-
-
-def write_outputs(cfg, out_dir: Path, trace: pd.DataFrame, ranked: pd.DataFrame, summary: dict) -> Path:
-    trace_path = out_dir / f"trace.{cfg.trace_format}"
-    for df, path in ((trace, trace_path), (ranked, out_dir / f"ranked.{cfg.trace_format}")):
-        with atomic_path(path) as tmp:
-            df.to_parquet(tmp, index=False) if cfg.trace_format == "parquet" else df.to_csv(tmp, index=False)
-    write_json_atomic(out_dir / "summary.json", summary)
-    return trace_path
-
-
-def fit_population(cfg: DictConfig, search: Search, lattice, budget: int) -> None:
-    """The default population, shrunk to fit a small lattice (or budget) with a note; a population
-    the user set on the command line is kept, and an impossible one is still refused."""
-    try:
-        from hydra.core.hydra_config import HydraConfig
-
-        given = HydraConfig.initialized() and any(
-            o.lstrip("+~").startswith("search.pop_size=") for o in HydraConfig.get().overrides.task
-        )
-    except ValueError:
-        given = False
-    if not given:
-        search.fit(lattice, budget)
-
-
-def certified_run(
-    search: Search, stop_at, oracle, pstar, costs, unit: str, identity: dict, budget: int, seed: int
-) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-    """The one search pipeline, replay and live alike: `search` against `oracle` under the stopping
-    certificate, then its trace, ranked list and summary (P* and Recall@P* where `pstar` is known)."""
-    lattice = oracle.lattice
-    certified = CertifiedOracle(oracle, Certificate(lattice, stop_at=stop_at, seed=seed))
-    t0 = time.perf_counter()
-    proposals, p_complete = run_certified(search, certified, budget, seed, oracle.evaluate)
-    seconds = time.perf_counter() - t0
-    trace = make_trace(proposals, lattice, oracle.evaluate(proposals), pstar, costs)
-    trace["p_complete"] = p_complete
-    summary = summarize(trace, lattice, pstar, proposals, **identity, search=search.name, seed=seed, budget=budget)
-    summary.update(inference_summary(trace, lattice, pstar, costs, unit))
-    summary.update(summary_fields(certified.certificate, p_complete))
-    summary["search_seconds"] = round(seconds, 4)
-    return trace, ranked_list(trace, lattice.n), summary
-
-
-def replay_run(
-    search: Search, stop_at, obj: Objectives, identity: dict, budget: int, seed: int, stopping, stopping_seed: int = 0
-) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-    """One search against a ground-truth table: (trace, ranked list, summary), nothing written."""
-    costs, unit = table_costs(identity["table"], obj.lattice, stopping, stopping_seed)
-    return certified_run(search, stop_at, TableOracle(obj), obj.pstar, costs, unit, identity, budget, seed)
-
-
-def live_run(
-    search: Search, stop_at, benchmark, fidelity, budget: int, seed: int, cache_dir, device: str, live=None
-) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-    """One search against the model itself (no table): (trace, ranked list, summary), nothing
-    written. `fidelity` has name, column and sign (a conf/fidelity node); `live` reuses a
-    LiveOracle (and its memo) from an earlier run on the same benchmark and fidelity."""
-    from ..groundtruth.live import LiveOracle
-
-    if search.replay_only:
-        raise UserError(f"search={search.name} replays a ground-truth table; a live search needs {search.live_fix}")
-    search.check(benchmark.lattice, budget)  # population vs |Θ| and budget, before the model is loaded
-    t0 = time.perf_counter()
-    if live is None:
-        live = LiveOracle(benchmark, cache_dir, device, fidelity.column, rho_sign(fidelity.column, benchmark.metrics))
-    done = live.evaluations
-    costs = np.full(benchmark.lattice.size, len(live.loaded.labels), dtype=np.int64)  # live: all of D per θ
-    identity = {"benchmark": benchmark.name, "fidelity": fidelity.name}
-    trace, ranked, summary = certified_run(search, stop_at, live, None, costs, FULL_D, identity, budget, seed)
-    summary.update(
-        live=True,
-        evaluations=live.evaluations - done,
-        psi_clean=live.psi_clean,
-        evaluation_seconds=round(live.seconds, 2),
-        wall_seconds=round(time.perf_counter() - t0, 2),
-    )
-    return trace, ranked, summary
+    path, benchmark = pipeline.build_groundtruth(cfg)
+    return pipeline.groundtruth_objectives(path, benchmark, fidelity.name, signals)
 
 
 def run_search(cfg: DictConfig, out_dir: Path) -> dict:
-    search, stop_at = build_search(cfg)
+    spec = run_spec(cfg)
+    search = searches.make(spec.search, **spec.overrides)
     obj, identity = load_objectives(cfg, cfg.fidelity, signals=search.requires)
-    budget = check_budget(cfg.budget, obj.lattice.size)
+    budget = pipeline.check_budget(cfg.budget, obj.lattice.size)
     memo = memo_dir(cfg, search.name, run_key(cfg, identity["table"], budget, search))
     if restore(cfg, memo, out_dir):  # this exact run finished before (an interrupted or repeated sweep)
         summary = json.loads((out_dir / "summary.json").read_text())
         print(human_summary(summary, out_dir, f"trace.{cfg.trace_format}") + f"\n  (reused the finished run {memo})")
         return summary
-    fit_population(cfg, search, obj.lattice, budget)
-    trace, ranked, summary = replay_run(search, stop_at, obj, identity, budget, int(cfg.seed), *stopping_rule(cfg))
+    run = pipeline.replay(spec, obj, identity)
     # into the memo first, then linked into the run directory: a run directory with a summary
     # always has a memo behind it, so a killed sweep's finished runs are never redone
-    path = write_outputs(cfg, memo if cfg.reuse_runs else out_dir, trace, ranked, summary)
+    run.save(memo if cfg.reuse_runs else out_dir, cfg.trace_format)
     restore(cfg, memo, out_dir)
-    print(human_summary(summary, out_dir, path.name))
-    return summary
+    print(human_summary(run.summary, out_dir, f"trace.{cfg.trace_format}"))
+    return run.summary
 
 
 def run_live(cfg: DictConfig, out_dir: Path) -> dict:
-    search, stop_at = build_search(cfg)
-    benchmark = build(cfg.benchmark)
-    budget = check_budget(cfg.budget, benchmark.lattice.size)
-    fit_population(cfg, search, benchmark.lattice, budget)
-    trace, ranked, summary = live_run(
-        search, stop_at, benchmark, cfg.fidelity, budget, int(cfg.seed), cfg.cache_dir, resolve_device(cfg.device)
-    )
-    path = write_outputs(cfg, out_dir, trace, ranked, summary)
-    top = ranked.head(5)
+    spec = run_spec(cfg)
+    benchmark = instantiate(cfg.benchmark)
+    search, budget = pipeline.search_for(spec, benchmark.lattice, live=True)  # refused before the model loads
+    try:
+        session = pipeline.open(benchmark, cfg.cache_dir, cfg.device)
+    except UserError:
+        raise
+    except Exception as e:
+        first = str(e).splitlines()[0] if str(e) else ""
+        raise UserError(
+            f"live search: benchmark {benchmark.name} cannot be loaded ({type(e).__name__}: {first})"
+        ) from e
+    run = pipeline.live(spec, session, cfg.fidelity.name)
+    run.save(out_dir, cfg.trace_format)
+    summary, top = run.summary, run.ranked.head(5)
     lines = [
         f"live {search.name} on {benchmark.name} · {cfg.fidelity.name} · seed {cfg.seed}: "
         f"{summary['evaluations']} configurations evaluated for {budget} proposals in {summary['wall_seconds']} s",
@@ -225,7 +116,7 @@ def run_live(cfg: DictConfig, out_dir: Path) -> dict:
         f"rank {int(r['rank'])}"
         for _, r in top.iterrows()
     ]
-    lines.append(f"  run directory: {out_dir}  (summary.json, {path.name}, ranked.{cfg.trace_format})")
+    lines.append(f"  run directory: {out_dir}  (summary.json, trace.{cfg.trace_format}, ranked.{cfg.trace_format})")
     print("\n".join(lines))
     return summary
 
@@ -252,7 +143,7 @@ def run_grid_stage(cfg: DictConfig, out_dir: Path) -> dict:
         fidelity = compose(config_name="config", overrides=[f"fidelity={spec}"]).fidelity
         obj, identity = load_objectives(cfg, fidelity)
         tables.append((f"{identity['benchmark']}_{spec}", obj))
-    summary = run_grid(cfg, tables, out_dir, lambda obj: check_budget(cfg.budget, obj.lattice.size))
+    summary = run_grid(cfg, tables, out_dir, lambda obj: pipeline.check_budget(cfg.budget, obj.lattice.size))
     best = summary["selected"]
     print(
         f"grid ({summary['engine']}): {summary['runs']} runs over {', '.join(summary['tables'])}\n"
@@ -270,9 +161,9 @@ def run_groundtruth(cfg: DictConfig, out_dir: Path) -> None:
     if cfg.groundtruth.table:
         raise UserError("stage=groundtruth computes a benchmark's table; drop groundtruth.table=… to use it")
     shards, shard = cfg.groundtruth.shards, cfg.groundtruth.shard
-    benchmark = build(cfg.benchmark)
+    benchmark = instantiate(cfg.benchmark)
     path = compute_groundtruth(
-        benchmark, cfg.cache_dir, resolve_device(cfg.device), progress=cfg.progress, shards=shards, shard=shard
+        benchmark, cfg.cache_dir, pipeline.resolve_device(cfg.device), progress=cfg.progress, shards=shards, shard=shard
     )
     if path is None:
         print(
@@ -337,8 +228,9 @@ STAGES = {
 def main(cfg: DictConfig, out_dir: Path) -> dict | None:
     if cfg.stage not in STAGES:
         raise UserError(f"stage={cfg.stage} (valid: {', '.join(STAGES)})")
-    check_budget(cfg.budget)
-    check_seed(cfg.seed)
-    if cfg.trace_format not in ("csv", "parquet"):
-        raise UserError(f"trace_format={cfg.trace_format} (valid: csv, parquet)")
+    pipeline.check_budget(cfg.budget)
+    pipeline.check_seed(cfg.seed)
+    if cfg.trace_format not in pipeline.runs.FORMATS:
+        raise UserError(f"trace_format={cfg.trace_format} (valid: {', '.join(pipeline.runs.FORMATS)})")
+    CertificateConfig.from_node(cfg.certificate)
     return STAGES[cfg.stage](cfg, out_dir)

@@ -13,6 +13,8 @@ from abc import ABC, abstractmethod
 from ..core.cache import modules_digest, object_modules, stable_hash
 from ..errors import UserError
 from ..core.lattice import Lattice
+from ..fidelity import metrics_for
+from ..signals import signals_for
 
 # always part of the table's code: the walk that evaluates every θ, and the sandbox's child process
 # (run as a script, so no import reaches it)
@@ -39,8 +41,8 @@ class Benchmark(ABC):
         self.name = name
         self.families = list(families)
         self.levels = int(levels)
-        self.metrics = dict(metrics or {})  # fidelity φ: one raw column each
-        self.signals = dict(signals or {})  # input-level signals (§4.4): one column each
+        self.metrics = metrics_for(self.modality, metrics)  # fidelity φ: one raw column each
+        self.signals = signals_for(signals)  # input-level signals (§4.4): one column each
         self.perturb_seed = int(perturb_seed)
         self.batch_size = int(batch_size)
         for fam in self.families:

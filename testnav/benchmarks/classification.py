@@ -27,7 +27,7 @@ class ImageClassification(VisionBenchmark):
         batch_size=256,
         amp=True,
     ):
-        super().__init__(name, families, levels, metrics or {}, signals, perturb_seed, batch_size, amp)
+        super().__init__(name, families, levels, metrics, signals, perturb_seed, batch_size, amp)
         self.data, self.model_spec, self.train_data = data, model, train_data
 
     def data_description(self) -> dict:

@@ -156,7 +156,7 @@ class ObjectDetection(VisionBenchmark):
                 f"benchmark {name}: input-level signals are defined for classifiers, not detectors "
                 f"(drop benchmark.signals)"
             )
-        super().__init__(name, families, levels, metrics or {}, None, perturb_seed, batch_size, amp)
+        super().__init__(name, families, levels, metrics, None, perturb_seed, batch_size, amp)
         self.data, self.model_spec = data, model
         self.conf, self.iou, self.min_box_size = float(conf), float(iou), float(min_box_size)
         if psi not in PSI:

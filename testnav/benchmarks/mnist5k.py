@@ -42,7 +42,7 @@ class Mnist5k(VisionBenchmark):
         perturb_seed=0,
         batch_size=1024,
     ):
-        super().__init__(name, families, levels, metrics or {}, signals, perturb_seed, batch_size)
+        super().__init__(name, families, levels, metrics, signals, perturb_seed, batch_size)
         self.test_per_class = int(test_per_class)
         if self.test_per_class < 1:
             raise UserError(

@@ -1,4 +1,5 @@
-"""Perturbation families T_i. One family per module, instantiated from YAML.
+"""Perturbation families T_i. One family per module, built by name with `make` from the tables of
+conf/families (or from YAML with its `_target_`).
 
 A family maps a batch (B, C, H, W) of float images in [0, 1] to a batch of the same
 shape, dtype and device, at an integer level: level 0 is the identity, level k applies the
@@ -16,6 +17,7 @@ size) and block their own arithmetic. On a GPU the whole batch is one block.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -135,3 +137,67 @@ def uniform(generator: torch.Generator, n: int, low: float, high: float, device)
 
 def random_signs(generator: torch.Generator, n: int, device) -> torch.Tensor:
     return (torch.randint(0, 2, (n,), generator=generator) * 2 - 1).to(device=device, dtype=torch.float64)
+
+
+# The published per-level tables a family is built with by name: conf/families/*.yaml, one table
+# a file (a `families:` list). A name is the family's own `name` (what queries such as
+# `brightness >= 2` refer to). Which tables a name is looked up in follows the data.
+IMAGE_TABLES = {32: "imagenet_c_32", 64: "imagenet_c_64", 224: "imagenet_c_224"}
+
+
+def tables() -> list[str]:
+    """Every table of conf/families."""
+    from ..paths import CONF
+
+    return sorted(p.stem for p in (CONF / "families").glob("*.yaml") if not p.stem.startswith("_"))
+
+
+@functools.lru_cache(maxsize=None)
+def table_nodes(which: str) -> dict[str, dict]:
+    """{family name: its YAML node (_target_, params, …)} of one table of conf/families."""
+    from hydra.utils import get_class
+    from omegaconf import OmegaConf
+
+    from ..paths import CONF
+
+    if which not in tables():
+        raise UserError(f"unknown family table '{which}' (valid: {', '.join(tables())})")
+    nodes = OmegaConf.to_container(OmegaConf.load(CONF / "families" / f"{which}.yaml"), resolve=False)["families"]
+    return {node.get("name") or get_class(node["_target_"]).name: node for node in nodes}
+
+
+def tables_for(modality: str = "image", image_size=None, channels: int = 3) -> list[str]:
+    """The tables a name is looked up in, most specific first: ImageNet-C's nearest the image
+    size (then the others), MNIST-C's first for small grayscale images; QQP's for text, ReCode's for code."""
+    if modality in ("text", "code"):
+        return [modality]
+    side = min(image_size) if isinstance(image_size, (tuple, list)) else image_size
+    nearest = min(IMAGE_TABLES, key=lambda k: abs(k - (side or 224)))
+    image = [IMAGE_TABLES[nearest]] + [IMAGE_TABLES[k] for k in IMAGE_TABLES if k != nearest]
+    return (["mnist_c"] + image) if channels == 1 and side is not None and side <= 32 else image
+
+
+def names(modality: str = "image", image_size=None, channels: int = 3, table: str | None = None) -> list[str]:
+    """The family names `make` knows for such data (or in one table)."""
+    which = [table] if table else tables_for(modality, image_size, channels)
+    return sorted({n for t in which for n in table_nodes(t)})
+
+
+def make(name, table: str | None = None, modality: str = "image", image_size=None, channels: int = 3, **overrides):
+    """The family `name` with its published table: from `table` (a conf/families file) if given,
+    else from the tables for the data (`tables_for`); `overrides` replace its YAML's settings
+    (e.g. params). A Family object is returned as it is."""
+    from ..registry import instantiate
+
+    if isinstance(name, Family):
+        return name
+    if not isinstance(name, str):
+        raise UserError(f"family {name!r}: give a name (testnav.families.names()) or a testnav.families.Family")
+    which = [table] if table else tables_for(modality, image_size, channels)
+    for t in which:
+        if name in table_nodes(t):
+            return instantiate({**table_nodes(t)[name], **overrides})
+    where = f"table {table}" if table else f"{modality} data"
+    raise UserError(
+        f"unknown family '{name}' for {where} (valid: {', '.join(names(modality, image_size, channels, table))})"
+    )

@@ -64,7 +64,7 @@ def perturbed_inputs(benchmark, loaded, thetas, index: int = 0) -> dict[tuple, n
     """θ → the perturbed `index`-th input (C×H×W in [0, 1]) for each θ, walking prefixes in lattice order."""
     import torch
 
-    from ..groundtruth.compute import PrefixWalker
+    from ..groundtruth.walk import PrefixWalker
 
     walker = PrefixWalker(benchmark.families, loaded.inputs, benchmark.perturb_seed)
     out = {}

@@ -27,34 +27,41 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import fidelity as fidelity_registry
+from .. import searches
 from ..fidelity import sign as rho_sign
 from ..paths import CONF
-from ..searches.registry import label as search_label
 from ..core.table import Objectives, level_columns
 from ..core.trace import budget_curve, found_curve
 
-# The paper's searches, in the order the figures use them (Table 2, Figs. 2–4).
-BASELINES = ["nsga2", "greedy", "ga", "random", "tomonav"]  # §4.2, Table 2 and Fig. 2, plus TomoNav (beyond the papers)
-ABLATIONS = ["nsga2", "delta_only", "rho_only"]  # §4.3, Fig. 3
-INPUT_LEVEL = ["nsga2", "nac", "snac", "kmnc", "tknc", "deepgini", "lsa", "dsa"]  # §4.4, Fig. 4
-METHODS = list(dict.fromkeys(BASELINES + ABLATIONS + INPUT_LEVEL))
+# The searches of each figure, in their declared order, as their conf/search YAMLs declare
+# (`groups`, `order`; testnav.searches.group): BASELINES (§4.2, Table 2 and Fig. 2, plus TomoNav),
+# ABLATIONS (§4.3, Fig. 3), INPUT_LEVEL (§4.4, Fig. 4), and METHODS, all of them. Read on first use.
+GROUP_NAMES = {"BASELINES": "baseline", "ABLATIONS": "ablation", "INPUT_LEVEL": "input_level"}
 
-FIDELITY_LABELS = {"ssim": "SSIM", "kid": "KID", "chrf": "chrF", "bertf1": "BERT-F1", "rho": "ρ"}
-# Paper order of fidelity metrics; the first of a benchmark is its "primary" one (Figs. 5, 7).
-FIDELITY_ORDER = ["ssim", "chrf", "rho", "kid", "bertf1"]
+
+def __getattr__(name: str):
+    if name in GROUP_NAMES:
+        return searches.group(GROUP_NAMES[name])
+    if name == "METHODS":
+        return searches.paper_searches()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def method_label(search: str) -> str:
-    """The search's own label (testnav/searches/registry.py)."""
-    return search_label(search)
+    """The search's own label (its conf/search YAML)."""
+    return searches.info(search).label
 
 
 def fidelity_label(fidelity: str) -> str:
-    return FIDELITY_LABELS.get(fidelity, fidelity)
+    """The metric's own label (its conf/fidelity YAML)."""
+    return fidelity_registry.info(fidelity).label
 
 
-def fidelity_rank(fidelity: str) -> int:
-    return FIDELITY_ORDER.index(fidelity) if fidelity in FIDELITY_ORDER else len(FIDELITY_ORDER)
+def fidelity_rank(fidelity: str) -> float:
+    """The metric's place in the tables (its YAML's `order`); the first of a benchmark is its
+    "primary" one (Figs. 5, 7)."""
+    return fidelity_registry.info(fidelity).order
 
 
 def fidelity_specs() -> dict[str, tuple[str, float]]:
@@ -230,7 +237,7 @@ def report_coverage(runs: pd.DataFrame, missing: list) -> None:
         return
     for (b, f), g in runs.groupby(["benchmark", "fidelity"], sort=True):
         seeds = sorted(g["seed"].unique())
-        absent = [m for m in METHODS if m not in set(g["search"])]
+        absent = [m for m in searches.paper_searches() if m not in set(g["search"])]
         if absent:
             missing.append(f"{b}/{f}: no runs of {', '.join(absent)} (their curves and Table 2 cells are left out)")
         for s, gs in g.groupby("search", sort=True):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..searches.registry import presentation
+from .. import searches
 from .style import plt, save, styled
 
 
@@ -32,7 +32,7 @@ def draw(csv: Path, out: Path) -> tuple[Path, str] | None:
     mean = df.groupby(["search", "space_size"])[["auc", "search_ms_per_proposal"]].mean().reset_index()
     fig, axes = plt.subplots(1, 2, figsize=(8, 3))
     for search, g in mean.groupby("search"):
-        label, look = presentation(search)
+        label, look = searches.info(search).label, searches.info(search).style
         style = dict(color=look.color, linestyle=look.ls, marker="o", markersize=3, label=label)
         axes[0].plot(g["space_size"], g["auc"], **style)
         axes[1].plot(g["space_size"], g["search_ms_per_proposal"], **style)

@@ -21,7 +21,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from .loader import fidelity_label, method_label
-from ..searches.registry import style as search_style
+from .. import searches as search_registry
 from .style import GREY, TEAL, order_color, plt, save, styled
 
 
@@ -100,7 +100,7 @@ def plot_recall(curves: pd.DataFrame, path, searches, title: str = "", reference
                 c = sub[sub["search"] == s].sort_values("x")
                 if c.empty:
                     continue
-                color, ls = search_style(s).color, search_style(s).ls
+                color, ls = search_registry.info(s).style.color, search_registry.info(s).style.ls
                 x, m, sd = c["x"].to_numpy(), c["mean"].to_numpy(), c["sd"].to_numpy()
                 ax.fill_between(x, np.clip(m - sd, 0, 1), np.clip(m + sd, 0, 1), color=color, alpha=0.15, lw=0)
                 ax.plot(x, m, color=color, ls=ls, lw=1.3 if s == reference else 1.0)
@@ -123,7 +123,16 @@ def plot_recall(curves: pd.DataFrame, path, searches, title: str = "", reference
             if i == 0:
                 seeds = int(sub["seeds"].max()) if "seeds" in sub and len(sub) else 0
                 ax.set_title(f"{fidelity_label(fid)}" + (f" ({seeds} seeds)" if seeds else ""))
-    handles = [Line2D([], [], color=search_style(s).color, ls=search_style(s).ls, label=method_label(s)) for s in shown]
+    handles = [
+        Line2D(
+            [],
+            [],
+            color=search_registry.info(s).style.color,
+            ls=search_registry.info(s).style.ls,
+            label=method_label(s),
+        )
+        for s in shown
+    ]
     fig.legend(
         handles=handles,
         loc="lower center",
@@ -244,7 +253,7 @@ def plot_certificate(curves: pd.DataFrame, path, title: str = "") -> object:
     fig, axes = plt.subplots(1, len(fids), figsize=(5.2 * len(fids), 3.6), squeeze=False)
     for ax, f in zip(axes[0], fids):
         for s, g in curves[curves["fidelity"] == f].groupby("search", sort=False):
-            color = search_style(s).color
+            color = search_registry.info(s).style.color
             ax.plot(g["unique"], g["recall"], color=color, label=f"{method_label(s)} recall")
             ax.plot(g["unique"], g["p_complete"], color=color, ls="--", label=f"{method_label(s)} p_complete")
         ax.axhline(0.95, color=GREY, lw=0.8, ls=":")

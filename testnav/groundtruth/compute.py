@@ -23,70 +23,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import torch
 from tqdm import tqdm
 
-from ..core.memory import keep_freed_memory
-from ..core.cache import atomic_path, checksum_path, file_lock, stable_hash, verified, write_json_atomic
+from ..core.cache import atomic_path, checksum_path, file_lock, verified, write_json_atomic
+from .session import open as open_session
 from .shards import RunLog, read_runs, shard_chunks
+from .walk import PrefixWalker, sibling_groups
 
 log = logging.getLogger(__name__)
-
-
-def prefix_generator(seed: int, prefix: tuple[int, ...], batch: int | None = None) -> torch.Generator:
-    """The generator of the last family of `prefix`; `batch` seeds one batch of D on its own
-    (the live tomography executor perturbs D batch by batch)."""
-    payload = {"seed": seed, "prefix": list(prefix)}
-    if batch is not None:
-        payload["batch"] = batch
-    return torch.Generator().manual_seed(int(stable_hash(payload, 15), 16))
-
-
-class PrefixWalker:
-    """Applies families along prefixes, keeping the current path's images on a stack."""
-
-    def __init__(self, families, inputs: torch.Tensor, seed: int):
-        self.families, self.seed = families, seed
-        self.stack: list[tuple[tuple[int, ...], torch.Tensor]] = [((), inputs)]
-        self.applications = 0  # non-identity family applications performed
-
-    def images(self, theta: tuple[int, ...]) -> torch.Tensor:
-        depth = 0
-        while depth + 1 < len(self.stack) and self.stack[depth + 1][0] == theta[: depth + 1]:
-            depth += 1
-        del self.stack[depth + 1 :]
-        x = self.stack[-1][1]
-        for i in range(depth, len(theta)):
-            prefix = theta[: i + 1]
-            if theta[i] > 0:
-                x = self.families[i](x, theta[i], prefix_generator(self.seed, prefix))
-                self.applications += 1
-            self.stack.append((prefix, x))
-        return x
-
-
-STACK_BYTES = {"cpu": 1 << 26, "cuda": 1 << 30}  # images of sibling sets scored together (per call)
-
-
-def stack_size(inputs, device: str) -> int:
-    """How many perturbed sets of D fit in one scoring call (testnav/core/sets.py): all ℓ siblings of a
-    prefix for small images, one set at a time when D alone is that large."""
-    if not isinstance(inputs, torch.Tensor) or inputs.numel() == 0:
-        return 1
-    return max(1, STACK_BYTES["cuda" if str(device).startswith("cuda") else "cpu"] // (inputs.numel() * 4))
-
-
-def sibling_groups(thetas, size: int):
-    """Consecutive configurations that differ only in the last family, at most `size` at a time."""
-    group: list[tuple[int, ...]] = []
-    for theta in thetas:
-        theta = tuple(int(t) for t in theta)
-        if group and (len(group) == size or group[-1][:-1] != theta[:-1]):
-            yield group
-            group = []
-        group.append(theta)
-    if group:
-        yield group
 
 
 def rows_for(benchmark, loaded, walker: PrefixWalker, thetas, psi_clean: float, pbar, stack: int = 1) -> pd.DataFrame:
@@ -126,8 +70,8 @@ def compute_groundtruth(
     """
     chunks = chunk_prefixes(benchmark.lattice)
     mine = shard_chunks(chunks, shards, shard)  # checked before the model is loaded
-    loaded = benchmark.load_nonempty(cache_dir)
-    key = benchmark.key(loaded)
+    session = open_session(benchmark, cache_dir, device)
+    key = benchmark.key(session.loaded)
     final = table_path(cache_dir, benchmark, key)
     if complete(final):
         return final
@@ -138,9 +82,9 @@ def compute_groundtruth(
     with file_lock(own_lock):
         if complete(final):  # another process finished it while we waited
             return final
-        clean = evaluate_chunks(benchmark, loaded, final, mine, (shard, shards), device, progress)
+        evaluate_chunks(session, final, mine, (shard, shards), progress)
         if shards == 1:
-            return merge(benchmark, loaded, key, final, chunks, clean, device)
+            return merge(session, key, final, chunks)
     missing = [c for c in chunks if not verified(parts / chunk_name(c))]
     if missing and not final.exists():
         log.info(
@@ -154,26 +98,19 @@ def compute_groundtruth(
     with file_lock(table_lock):
         if complete(final):
             return final
-        return merge(benchmark, loaded, key, final, chunks, clean, device)
+        return merge(session, key, final, chunks)
 
 
-def evaluate_chunks(
-    benchmark, loaded, final: Path, chunks, shard: tuple[int, int], device: str, progress: bool
-) -> dict:
-    """Write every missing chunk of `chunks` atomically; return the clean scores (ψ(D), metrics)."""
+def evaluate_chunks(session, final: Path, chunks, shard: tuple[int, int], progress: bool) -> None:
+    """Write every missing chunk of `chunks` atomically."""
+    benchmark = session.benchmark
     parts = final.with_suffix(".parts")
     parts.mkdir(parents=True, exist_ok=True)
-    keep_freed_memory()
     done = sum(verified(parts / chunk_name(c)) for c in chunks)
-    record = RunLog(parts, *shard, device, reused=done)
-    loaded.inputs, loaded.labels = loaded.inputs.to(device), loaded.labels.to(device)
-    loaded.model.to(device)
-    benchmark.prepare_metrics(loaded)
-    clean = benchmark.score(loaded, loaded.inputs)
+    record = RunLog(parts, *shard, session.device, reused=done)
     lattice = benchmark.lattice
     rest = list(product(range(lattice.levels), repeat=lattice.n - len(chunks[0])))
-    walker = PrefixWalker(benchmark.families, loaded.inputs, benchmark.perturb_seed)
-    stack = stack_size(loaded.inputs, device)
+    psi_clean, walker, stack = session.psi_clean, session.walker, session.stack
     record.record["stacked"] = min(stack, lattice.levels)  # sibling sets scored per call
     label = f"ground truth {benchmark.name}" + (f" shard {shard[0]}/{shard[1]}" if shard[1] > 1 else "")
     with tqdm(
@@ -185,15 +122,15 @@ def evaluate_chunks(
                 continue
             if final.exists():  # an unsharded run merged everything meanwhile
                 break
-            df = rows_for(benchmark, loaded, walker, [chunk + r for r in rest], clean["psi"], pbar, stack)
+            df = rows_for(benchmark, session.loaded, walker, [chunk + r for r in rest], psi_clean, pbar, stack)
             with atomic_path(path, checksum=True) as tmp:
                 df.to_parquet(tmp, index=False)
             record.chunk_done(walker.applications)
-    return clean
 
 
-def merge(benchmark, loaded, key: str, final: Path, chunks, clean: dict, device: str) -> Path:
+def merge(session, key: str, final: Path, chunks) -> Path:
     """Concatenate the chunks in walk order into the table (caller holds the table's lock)."""
+    benchmark, loaded, clean = session.benchmark, session.loaded, session.clean
     parts = final.with_suffix(".parts")
     lattice = benchmark.lattice
     table = pd.concat([pd.read_parquet(parts / chunk_name(c)) for c in chunks], ignore_index=True)
@@ -212,7 +149,7 @@ def merge(benchmark, loaded, key: str, final: Path, chunks, clean: dict, device:
         "family_applications": applications,
         "naive_applications": lattice.size * lattice.n,
         "seconds": round(sum(r["seconds"] for r in runs), 2),
-        "device": device,
+        "device": session.device,
         "runs": runs,
     }
     write_json_atomic(final.with_suffix(".json"), meta, checksum=True)  # first: a table never lacks its meta

@@ -18,29 +18,23 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from omegaconf import OmegaConf
 
 from ..core.cache import atomic_path, write_json_atomic
 from ..core.table import Objectives, level_columns, minmax
 from ..fidelity import sign as rho_sign
-from ..paths import CONF
 
 RHO_TOL = 1e-6
 DECIMALS = 6
-FIDELITY_DIR = CONF / "fidelity"
 GOLDEN_DIR = Path(__file__).resolve().parents[2] / "results" / "golden"
 # the committed goldens: the default benchmark, and the reduced lattice the test suite computes
 SCALES = {"mnist5k": (), "mnist5k-reduced": ("benchmark.levels=3", "benchmark.test_per_class=20")}
 
 
 def fidelity_signs(columns) -> dict[str, float]:
-    """{column: sign} of every fidelity config whose column the table holds (ρ = sign × column)."""
-    out = {}
-    for f in sorted(FIDELITY_DIR.glob("*.yaml")):
-        spec = OmegaConf.load(f)
-        if spec.column in columns:
-            out[str(spec.column)] = rho_sign(str(spec.column))
-    return out
+    """{column: sign} of every fidelity metric whose column the table holds (ρ = sign × column)."""
+    from .. import fidelity
+
+    return {name: rho_sign(name) for name in sorted(fidelity.names()) if name in columns}
 
 
 def rows(table: pd.DataFrame) -> pd.DataFrame:

@@ -16,35 +16,25 @@ import numpy as np
 import torch
 
 from ..errors import UserError
-from ..core.memory import keep_freed_memory
-from .compute import PrefixWalker, sibling_groups, stack_size
+from ..core.oracle import Oracle
+from .walk import sibling_groups
 
 
-class LiveOracle:
-    def __init__(self, benchmark, cache_dir, device: str, rho_column: str, rho_sign: float):
-        try:
-            self.loaded = benchmark.load_nonempty(cache_dir)
-        except UserError:
-            raise
-        except Exception as e:
-            raise UserError(
-                f"live search: benchmark {benchmark.name} cannot be loaded "
-                f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"
-            ) from e
+class LiveOracle(Oracle):
+    """Evaluates configurations on an opened benchmark (a Session) when a search asks."""
+
+    def __init__(self, session, rho_column: str, rho_sign: float):
+        benchmark = session.benchmark
         if rho_column not in benchmark.metrics:
             raise UserError(
                 f"live search: benchmark {benchmark.name} computes no '{rho_column}' "
                 f"(valid: {', '.join(benchmark.metrics)})"
             )
-        self.benchmark, self.lattice = benchmark, benchmark.lattice
-        keep_freed_memory()
-        self.loaded.inputs, self.loaded.labels = self.loaded.inputs.to(device), self.loaded.labels.to(device)
-        self.loaded.model.to(device)
-        benchmark.prepare_metrics(self.loaded)
-        self.psi_clean = benchmark.score(self.loaded, self.loaded.inputs)["psi"]
+        self.session, self.benchmark, self.lattice = session, benchmark, benchmark.lattice
+        self.loaded = session.loaded
+        self.psi_clean = session.psi_clean
         self.rho_column, self.rho_sign = rho_column, float(rho_sign)
-        self.walker = PrefixWalker(benchmark.families, self.loaded.inputs, benchmark.perturb_seed)
-        self.stack = stack_size(self.loaded.inputs, device)
+        self.walker, self.stack = session.walker, session.stack
         self.memo: dict[int, dict] = {}
         self.seconds = 0.0
 
@@ -70,9 +60,6 @@ class LiveOracle:
             )
         except KeyError as e:
             raise UserError(f"live search: benchmark {self.benchmark.name} computes no signal {e.args[0]!r}") from None
-
-    def table(self, names=("delta", "rho")):
-        raise UserError("a live oracle has no ground-truth table to read whole (a replay-only search asked for one)")
 
     @property
     def evaluations(self) -> int:

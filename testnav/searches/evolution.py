@@ -177,7 +177,7 @@ class EvolutionSearch(Search):
         algorithm.setup(problem, termination=NoTermination(), seed=seed, verbose=False)
         proposals: list[np.ndarray] = []
         b, empty = 0, 0
-        while b < budget:
+        while b < budget and not oracle.stopped:
             if b > 0:
                 algorithm.n_offsprings = min(self.pop_size, budget - b)
             pop = algorithm.ask()

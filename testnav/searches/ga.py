@@ -6,7 +6,6 @@ import numpy as np
 from pymoo.algorithms.soo.nonconvex.ga import GA
 
 from ..errors import UserError
-from . import Style
 from .evolution import EvolutionSearch
 
 
@@ -20,8 +19,6 @@ class GASearch(EvolutionSearch):
     by binary tournament on s and survival of the fittest μ (pymoo's GA)."""
 
     mode = "ga"
-    label = "Genetic Algorithm"
-    style = Style("#7b4fa6", "-.")
 
     def __init__(self, name: str = "ga", **params):
         super().__init__(name, **params)

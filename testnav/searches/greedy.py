@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Search, Style
+from . import Search
 from .ga import scalar_score
 
 
@@ -13,9 +13,6 @@ class GreedySearch(Search):
     dimension, in dimension order, −1 before +1), move to the best if it is strictly better
     than the current one, otherwise restart at a uniformly random configuration. Every
     proposal, restarts included, consumes one unit of budget."""
-
-    label = "Greedy Search"
-    style = Style("#e07a1f", "--")
 
     def __init__(self, name: str = "greedy", label: str | None = None, style: dict | None = None):
         super().__init__(name, label, style)
@@ -28,7 +25,7 @@ class GreedySearch(Search):
         out = np.empty(budget, dtype=np.int64)
         b = 0
         current = None
-        while b < budget:
+        while b < budget and not oracle.stopped:
             if current is None:
                 current = int(rng.integers(lattice.size))
                 out[b] = current
@@ -46,4 +43,4 @@ class GreedySearch(Search):
                 current, score = int(idx[best]), float(s[best])
             else:
                 current = None  # local optimum: restart
-        return out
+        return out[:b]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pymoo.algorithms.moo.nsga2 import NSGA2
 
-from . import Style
 from .evolution import EvolutionSearch
 
 
@@ -21,8 +20,6 @@ class NSGA2Search(EvolutionSearch):
     """
 
     mode = "nsga2"
-    label = "TestNav"
-    style = Style("#0f8b8d", "-")
 
     def __init__(self, name: str = "nsga2", **params):
         super().__init__(name, **params)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Search, Style
+from . import Search
 
 
 class RandomSearch(Search):
@@ -13,9 +13,6 @@ class RandomSearch(Search):
     Every configuration is seen exactly once in the first |Θ| proposals, so its recall
     curve is the expected-hypergeometric baseline; later proposals are repeats.
     """
-
-    label = "Random Search"
-    style = Style("#6b6b6b", ":")
 
     def __init__(self, name: str = "random", label: str | None = None, style: dict | None = None):
         super().__init__(name, label, style)

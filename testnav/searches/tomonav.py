@@ -51,7 +51,7 @@ from ..core.lattice import Lattice
 from ..core.pareto import crowding_distance, nondominated_mask
 from ..stopping.level_surrogate import SURROGATES, Surrogate
 from ..stopping.pool import candidate_pool, random_configurations
-from . import Search, Style
+from . import Search
 
 
 def next_batch(
@@ -82,9 +82,6 @@ def next_batch(
 
 
 class TomoNavSearch(Search):
-    label = "TomoNav (beyond the papers)"
-    style = Style("black", "-")
-
     def __init__(
         self,
         name: str = "tomonav",
@@ -175,7 +172,7 @@ class TomoNavSearch(Search):
         b = len(proposals)
         model = Surrogate(lattice, self.surrogate, seed=seed, **self.forest_args)
         size = self.batch
-        while b < budget and not evaluated.all():
+        while b < budget and not evaluated.all() and not oracle.stopped:
             seen = np.flatnonzero(evaluated)
             model.fit(seen, values[seen], calibrate=False)  # TomoNav ranks the mean: no conformal scores needed
             candidates = np.flatnonzero(~evaluated)
@@ -191,7 +188,7 @@ class TomoNavSearch(Search):
             evaluated[chosen] = True
             out.append(chosen)
             b += len(chosen)
-        if b < budget:  # Θ exhausted: repeats are cache hits, but still proposals
+        if b < budget and not oracle.stopped:  # Θ exhausted: repeats are cache hits, but still proposals
             reps = -(-(budget - b) // lattice.size)
             again = np.concatenate([rng.permutation(lattice.size) for _ in range(reps)])[: budget - b]
             oracle.evaluate(again, self.objectives)
@@ -221,7 +218,7 @@ class TomoNavSearch(Search):
         model = Surrogate(lattice, self.surrogate, seed=seed, max_samples=samples, **args)
         carry = np.zeros(0, np.int64)
         grown = 1
-        while b < budget and len(seen) < lattice.size:
+        while b < budget and len(seen) < lattice.size and not oracle.stopped:
             model.fit(seen, values, calibrate=False)  # the conformal scores serve the certificate only
             keep = seen != 0  # θ = 0 is the clean reference, not on P*
             # while the predicted front holds nothing unmeasured, the pool is drawn around the
@@ -243,7 +240,9 @@ class TomoNavSearch(Search):
             seen = np.concatenate([seen, chosen])
             out.append(chosen)
             b += len(chosen)
-        if b < budget:  # Θ exhausted (or nothing left to rank): repeats are cache hits, but still proposals
+        if (
+            b < budget and not oracle.stopped
+        ):  # Θ exhausted (or nothing left to rank): repeats are cache hits, but still proposals
             again = rng.choice(np.unique(seen), size=budget - b)
             oracle.evaluate(again, self.objectives)
             out.append(again)

@@ -39,3 +39,27 @@ def cpu_layers(view) -> list[np.ndarray] | None:
     if any(layer.device.type != "cpu" or layer.dtype not in (torch.float32, torch.float64) for layer in layers):
         return None
     return [layer.detach().contiguous().numpy() for layer in layers]
+
+
+def _registry():
+    from ..registry import Registry
+
+    return Registry("signals", Signal, "signal")
+
+
+def names() -> list[str]:
+    """Every input-level signal of conf/signals."""
+    return _registry().names()
+
+
+def make(name, **overrides) -> Signal:
+    """The signal `name` (conf/signals/<name>.yaml) with `overrides` of its settings."""
+    return _registry().make(name, **overrides)
+
+
+def signals_for(settings) -> dict[str, Signal]:
+    """A benchmark's signals by column: `settings` maps each name to overrides of its YAML (or
+    to a Signal object, taken as it is); a list of names takes their defaults."""
+    if isinstance(settings, (list, tuple)):
+        settings = {name: {} for name in settings}
+    return {n: s if isinstance(s, Signal) else make(n, **dict(s or {})) for n, s in dict(settings or {}).items()}

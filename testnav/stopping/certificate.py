@@ -46,11 +46,13 @@ fitted only where fresh = 0, so the certificate costs little while the search is
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 from ..errors import UserError
 from ..core.lattice import Lattice
+from ..core.oracle import Oracle
 from ..core.pareto import nondominated_mask
 from .pool import neighbours, random_configurations
 from .level_surrogate import Surrogate
@@ -80,8 +82,26 @@ QUIET = 1.7
 QUIET_RELAX = 2.0
 
 
-class StopSearch(Exception):
-    """Raised through a search's run() when the certificate reaches stop_at."""
+@dataclass(frozen=True)
+class CertificateConfig:
+    """The certificate's settings, as conf/config.yaml's `certificate:` node holds them (the
+    single source of their defaults; tests/test_contracts.py holds these to it)."""
+
+    stop_at: float | None = None  # end the run once p_complete reaches this; None: never
+
+    def __post_init__(self):
+        if self.stop_at is not None and (isinstance(self.stop_at, bool) or not 0 < self.stop_at <= 1):
+            raise UserError(f"certificate.stop_at={self.stop_at}: a probability in (0, 1], or null to never stop early")
+
+    @classmethod
+    def from_node(cls, node) -> "CertificateConfig":
+        """From a `certificate:` node (a DictConfig or a dict); an unknown key is refused."""
+        items = dict(node.items()) if node is not None else {}
+        valid = [f.name for f in fields(cls)]
+        for key in items:
+            if key not in valid:
+                raise UserError(f"certificate.{key}: no such setting (valid: {', '.join(valid)})")
+        return cls(**items)
 
 
 def escape_probability(draws: np.ndarray, front: np.ndarray) -> np.ndarray:
@@ -120,8 +140,7 @@ class Certificate:
     ):
         """`dense`: the schedule and fit reuse of lattices above REUSE_ABOVE (None: by size);
         `every` and `growth` (None: by the schedule) space the checkpoints."""
-        if stop_at is not None and not 0 < stop_at <= 1:
-            raise UserError(f"search.stop_at={stop_at}: a probability in (0, 1], or null to never stop early")
+        CertificateConfig(stop_at)  # checks it
         self.lattice, self.stop_at, self.seed = lattice, stop_at, int(seed)
         # default batch: 5 % of Θ (65 on 6⁴), capped at EVERY_CAP on large lattices. The window in
         # which the last front member is found never counts as quiet, so a stop comes at least
@@ -341,36 +360,40 @@ class Certificate:
         return p, column
 
 
-class CertifiedOracle:
-    """Wraps an oracle: every evaluation passes through the certificate, batch by batch, and
-    raises StopSearch once p_complete ≥ stop_at. Searches cannot tell it from the oracle."""
+class CertifiedOracle(Oracle):
+    """Wraps an oracle: every evaluation passes through the certificate, batch by batch. Once
+    p_complete ≥ stop_at the oracle is `stopped`: nothing more is evaluated (the values of a
+    request's remaining configurations are NaN) and the search returns. Searches cannot tell it
+    from the oracle otherwise."""
 
     def __init__(self, oracle, certificate: Certificate):
         self.inner, self.certificate, self.lattice = oracle, certificate, oracle.lattice
+
+    @property
+    def stopped(self) -> bool:
+        return self.certificate.stopped is not None
 
     def table(self, names=OBJECTIVES) -> np.ndarray:
         return self.inner.table(names)
 
     def evaluate(self, indices, names=OBJECTIVES) -> np.ndarray:
         names = tuple(names)
-        out = []
-        for chunk in self.certificate.split(indices):
+        idx = np.asarray(indices, dtype=np.int64).ravel()
+        out = np.full((len(idx), len(names)), np.nan)
+        at = 0
+        for chunk in self.certificate.split(idx):
+            if self.stopped:
+                break
             values = self.inner.evaluate(chunk, OBJECTIVES)
-            if self.certificate.feed(chunk, values):
-                raise StopSearch(self.certificate.b)
-            out.append(values if names == OBJECTIVES else self.inner.evaluate(chunk, names))
-        return np.concatenate(out) if out else np.zeros((0, len(names)))
-
-    def proposals(self) -> np.ndarray:
-        return np.concatenate(self.certificate.proposals) if self.certificate.proposals else np.zeros(0, np.int64)
+            out[at : at + len(chunk)] = values if names == OBJECTIVES else self.inner.evaluate(chunk, names)
+            at += len(chunk)
+            self.certificate.feed(chunk, values)
+        return out
 
 
-def run_certified(search, oracle, budget: int, seed: int, evaluate) -> tuple[np.ndarray, np.ndarray]:
+def run_certified(search, oracle: CertifiedOracle, budget: int, seed: int, evaluate) -> tuple[np.ndarray, np.ndarray]:
     """search.run through a CertifiedOracle: (proposals, p_complete after each), cut at stop_at."""
-    try:
-        proposals = search.run(oracle, budget, seed)
-    except StopSearch:
-        proposals = oracle.proposals()
+    proposals = search.run(oracle, budget, seed)
     return oracle.certificate.finish(proposals, evaluate)
 
 

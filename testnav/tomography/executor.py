@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..groundtruth.compute import prefix_generator
+from ..groundtruth.walk import prefix_generator
 from ..core.lattice import Lattice
 
 
@@ -40,6 +40,12 @@ class Stopping:
                 f"early stopping needs batch ≥ 1, window ≥ 1, delta ≥ 0 (got b={self.batch}, "
                 f"w={self.window}, δ={self.delta})"
             )
+
+    @classmethod
+    def from_node(cls, node) -> "Stopping":
+        """From the `tomography:` node (batch, window, delta, early_stopping): TestifAI's rule,
+        which also prices every configuration of a TestNav replay in inferences."""
+        return cls(int(node.batch), int(node.window), float(node.delta), bool(node.early_stopping))
 
     def converged(self, estimates) -> bool:
         """Whether the last w running estimates span less than δ (the rule, for live and replayed tests)."""

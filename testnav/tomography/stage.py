@@ -15,7 +15,8 @@ import pandas as pd
 
 from ..core.cache import atomic_path, write_json_atomic
 from ..errors import UserError
-from ..pipeline import build as instantiate, build_groundtruth, resolve_device
+from ..pipeline import build_groundtruth, open as open_session, resolve_device
+from ..registry import instantiate
 from ..groundtruth.compute import compute_groundtruth, outcomes
 from .core import Settings, build, from_groundtruth
 from .executor import LiveExecutor, low_order
@@ -60,9 +61,7 @@ def tomography_for(benchmark, settings: Settings, source: str, quality_col, cach
         names = [f.name for f in benchmark.families]
         q = df[quality_col].to_numpy(float) if quality_col else None
         return from_groundtruth(outcomes(df), benchmark.lattice, names, settings, q)
-    loaded = benchmark.load_nonempty(cache_dir)
-    loaded.inputs, loaded.labels = loaded.inputs.to(device), loaded.labels.to(device)
-    loaded.model.to(device)
+    loaded = open_session(benchmark, cache_dir, device).loaded
     measured = LiveExecutor(benchmark, loaded, settings.rule, settings.seed).run(
         low_order(benchmark.lattice, settings.max_order), progress=progress
     )

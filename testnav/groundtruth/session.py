@@ -1,0 +1,68 @@
+"""A benchmark opened for evaluation: the one way data and model reach a device.
+
+The ground truth, a live search, a live tomography and the pre-flight check all start the
+same way: load D and the model (never empty), keep freed memory for reuse, move both to the
+device, and — when configurations are to be scored — prepare the metrics on the clean inputs,
+score the clean set (ψ(D)) and start the prefix walker. `open` does the first part; the rest
+is done on first use (`clean`, `walker`), so a ground truth already on disk, or a tomography
+that only runs the model, never pays for it.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import torch
+
+from ..core.memory import keep_freed_memory
+from ..errors import UserError
+from .walk import PrefixWalker, stack_size
+
+
+def resolve_device(name: str) -> str:
+    """`device=` as given (auto | cpu | cuda | cuda:N), checked against what this machine has."""
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name not in ("cpu", "cuda") and not name.startswith("cuda:"):
+        raise UserError(f"device={name} (valid: auto, cpu, cuda, cuda:N)")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise UserError(f"device={name} but no CUDA device is available (use device=cpu or device=auto)")
+    return name
+
+
+class Session:
+    """A benchmark's data and model on a device (`loaded`), and on first use its prepared
+    metrics with the clean scores (`clean`: ψ(D) and each metric's clean value) and the walker
+    that perturbs D under each θ, sharing prefixes (`walker`, `stack` sibling sets a call)."""
+
+    def __init__(self, benchmark, loaded, device: str):
+        self.benchmark, self.loaded, self.device = benchmark, loaded, device
+        self.live_oracles: dict = {}  # by fidelity: the live oracle and its memo (testnav/pipeline/live.py)
+
+    @cached_property
+    def clean(self) -> dict:
+        self.benchmark.prepare_metrics(self.loaded)
+        return self.benchmark.score(self.loaded, self.loaded.inputs)
+
+    @property
+    def psi_clean(self) -> float:
+        return float(self.clean["psi"])
+
+    @cached_property
+    def walker(self) -> PrefixWalker:
+        return PrefixWalker(self.benchmark.families, self.loaded.inputs, self.benchmark.perturb_seed)
+
+    @cached_property
+    def stack(self) -> int:
+        return stack_size(self.loaded.inputs, self.device)
+
+
+def open(benchmark, cache_dir, device: str) -> Session:  # noqa: A001 (the pipeline's verb, as in io.open)
+    """Load `benchmark`'s D and model and put them on `device` (checked first)."""
+    device = resolve_device(device)
+    loaded = benchmark.load_nonempty(cache_dir)
+    keep_freed_memory()
+    loaded.inputs, loaded.labels = loaded.inputs.to(device), loaded.labels.to(device)
+    if isinstance(loaded.model, torch.nn.Module):
+        loaded.model.to(device)
+    return Session(benchmark, loaded, device)

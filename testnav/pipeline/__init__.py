@@ -1,0 +1,35 @@
+"""The library pipeline under every entry point (run.py's stages, `testnav.Tester`, scripts):
+
+    session = pipeline.open(benchmark, cache_dir, device)      # data and model on the device
+    run = pipeline.live(RunSpec("nsga2", budget=200), session)  # the model itself, no table
+    run = pipeline.replay(RunSpec("tomonav", seed=3), objectives, identity)   # a ground-truth table
+
+A `RunSpec` is frozen: which search (a conf/search name, with overrides), the budget, the seed
+and the stopping certificate's settings. `replay` and `live` build the search with
+`testnav.searches.make`, run it under the certificate and return a `Run` (summary, trace,
+ranked list), writing nothing; `Run.save` writes a run directory as run.py does. Nothing here
+reads the command line.
+"""
+
+from ..groundtruth.session import Session, open, resolve_device
+from .config import build_groundtruth, compose_benchmark, compose_config, groundtruth_objectives
+from .live import live, live_oracle
+from .runs import Run, RunSpec, check_budget, check_seed, replay, search_for
+
+__all__ = [
+    "Run",
+    "RunSpec",
+    "Session",
+    "build_groundtruth",
+    "check_budget",
+    "check_seed",
+    "compose_benchmark",
+    "compose_config",
+    "groundtruth_objectives",
+    "live",
+    "live_oracle",
+    "open",
+    "replay",
+    "resolve_device",
+    "search_for",
+]

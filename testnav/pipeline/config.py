@@ -1,0 +1,57 @@
+"""The packaged run config, composed outside any Hydra app (Tester, tests, scripts), and what a
+composed config builds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..core.table import Objectives
+from ..errors import UserError
+from ..fidelity import sign as rho_sign
+from ..groundtruth.compute import read_meta
+from ..groundtruth.compute import compute_groundtruth
+from ..groundtruth.session import resolve_device
+from ..paths import CONF
+from ..registry import compose, instantiate
+
+
+def compose_config(overrides=()):
+    """conf/config.yaml with Hydra overrides (e.g. ["benchmark=mnist5k", "fidelity=kid"])."""
+    return compose(CONF, "config", overrides)
+
+
+def compose_benchmark(overrides=()):
+    """A benchmark built from conf/ with Hydra overrides (tests, scripts, golden checks)."""
+    return instantiate(compose_config(overrides).benchmark)
+
+
+def build_groundtruth(cfg) -> tuple[Path, object]:
+    """The path of `cfg`'s benchmark's ground truth (computed or resumed if absent), and the benchmark."""
+    benchmark = instantiate(cfg.benchmark)
+    path = compute_groundtruth(benchmark, cfg.cache_dir, resolve_device(cfg.device), progress=cfg.progress)
+    return path, benchmark
+
+
+def groundtruth_objectives(path: Path, benchmark, fidelity: str, signals=()) -> tuple[Objectives, dict]:
+    """Normalised (δ, ρ) from a benchmark's ground-truth table, and what identifies them."""
+    df = pd.read_parquet(path)
+    if fidelity not in df.columns:
+        raise UserError(
+            f"fidelity={fidelity}: benchmark {benchmark.name} has no '{fidelity}' "
+            f"column (valid for it: {', '.join(benchmark.metrics)})"
+        )
+    obj = Objectives.from_table(
+        df,
+        fidelity,
+        rho_sign(fidelity, benchmark.metrics),
+        source=f"benchmark={benchmark.name}",
+        signals=signals,
+    )
+    return obj, {
+        "benchmark": benchmark.name,
+        "fidelity": fidelity,
+        "table": str(path),
+        "psi_clean": read_meta(path).get("psi_clean"),
+    }

@@ -1,0 +1,133 @@
+"""One search run, replayed or live: the spec, the certified run, and what it returns.
+
+`certified_run` is the one search pipeline, replay and live alike: the search proposes against
+an oracle wrapped in the stopping certificate, and its proposals become the trace, the ranked
+list R of Algorithm 1 and the summary (with P* and Recall@P* where a ground truth is known).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..core.cache import atomic_path, write_json_atomic
+from ..core.oracle import Oracle, TableOracle
+from ..core.table import Objectives
+from ..core.trace import make_trace, ranked_list, summarize
+from ..errors import UserError
+from ..groundtruth.inferences import inference_summary, table_costs
+from ..searches import Search, make
+from ..stopping.certificate import Certificate, CertificateConfig, CertifiedOracle, run_certified, summary_fields
+from ..tomography.executor import Stopping
+
+FORMATS = ("csv", "parquet")
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What one run is: the search (a conf/search name, or the node the app's Hydra composed)
+    with `overrides` of its settings, the proposal budget (None: the paper's 5 × |Θ|), the seed,
+    the certificate's settings, whether the default population may be fitted to a small lattice
+    (`fit`: not when the user chose it), and the early-stopping rule that prices a replay's
+    inferences (TestifAI's, with its input-order seed)."""
+
+    search: object = "nsga2"
+    overrides: dict = field(default_factory=dict)
+    budget: int | None = None
+    seed: int = 0
+    certificate: CertificateConfig = CertificateConfig()
+    fit: bool = True
+    pricing: Stopping = Stopping()
+    pricing_seed: int = 0
+
+    def __post_init__(self):
+        check_budget(self.budget)
+        check_seed(self.seed)
+
+
+@dataclass
+class Run:
+    """One search: `summary` (the summary.json fields), `trace` (trace.csv: one row per proposal),
+    `ranked` (ranked.csv: every configuration seen, by Pareto rank then crowding distance)."""
+
+    summary: dict
+    trace: pd.DataFrame
+    ranked: pd.DataFrame
+
+    @property
+    def front(self) -> pd.DataFrame:
+        """The measured Pareto front: rank 0 of the ranked list."""
+        return self.ranked[self.ranked["rank"] == 0].reset_index(drop=True)
+
+    def save(self, directory, fmt: str = "csv") -> Path:
+        """Write trace, ranked list and summary.json (last) as a run directory of run.py; returns the directory."""
+        if fmt not in FORMATS:
+            raise UserError(f"trace_format={fmt} (valid: {', '.join(FORMATS)})")
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        trace_path = out / f"trace.{fmt}"
+        for df, path in ((self.trace, trace_path), (self.ranked, out / f"ranked.{fmt}")):
+            with atomic_path(path) as tmp:
+                df.to_parquet(tmp, index=False) if fmt == "parquet" else df.to_csv(tmp, index=False)
+        write_json_atomic(out / "summary.json", self.summary)
+        return out
+
+
+def check_budget(budget, space_size: int | None = None) -> int | None:
+    """The proposal budget B; None means the paper's 5 × |Θ|. Checked before any work starts."""
+    if budget is None:
+        return None if space_size is None else 5 * space_size
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or budget != int(budget) or budget <= 0:
+        raise UserError(f"budget={budget}: must be a positive whole number of proposals (or null for 5 × |Θ|)")
+    return int(budget)
+
+
+def check_seed(seed) -> int:
+    """The run's seed: a whole number (it seeds the search and names the run)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise UserError(f"seed={seed}: must be a whole number (e.g. seed=0, or -m seed='range(10)')")
+    return int(seed)
+
+
+def search_for(spec: RunSpec, lattice, live: bool = False) -> tuple[Search, int]:
+    """The spec's search, its default population fitted to the lattice where allowed, checked
+    against the lattice and the budget (and, `live`, refused if it can only replay a table);
+    and the budget. Cheap: call it before loading a model."""
+    search = make(spec.search, **spec.overrides)
+    if live and search.replay_only:
+        raise UserError(f"search={search.name} replays a ground-truth table; a live search needs {search.live_fix}")
+    budget = check_budget(spec.budget, lattice.size)
+    if spec.fit:
+        search.fit(lattice, budget)
+    search.check(lattice, budget)
+    return search, budget
+
+
+def certified_run(
+    search: Search, spec: RunSpec, budget: int, oracle: Oracle, pstar, costs, unit: str, identity: dict
+) -> Run:
+    """`search` against `oracle` under the certificate, then its trace, ranked list and summary."""
+    lattice = oracle.lattice
+    certified = CertifiedOracle(oracle, Certificate(lattice, stop_at=spec.certificate.stop_at, seed=spec.seed))
+    t0 = time.perf_counter()
+    proposals, p_complete = run_certified(search, certified, budget, spec.seed, oracle.evaluate)
+    seconds = time.perf_counter() - t0
+    trace = make_trace(proposals, lattice, oracle.evaluate(proposals), pstar, costs)
+    trace["p_complete"] = p_complete
+    summary = summarize(trace, lattice, pstar, proposals, **identity, search=search.name, seed=spec.seed, budget=budget)
+    summary.update(inference_summary(trace, lattice, pstar, costs, unit))
+    summary.update(summary_fields(certified.certificate, p_complete))
+    summary["search_seconds"] = round(seconds, 4)
+    return Run(summary, trace, ranked_list(trace, lattice.n))
+
+
+def replay(spec: RunSpec, objectives: Objectives, identity: dict) -> Run:
+    """One search against a ground-truth table (`identity`: benchmark, fidelity, table path,
+    what the summary names): Recall@P* and its AUC, inferences priced by `spec.pricing`."""
+    search, budget = search_for(spec, objectives.lattice)
+    costs, unit = table_costs(identity["table"], objectives.lattice, spec.pricing, spec.pricing_seed)
+    return certified_run(search, spec, budget, TableOracle(objectives), objectives.pstar, costs, unit, identity)
