@@ -17,14 +17,14 @@ import os
 import shutil
 from pathlib import Path
 
-from omegaconf import OmegaConf
 
+from .. import searches
 from ..core.cache import atomic_path, file_digest, modules_digest, object_modules, stable_hash
 
 log = logging.getLogger(__name__)
-# what turns a search's proposals into the run's files, whatever the search: the stage that runs
-# it (with the certificate, trace, recall and inference costs it imports) and this module
-PIPELINE = ("testnav.app.stages", "testnav.app.memo")
+# what turns a search's proposals into the run's files, whatever the search: the replay pipeline
+# (with the certificate, trace, recall and inference costs it imports) and this module
+PIPELINE = ("testnav.pipeline.runs", "testnav.app.memo")
 SUMMARY = "summary.json"  # written last, so a memo with a summary is complete
 
 
@@ -37,8 +37,8 @@ def run_key(cfg, table: str, budget: int, search) -> str:
     return stable_hash(
         {
             "table": file_digest(Path(table)),
-            "fidelity": OmegaConf.to_container(cfg.fidelity, resolve=True),
-            "search": OmegaConf.to_container(cfg.search, resolve=True),
+            "fidelity": cfg.fidelity.name,  # the column that is ρ
+            "search": searches.REGISTRY.node(cfg.search),  # its settings (not its label or figure groups)
             "seed": int(cfg.seed),
             "budget": budget,
             "format": cfg.trace_format,
@@ -64,6 +64,14 @@ def restore(cfg, memo: Path, out_dir: Path) -> bool:
     for name in files(cfg):
         place(memo / name, Path(out_dir) / name)
     return True
+
+
+def remember(cfg, out_dir: Path, memo: Path) -> None:
+    """Keep a finished run's outputs (in out_dir) under its memo, the summary last, so a memo
+    with a summary is complete."""
+    if cfg.reuse_runs:
+        for name in files(cfg):
+            place(Path(out_dir) / name, memo / name)
 
 
 def place(src: Path, dst: Path) -> None:

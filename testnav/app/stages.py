@@ -26,7 +26,7 @@ from ..paths import CONF
 from ..registry import instantiate
 from ..stopping.certificate import CertificateConfig
 from ..tomography.executor import Stopping
-from .memo import memo_dir, restore, run_key
+from .memo import memo_dir, remember, restore, run_key
 
 log = logging.getLogger(__name__)
 
@@ -82,10 +82,8 @@ def run_search(cfg: DictConfig, out_dir: Path) -> dict:
         print(human_summary(summary, out_dir, f"trace.{cfg.trace_format}") + f"\n  (reused the finished run {memo})")
         return summary
     run = pipeline.replay(spec, obj, identity)
-    # into the memo first, then linked into the run directory: a run directory with a summary
-    # always has a memo behind it, so a killed sweep's finished runs are never redone
-    run.save(memo if cfg.reuse_runs else out_dir, cfg.trace_format)
-    restore(cfg, memo, out_dir)
+    run.save(out_dir, cfg.trace_format)
+    remember(cfg, out_dir, memo)
     print(human_summary(run.summary, out_dir, f"trace.{cfg.trace_format}"))
     return run.summary
 
