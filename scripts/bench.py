@@ -45,7 +45,7 @@ ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 sys.path.insert(0, str(ROOT))
 
 from testnav.core import timing  # noqa: E402
-from testnav.paths import CONF  # noqa: E402
+from testnav.families import make as family_make, table_nodes  # noqa: E402
 
 
 def interleaved(fns: dict, repeat: int) -> dict:
@@ -126,14 +126,12 @@ def project_groundtruth(n_images: int, model_images_per_s: float, family_images_
 def _family_throughput(device, size: int, batch: int, repeat: int, names=None) -> dict:
     """Our families from conf/families/imagenet_c_<size>.yaml at level 3 on `device`: images/s (best of repeat)."""
     import torch
-    from hydra.utils import instantiate
-    from omegaconf import OmegaConf
 
     sys.path.insert(0, str(ROOT / "scripts"))
     from bench_families import TABLES, images
 
     sync = torch.cuda.synchronize if torch.device(device).type == "cuda" else (lambda: None)
-    fams = instantiate(OmegaConf.load(CONF / "families" / f"{TABLES[size]}.yaml").families, _convert_="all")
+    fams = [family_make(n, table=TABLES[size]) for n in table_nodes(TABLES[size])]
     x = images(batch, size).to(device)
     out = {}
     for f in fams:

@@ -32,10 +32,8 @@ import sys
 
 import numpy as np
 import torch
-from hydra.utils import instantiate
-from omegaconf import OmegaConf
 
-from testnav.paths import CONF
+from testnav.families import make as family_make, table_nodes
 from testnav.core.timing import interleaved
 from testnav.data.scenes import scenes
 
@@ -96,7 +94,7 @@ def main(argv=None):
 
     cases = []  # (name, size, family, ours_fn, ref_fn, reference images)
     for size in args.sizes:
-        families = instantiate(OmegaConf.load(CONF / "families" / f"{TABLES[size]}.yaml").families, _convert_="all")
+        families = [family_make(n, table=TABLES[size]) for n in table_nodes(TABLES[size])]
         x = images(args.batch, size)
         u8 = (x[: args.ref_images] * 255).round().to(torch.uint8).permute(0, 2, 3, 1).numpy()
         pil = [Image.fromarray(img) for img in u8]

@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT))
 
 from testnav.core import timing  # noqa: E402
-from testnav.paths import CONF  # noqa: E402
+from testnav.families import make as family_make, table_nodes  # noqa: E402
 
 FULL = {
     "cait": {"arch": "cait_s36_384", "input": 384, "kwargs": {}, "default_batch": 256, "max_batch": 4096, "repeat": 5},
@@ -339,8 +339,6 @@ def reference_rate(name: str, family, x: torch.Tensor, level: int, repeat: int) 
 
 
 def section_families(c: Check, bench, only=None) -> dict:
-    from hydra.utils import instantiate
-    from omegaconf import OmegaConf
 
     from bench_families import TABLES, images
 
@@ -353,7 +351,7 @@ def section_families(c: Check, bench, only=None) -> dict:
             cpu = bench._family_throughput("cpu", size, s["cpu_batch"], s["repeat"], only)
         finally:
             torch.set_num_threads(threads)
-        fams = instantiate(OmegaConf.load(CONF / "families" / f"{TABLES[size]}.yaml").families, _convert_="all")
+        fams = [family_make(n, table=TABLES[size]) for n in table_nodes(TABLES[size])]
         x = images(max(s["ref_images"], 8), size)
         for f in fams:
             name = type(f).reference
@@ -388,12 +386,9 @@ def section_families(c: Check, bench, only=None) -> dict:
 
 
 def mnist5k(overrides):
-    from hydra import compose, initialize_config_dir
-    from hydra.utils import instantiate
+    from testnav.pipeline import compose_benchmark
 
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=list(overrides))
-    return instantiate(cfg.benchmark, _convert_="all")
+    return compose_benchmark(list(overrides))
 
 
 def compare_tables(cpu, dev) -> dict:

@@ -24,10 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
-from hydra import compose, initialize_config_dir  # noqa: E402
-from hydra.utils import instantiate  # noqa: E402
 
 from testnav.paths import CONF  # noqa: E402
+from testnav.pipeline import compose_benchmark  # noqa: E402
 from testnav.benchmarks.mnist5k import WEIGHTS  # noqa: E402
 from testnav.core.cache import file_digest  # noqa: E402
 from testnav.models.lenet import predict  # noqa: E402
@@ -46,9 +45,7 @@ def cpu_model() -> str:
 
 
 def main() -> int:
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=["benchmark=mnist5k", "benchmark.model.train=true"])
-    bench = instantiate(cfg.benchmark, _convert_="all")
+    bench = compose_benchmark(["benchmark=mnist5k", "benchmark.model.train=true"])
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         loaded = bench.load(tmp)

@@ -29,8 +29,8 @@ from ..core.cache import atomic_path, stable_hash, write_json_atomic
 from ..errors import UserError
 from ..core.oracle import TableOracle
 from ..core.recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
+from ..searches import make
 from ..searches.fast import FastEvolution
-from ..searches.nsga2 import NSGA2Search
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ def grid_table(obj, name: str, grid, budget: int, progress: bool) -> pd.DataFram
                 oracle = TableOracle(obj)
                 proposals = []
                 for c, m, s in jobs:
-                    proposals.append(NSGA2Search(pop_size=mu, eta_c=c, eta_m=m, **common).run(oracle, budget, s))
+                    proposals.append(make("nsga2", pop_size=mu, eta_c=c, eta_m=m, **common).run(oracle, budget, s))
                     bar.update(1)
             per_run = (time.perf_counter() - t0) / len(jobs)
             for (c, m, s), sc in zip(jobs, score_runs(proposals, obj)):

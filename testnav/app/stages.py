@@ -17,12 +17,11 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from .. import pipeline, searches
+from .. import fidelity, pipeline, searches
 from ..errors import UserError
 from ..groundtruth.compute import compute_groundtruth, read_meta
 from ..core.cache import write_json_atomic
 from ..core.table import Objectives, read_table
-from ..paths import CONF
 from ..registry import instantiate
 from ..stopping.certificate import CertificateConfig
 from ..tomography.executor import Stopping
@@ -55,7 +54,7 @@ def run_spec(cfg: DictConfig) -> pipeline.RunSpec:
     )
 
 
-def load_objectives(cfg: DictConfig, fidelity: DictConfig, signals=()) -> tuple[Objectives, dict]:
+def load_objectives(cfg: DictConfig, fidelity: str, signals=()) -> tuple[Objectives, dict]:
     """Normalised (δ, ρ) over Θ (plus any extra signals), from an external table or the benchmark's ground truth."""
     if cfg.groundtruth.table:
         df = read_table(cfg.groundtruth.table)
@@ -68,13 +67,13 @@ def load_objectives(cfg: DictConfig, fidelity: DictConfig, signals=()) -> tuple[
             "table": str(cfg.groundtruth.table),
         }
     path, benchmark = pipeline.build_groundtruth(cfg)
-    return pipeline.groundtruth_objectives(path, benchmark, fidelity.name, signals)
+    return pipeline.groundtruth_objectives(path, benchmark, fidelity, signals)
 
 
 def run_search(cfg: DictConfig, out_dir: Path) -> dict:
     spec = run_spec(cfg)
     search = searches.make(spec.search, **spec.overrides)
-    obj, identity = load_objectives(cfg, cfg.fidelity, signals=search.requires)
+    obj, identity = load_objectives(cfg, cfg.fidelity.name, signals=search.requires)
     budget = pipeline.check_budget(cfg.budget, obj.lattice.size)
     memo = memo_dir(cfg, search.name, run_key(cfg, identity["table"], budget, search))
     if restore(cfg, memo, out_dir):  # this exact run finished before (an interrupted or repeated sweep)
@@ -120,8 +119,6 @@ def run_live(cfg: DictConfig, out_dir: Path) -> dict:
 
 
 def run_grid_stage(cfg: DictConfig, out_dir: Path) -> dict:
-    from hydra import compose
-
     from .grid import check_grid, run_grid
 
     check_grid(cfg.grid)
@@ -132,14 +129,11 @@ def run_grid_stage(cfg: DictConfig, out_dir: Path) -> dict:
             obj = Objectives.from_table(read_table(spec), "rho", 1.0, source=spec)
             tables.append((Path(spec).stem, obj))
             continue
-        fidelity_dir = CONF / "fidelity"
-        if not (fidelity_dir / f"{spec}.yaml").exists():
-            valid = sorted(p.stem for p in fidelity_dir.glob("*.yaml"))
+        if spec not in fidelity.names():
             raise UserError(
-                f"grid.tables entry '{spec}' is neither a table file nor a fidelity (valid: {', '.join(valid)})"
+                f"grid.tables entry '{spec}' is neither a table file nor a fidelity (valid: {', '.join(fidelity.names())})"
             )
-        fidelity = compose(config_name="config", overrides=[f"fidelity={spec}"]).fidelity
-        obj, identity = load_objectives(cfg, fidelity)
+        obj, identity = load_objectives(cfg, spec)
         tables.append((f"{identity['benchmark']}_{spec}", obj))
     summary = run_grid(cfg, tables, out_dir, lambda obj: pipeline.check_budget(cfg.budget, obj.lattice.size))
     best = summary["selected"]

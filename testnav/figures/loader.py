@@ -30,7 +30,6 @@ import pandas as pd
 from .. import fidelity as fidelity_registry
 from .. import searches
 from ..fidelity import sign as rho_sign
-from ..paths import CONF
 from ..core.table import Objectives, level_columns
 from ..core.trace import budget_curve, found_curve
 
@@ -65,15 +64,8 @@ def fidelity_rank(fidelity: str) -> float:
 
 
 def fidelity_specs() -> dict[str, tuple[str, float]]:
-    """name → (raw column, sign) of every conf/fidelity/*.yaml (ρ = sign × column, the sign the metric declares)."""
-    from omegaconf import OmegaConf
-
-    specs = {}
-    for p in sorted((CONF / "fidelity").glob("*.yaml")):
-        c = OmegaConf.load(p)
-        column = str(c.get("column", p.stem))
-        specs[str(c.get("name", p.stem))] = (column, rho_sign(column))
-    return specs
+    """name → (raw column, sign) of every fidelity metric (ρ = sign × column, the sign the metric declares)."""
+    return {name: (name, rho_sign(name)) for name in fidelity_registry.names()}
 
 
 @dataclass
