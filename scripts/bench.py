@@ -578,8 +578,33 @@ def render(r: dict) -> str:
         r["families"]["markdown"],
         "",
     ]
-    lines += render_model(r) + render_sandbox(r) + render_scaling(r)
+    lines += render_model(r) + render_sandbox(r) + render_scaling(r) + render_test_tiers()
     return "\n".join(lines)
+
+
+def render_test_tiers() -> list[str]:
+    """The test tiers' times from results/test_times.json (scripts/test_times.py: a fresh clone of a
+    commit, `make install`, `make test`, `make test-all`), the figures the README's table points to."""
+    path = ROOT / "results" / "test_times.json"
+    if not path.exists():
+        return []
+    t = json.loads(path.read_text())
+    h = t["host"]
+    lines = [
+        "## Test tiers",
+        "",
+        f"A fresh clone of {t['commit']} ({t['date']}), on {h.get('cpu')} ({h.get('vector')}, {h.get('cores')} cores): "
+        "each `make` target timed from the clone, as CI runs it (`python scripts/test_times.py [--all]`).",
+        "",
+        "| command | time | result |",
+        "|---|---:|---|",
+    ]
+    for tier, r in t["tiers"].items():
+        minutes, seconds = divmod(round(r["seconds"]), 60)
+        lines.append(
+            f"| `make {tier}` | {minutes} min {seconds:02d} s | {r['pytest'] or ('ok' if r['exit'] == 0 else 'failed')} |"
+        )
+    return lines + [""]
 
 
 def render_scaling(r: dict) -> list[str]:
