@@ -138,14 +138,15 @@ def default_run(results: Path, tables: Path):
     return sentence, None
 
 
-def draw_testifai(results: Path, figures: Path):
+def draw_testifai(results: Path, figures: Path, drop: str = "absolute", examples: bool = True):
     """TestifAI's figures, if that module is installed: [(path, sentence)], plus notes."""
     try:
-        from testnav.figures import testifai
+        from testnav.figures import severity, testifai
     except ImportError:
         return [], ["TestifAI figures: testnav.figures.testifai is not available here (skipped)"]
     try:
-        return list(testifai.draw_all(results, figures)), []
+        drawn = list(testifai.draw_all(results, figures, drop=drop))
+        return drawn + (severity.draw(results, figures) if examples else []), []
     except Exception as e:  # a broken study table must not cost the TestNav figures
         return [], [f"TestifAI figures failed: {type(e).__name__}: {str(e)[:200]}"]
 
@@ -169,7 +170,17 @@ def main(argv=None) -> int:
         help="with --results DIR: treat DIR as results/ (minimal sweep if it has no runs, the default "
         "run), as scripts/reproduce.py does in its scratch folder",
     )
-    ap.add_argument("--no-examples", action="store_true", help="skip Figs. 5–6 (they rebuild the benchmark's data)")
+    ap.add_argument(
+        "--no-examples",
+        action="store_true",
+        help="skip Figs. 5–6 and TestifAI's 11 (they rebuild the benchmark's data)",
+    )
+    ap.add_argument(
+        "--drop",
+        choices=["absolute", "relative"],
+        default="absolute",
+        help="TestifAI Fig. 6's accuracy drop: the paper's (points against Table 1's accuracy; default) or relative",
+    )
     args = ap.parse_args(argv)
     results = Path(args.results)
     own = results.resolve() != (ROOT / "results").resolve() and not args.sweep  # a user's folder: add nothing
@@ -186,7 +197,7 @@ def main(argv=None) -> int:
 
     figures, tables = results / "figures", results / "tables"
     entries = draw_testnav(res, figures, tables, examples=not args.no_examples)
-    extra, notes = draw_testifai(results, figures)
+    extra, notes = draw_testifai(results, figures, args.drop, examples=not args.no_examples)
     if not own and not res.runs.empty and (res.runs["benchmark"] == default_benchmark()).any():  # beside its sweep
         sentence, note = default_run(results, tables)
         if sentence:

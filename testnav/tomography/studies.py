@@ -1,7 +1,7 @@
 """The TestifAI paper's §5 studies on a benchmark with a ground truth, as tidy tables.
 
 (a) per-test errors r̂_σ − r_σ for 3D and 4D tomography (Figs. 3, 10 form);
-(b) aggregate queries Q1–Q12 on 3D (Table 2: Q1–Q8 the octants where each family is ≤ 2 or
+(b) aggregate queries Q1–Q12 on 3D, with Fig. 6's accuracy drop against Table 1 (Table 2: Q1–Q8 the octants where each family is ≤ 2 or
     ≥ 3, in binary order with the last family fastest; Q9–Q12 the cubes ≤ 1, ≤ 3, ≤ 4, ≤ 5 —
     the reading that reproduces Table 2's m and ℓ exactly, which a test checks);
 (c) ordered vs random choice of training tests, 10 %–100 %, 10 repetitions, MSE on the
@@ -40,9 +40,16 @@ def per_test_errors(outcomes, lattice, names, settings: Settings, label: str, qu
     return t.assign(tomography=label, error=t.r_pred - t.r_true, abs_error=(t.r_pred - t.r_true).abs())
 
 
-def query_errors(tomo, names) -> pd.DataFrame:
+def query_errors(tomo, names, reference: float | None = None, source: str = "") -> pd.DataFrame:
+    """Q1–Q12 with R̂(Q) − R(Q) and Fig. 6's drop: the paper's "predicted accuracy of M minus its
+    original accuracy (as per Table 1)", `drop_pred` = R̂(Q) − reference in accuracy units (negative:
+    accuracy lost), with `reference` Table 1's accuracy or, where the paper has none, the measured
+    clean accuracy r_0; `drop_*_relative` = 1 − R(Q)/r_0, the drop relative to the clean estimate."""
     from .query import Query
 
+    clean = float(tomo.table.r_true.iloc[0])
+    if reference is None:
+        reference, source = clean, "measured clean accuracy r_0"
     rows = []
     tuples = tomo.lattice.tuples
     for qid, text in paper_queries(names):
@@ -58,8 +65,12 @@ def query_errors(tomo, names) -> pd.DataFrame:
                 "R_true": t.r_true.mean(),
                 "R_pred": t.r_est.mean(),
                 "error": t.r_est.mean() - t.r_true.mean(),
-                "drop_true": 1 - t.r_true.mean() / tomo.table.r_true.iloc[0],
-                "drop_pred": 1 - t.r_est.mean() / tomo.table.r_est.iloc[0],
+                "drop_true": t.r_true.mean() - reference,
+                "drop_pred": t.r_est.mean() - reference,
+                "reference": reference,
+                "reference_source": source,
+                "drop_true_relative": 1 - t.r_true.mean() / clean,
+                "drop_pred_relative": 1 - t.r_est.mean() / tomo.table.r_est.iloc[0],
             }
         )
     return pd.DataFrame(rows)
@@ -117,10 +128,12 @@ def inference_counts(outcomes, lattice: Lattice, settings: Settings, label: str)
 
 
 def run_studies(
-    outcomes, lattice: Lattice, names, settings: Settings, reps: int = 10, quality=None
+    outcomes, lattice: Lattice, names, settings: Settings, reps: int = 10, quality=None, reference=None
 ) -> dict[str, pd.DataFrame]:
     """All four studies for 4D (the benchmark's lattice) and 3D (its first three families).
-    `quality`: q_σ per test in lattice order (e.g. the ground truth's KID), or None."""
+    `quality`: q_σ per test in lattice order (e.g. the ground truth's KID), or None; `reference`:
+    (accuracy, where it comes from) for Fig. 6's drop, e.g. the paper's Table 1, or None (the
+    measured clean accuracy)."""
     sub, rows = sub_lattice(outcomes, lattice, [0, 1, 2])
     q = np.asarray(quality, float) if quality is not None else None
     views = {
@@ -133,5 +146,5 @@ def run_studies(
         tables["ordered_vs_random"].append(ordered_vs_random(out, lat, label, reps, settings.seed))
         tables["inferences"].append(inference_counts(out, lat, settings, label))
     o3, l3, n3, _ = views["3D"]
-    tables["queries"] = [query_errors(from_groundtruth(o3, l3, n3, settings), n3)]
+    tables["queries"] = [query_errors(from_groundtruth(o3, l3, n3, settings), n3, *(reference or (None, "")))]
     return {k: pd.concat(v, ignore_index=True) for k, v in tables.items()}
