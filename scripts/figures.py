@@ -151,6 +151,37 @@ def draw_testifai(results: Path, figures: Path, drop: str = "absolute", examples
         return [], [f"TestifAI figures failed: {type(e).__name__}: {str(e)[:200]}"]
 
 
+def protocol_entries(res, tables: Path):
+    """The runs' protocol (seeds, engine) and the §3.3 grid's selection, each linked to its table."""
+    from testnav.figures.build import Entry
+    from testnav.figures.protocol import grid_sentence, protocol_sentence
+
+    out = []
+    said = protocol_sentence(res.runs)
+    if said and (tables / "table2.csv").exists():
+        out.append(Entry("Protocol", "Seeds and engines", tables / "table2.csv", said, "link"))
+    grid = grid_sentence(tables)
+    if grid:
+        out.append(Entry("Protocol", "The §3.3 grid's selection", tables / "grid_ranking.csv", grid, "link"))
+    return out
+
+
+def claims_entry(res, results: Path):
+    """results/claims.md (every checkable claim of both papers against these tables) and the report's line."""
+    from testnav.figures.build import Entry
+    from testnav.figures.claims import counts, write_claims
+
+    path, claims = write_claims(res, results / "claims.md")
+    n = counts(claims)
+    sentence = (
+        f"{len(claims)} claims of TestNav and TestifAI checked against the tables above: "
+        + ", ".join(f"{v} {k}" for k, v in n.items())
+        + ". Each row gives the paper's number, the value measured here (mean ± sd over seeds) and, where a claim "
+        "does not hold, the measurement that says why."
+    )
+    return Entry("Claims", "The papers' claims, one by one", path, sentence, "link")
+
+
 def draw_scale(results: Path, figures: Path):
     """The scaling figure, if scripts/scale_study.py's table is there: [(path, sentence)]."""
     from testnav.figures import scale
@@ -162,7 +193,9 @@ def draw_scale(results: Path, figures: Path):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default=str(ROOT / "results"), help="results folder (default: results/)")
-    ap.add_argument("--seeds", type=int, default=3, help="seeds of the minimal sweep, if one is needed (default 3)")
+    ap.add_argument(
+        "--seeds", type=int, default=10, help="seeds of the minimal sweep, if one is needed (default 10, the papers')"
+    )
     ap.add_argument("--no-sweep", action="store_true", help="never run the minimal sweep; draw what there is")
     ap.add_argument(
         "--sweep",
@@ -205,6 +238,8 @@ def main(argv=None) -> int:
         notes += [note] if note else []
     entries += [Entry("TestifAI figures", Path(p).stem.replace("_", " "), Path(p), s) for p, s in extra]
     entries += [Entry("Scaling", "Searches against |Θ|", p, s) for p, s in draw_scale(results, figures)]
+    entries += protocol_entries(res, tables)
+    entries.append(claims_entry(res, results))
     report = write_report(entries, res, results / "report.md", extra_notes=notes)
     for e in entries:
         print(f"  {e.path}")

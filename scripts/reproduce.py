@@ -6,7 +6,8 @@
 
 Regenerated, in a scratch folder with its own cache (nothing under results/ is read as input):
 the full mnist5k ground truth (checked against results/golden/), TestifAI's studies
-(`stage=study`), the minimal sweep, Tables 2–3, the figures, `make run`'s numbers and the report.
+(`stage=study`), the minimal sweep (10 seeds), Tables 2–3, the figures, `make run`'s numbers, the
+report and the claims ledger (results/claims.md).
 What must be identical and what only within a tolerance, and why: docs/reproducibility.md.
 """
 
@@ -176,15 +177,18 @@ def compare(scratch: Path) -> list[tuple[str, str, str, str]]:
             "identical" if gap == 0 and text_same else f"within {TOL:g}" if gap <= TOL and text_same else "DIFFERENT"
         )
         rows.append((f"{rel} ({a.shape[0]} rows × {a.shape[1]})", "committed", f"largest gap {gap:.2g}", verdict))
-    report_same = (COMMITTED / "report.md").read_text() == (scratch / "report.md").read_text()
-    rows.append(
-        (
-            "report.md (every sentence and number)",
-            "committed",
-            "regenerated",
-            "identical" if report_same else "DIFFERENT",
+    for name in ("report.md", "claims.md"):
+        old, new = COMMITTED / name, scratch / name
+        rows.append(
+            (
+                f"{name} (every sentence and number)"
+                if name == "report.md"
+                else f"{name} (every claim, value and verdict)",
+                "committed" if old.exists() else "missing",
+                "regenerated" if new.exists() else "missing",
+                "identical" if old.exists() and new.exists() and old.read_text() == new.read_text() else "DIFFERENT",
+            )
         )
-    )
     pngs = sorted(p.name for p in (COMMITTED / "figures").glob("*.png"))
     alike = sum(
         (scratch / "figures" / p).exists()
@@ -208,6 +212,7 @@ def update(scratch: Path) -> None:
     for p in [*(scratch / "tables").glob("table[23]*"), scratch / "tables" / "default_run.json"]:
         shutil.copy2(p, COMMITTED / "tables" / p.name)
     shutil.copy2(scratch / "report.md", COMMITTED / "report.md")
+    shutil.copy2(scratch / "claims.md", COMMITTED / "claims.md")
     for p in (scratch / "golden").iterdir():
         shutil.copy2(p, golden.GOLDEN_DIR / p.name)
     print("reproduce: copied the regenerated figures, tables, report and goldens into results/")
@@ -216,7 +221,7 @@ def update(scratch: Path) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scratch", default=str(COMMITTED / "reproduce"), help="where to regenerate (emptied first)")
-    ap.add_argument("--seeds", type=int, default=3, help="seeds of the minimal sweep (as make figures)")
+    ap.add_argument("--seeds", type=int, default=10, help="seeds of the minimal sweep (as make figures)")
     ap.add_argument("--update", action="store_true", help="copy the regenerated results over the committed ones")
     ap.add_argument("--cache", help="reuse this cache's ground truths (default: a fresh one in the scratch folder)")
     args = ap.parse_args(argv)

@@ -110,6 +110,25 @@ def inferences_frame():
     )
 
 
+def estimates_frame():
+    rows = []
+    for label, tests in (("3D", 8), ("4D", 48)):
+        for k, defined in (("chi2", 0), ("1", tests // 2), ("2", tests)):
+            rows.append(
+                dict(
+                    tomography=label,
+                    pairs_independent=k,
+                    independent="a⊥b",
+                    tests=tests,
+                    defined=defined,
+                    mse_mixed=np.nan if not defined else 0.002,
+                    mse_forest=np.nan if not defined else 0.004,
+                    mse_product=np.nan if not defined else 0.01,
+                )
+            )
+    return pd.DataFrame(rows)
+
+
 CASES = [
     (tf.plot_r_distributions, per_test_frame, "median r_σ falls"),
     (tf.plot_per_test_errors, per_test_frame, "within ±0.05"),
@@ -119,6 +138,7 @@ CASES = [
     (tf.plot_quality_vs_severity, per_test_frame, "mean |q̂ − q|"),
     (tf.plot_quality_errors, per_test_frame, "unmeasured tests of order ≥ 3"),
     (tf.plot_estimates, per_test_frame, "mixed estimate is defined"),
+    (tf.plot_estimate_mse, estimates_frame, "4D: at α the mixed estimate is defined on 0 of 48 tests; with the 2 least"),
 ]
 
 
@@ -180,4 +200,4 @@ def test_draw_all_writes_what_it_has_and_names_what_is_missing(tmp_path, capsys)
         assert sentence.startswith("mnist5k: ")
     printed = capsys.readouterr().out
     assert "ordered_vs_random.csv" in printed and "inferences.csv" in printed
-    assert "tomography.quality=kid" in printed and printed.count("python run.py stage=study") == 4
+    assert "tomography.quality=kid" in printed and printed.count("python run.py stage=study") == 5

@@ -14,7 +14,7 @@ from testnav.tomography.independence import (
     product_estimates,
 )
 from testnav.tomography.query import Query
-from testnav.tomography.studies import paper_queries
+from testnav.tomography.studies import estimate_comparison, paper_queries
 from testnav.tomography.surrogate import RobustnessSurrogate
 
 NAMES = ["blur", "noise", "zoom"]
@@ -93,6 +93,13 @@ def test_mixed_estimate_multiplies_independent_first_order_with_the_dependent_pa
     assert product_estimates(lat, r)[idx] == pytest.approx(0.7 * 0.8 * 0.7, abs=0.01)  # off by ~0.06
     # every pair dependent: no measured lower-order test covers the three families together
     assert np.isnan(independent_estimates(lat, r, pairs.assign(independent=False))[idx])
+    # the study's comparison: at α it covers every third-order test and beats the product; with no
+    # pair taken as independent (the first forced step takes the least dependent one) it covers fewer
+    cmp = estimate_comparison(out, lat, NAMES, Settings(early_stopping=False), "3D")
+    at = cmp.iloc[0]
+    assert at.pairs_independent == "chi2" and at.defined == at.tests == 8
+    assert at.mse_mixed < 1e-4 < at.mse_product and list(cmp.pairs_independent) == ["chi2", "1", "2", "3"]
+    assert cmp.iloc[-1].mse_mixed == pytest.approx(cmp.iloc[-1].mse_product)  # all independent: the product
 
 
 def test_queries_select_exactly_the_expected_sets():

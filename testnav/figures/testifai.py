@@ -5,13 +5,14 @@ docs/tomography.md), writes one PNG and returns one sentence that says what the 
 and the number that matters, computed from the frame:
 
     plot_r_distributions      per_test_errors.csv   ground-truth r_σ by order (Fig. 2)
-    plot_per_test_errors      per_test_errors.csv   r̂_σ − r_σ box plots, 3D and 4D (Figs. 3, 10)
+    plot_per_test_errors      per_test_errors.csv   r̂_σ − r_σ box plots, 3D and 4D (Fig. 3)
     plot_queries              queries.csv           Q1–Q12 error and predicted drop (Fig. 6)
     plot_ordered_vs_random    ordered_vs_random.csv MSE vs training tests, ordered vs random (Figs. 7–8)
     plot_inferences           inferences.csv        inferences per regime, with MSE (Fig. 4, §5.4)
     plot_quality_vs_severity  per_test_errors.csv   q_σ, q̂_σ and accuracy drop vs severity sum (Fig. 9)
     plot_quality_errors       per_test_errors.csv   q̂_σ − q_σ box plots, 4D (Fig. 10)
     plot_estimates            per_test_errors.csv   forest vs §3's mixed-independence and product estimates
+    plot_estimate_mse         estimates.csv         their MSE, χ²'s decisions and the k least dependent pairs independent
 
 `draw_all(results_dir, figures_dir)` draws every figure it has data for, one set per benchmark
 under results/tables/testifai/<benchmark>/, and says what is missing and which command makes it.
@@ -507,6 +508,59 @@ def plot_estimates(per_test: pd.DataFrame, path) -> str:
     return "Forest vs §3's independence estimates; " + "; ".join(parts) + "."
 
 
+def plot_estimate_mse(estimates: pd.DataFrame, path) -> str:
+    """MSE of §3's mixed estimate, the forest and the all-independent product on the unmeasured tests
+    of order ≥ 3 where the mixed estimate is defined: with the χ² decisions at α, then with the k
+    least dependent pairs taken as independent (needs tomography, pairs_independent, defined, tests,
+    mse_mixed, mse_forest, mse_product; estimates.csv)."""
+    _require(
+        estimates,
+        ["tomography", "pairs_independent", "defined", "tests", "mse_mixed", "mse_forest", "mse_product"],
+        "estimate MSE",
+    )
+    labels = sorted(estimates.tomography.unique(), key=_dims)
+    sentences = []
+    with rc_context(STYLE):
+        fig = Figure(figsize=(5.2 * len(labels), 4.0))
+        axes = np.atleast_1d(fig.subplots(1, len(labels)))
+        for ax, label in zip(axes, labels):
+            d = estimates[estimates.tomography == label].reset_index(drop=True)
+            x = np.arange(len(d))
+            for column, name, color in (
+                ("mse_mixed", "mixed independence (§3)", GREEN),
+                ("mse_forest", "forest", BLUE),
+                ("mse_product", "all-independent product", GREY),
+            ):
+                ax.plot(x, d[column], "o-", color=color, ms=4, label=name)
+            ax.set_xticks(
+                x, [("χ² α" if k == "chi2" else str(k)) + f"\n{n}" for k, n in zip(d.pairs_independent, d.defined)]
+            )
+            ax.set_xlabel(
+                "pairs taken as independent (χ² at α, or the k least dependent)\nand tests where the mixed estimate is defined"
+            )
+            ax.set_ylabel("MSE on those tests (order ≥ 3)")
+            ax.set_title(_title(estimates, f"Independence estimates vs forest ({label})"))
+            ax.legend(fontsize=8)
+            at = d.iloc[0]
+            full = d[(d.defined == d.tests) & d.pairs_independent.ne("chi2")]
+            bit = f"{label}: at α the mixed estimate is defined on {int(at.defined)} of {int(at.tests)} tests"
+            if at.defined:
+                bit += f" (MSE mixed {at.mse_mixed:.4f}, forest {at.mse_forest:.4f}, product {at.mse_product:.4f})"
+            if len(full):
+                f0 = full.iloc[0]
+                bit += (
+                    f"; with the {f0.pairs_independent} least dependent pairs taken as independent it covers all, MSE mixed "
+                    f"{f0.mse_mixed:.4f}, forest {f0.mse_forest:.4f}, product {f0.mse_product:.4f}"
+                )
+            sentences.append(bit)
+        _save(fig, path)
+    return (
+        "§3's mixed-independence estimate against the forest and the all-independent product; "
+        + "; ".join(sentences)
+        + "."
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 
 FIGURES = (  # (file stem, study CSV, plotting function)
@@ -518,6 +572,7 @@ FIGURES = (  # (file stem, study CSV, plotting function)
     ("quality_vs_severity", "per_test_errors", plot_quality_vs_severity),
     ("quality_errors", "per_test_errors", plot_quality_errors),
     ("estimates", "per_test_errors", plot_estimates),
+    ("estimate_mse", "estimates", plot_estimate_mse),
 )
 
 
