@@ -138,7 +138,11 @@ CASES = [
     (tf.plot_quality_vs_severity, per_test_frame, "mean |q̂ − q|"),
     (tf.plot_quality_errors, per_test_frame, "unmeasured tests of order ≥ 3"),
     (tf.plot_estimates, per_test_frame, "mixed estimate is defined"),
-    (tf.plot_estimate_mse, estimates_frame, "4D: at α the mixed estimate is defined on 0 of 48 tests; with the 2 least"),
+    (
+        tf.plot_estimate_mse,
+        estimates_frame,
+        "4D: at α the mixed estimate is defined on 0 of 48 tests; with the 2 least",
+    ),
 ]
 
 
