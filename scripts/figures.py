@@ -1,11 +1,12 @@
 """Rebuild every figure and table from what is under results/ (`make figures`).
 
-    python scripts/figures.py [--results results] [--seeds 3] [--no-sweep] [--no-examples]
+    python scripts/figures.py [--results results] [--seeds 10] [--no-sweep] [--no-examples] [--drop relative]
 
-With no search runs at all under results/ (a fresh clone), it first runs the minimal mnist5k
-sweep the figures need — every search of the paper × {SSIM, KID} × a few seeds, evolutionary
+With no search runs at all under results/ (a fresh clone), it first runs the mnist5k sweep the
+figures need — every search of the paper × {SSIM, KID} × the papers' 10 seeds, evolutionary
 searches on the vectorised replay engine — and says so. With runs present it only draws:
-figures → <results>/figures/, tables → <results>/tables/, report → <results>/report.md.
+figures → <results>/figures/, tables → <results>/tables/, report → <results>/report.md, and the
+claims ledger → <results>/claims.md (testnav/figures/claims.py).
 `--results DIR` for any other folder (a run directory, a sweep of your own benchmark) draws
 only what is there, beside it: no sweep, no default run, nothing under results/figures.
 """
