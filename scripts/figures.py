@@ -1,11 +1,12 @@
 """Rebuild every figure and table from what is under results/ (`make figures`).
 
-    python scripts/figures.py [--results results] [--seeds 3] [--no-sweep] [--no-examples]
+    python scripts/figures.py [--results results] [--seeds 10] [--no-sweep] [--no-examples] [--drop relative]
 
-With no search runs at all under results/ (a fresh clone), it first runs the minimal mnist5k
-sweep the figures need — every search of the paper × {SSIM, KID} × a few seeds, evolutionary
+With no search runs at all under results/ (a fresh clone), it first runs the mnist5k sweep the
+figures need — every search of the paper × {SSIM, KID} × the papers' 10 seeds, evolutionary
 searches on the vectorised replay engine — and says so. With runs present it only draws:
-figures → <results>/figures/, tables → <results>/tables/, report → <results>/report.md.
+figures → <results>/figures/, tables → <results>/tables/, report → <results>/report.md, and the
+claims ledger → <results>/claims.md (testnav/figures/claims.py).
 `--results DIR` for any other folder (a run directory, a sweep of your own benchmark) draws
 only what is there, beside it: no sweep, no default run, nothing under results/figures.
 """
@@ -143,16 +144,48 @@ def default_run(results: Path, tables: Path):
     return sentence, None
 
 
-def draw_testifai(results: Path, figures: Path):
+def draw_testifai(results: Path, figures: Path, drop: str = "absolute", examples: bool = True):
     """TestifAI's figures, if that module is installed: [(path, sentence)], plus notes."""
     try:
-        from testnav.figures import testifai
+        from testnav.figures import severity, testifai
     except ImportError:
         return [], ["TestifAI figures: testnav.figures.testifai is not available here (skipped)"]
     try:
-        return list(testifai.draw_all(results, figures)), []
+        drawn = list(testifai.draw_all(results, figures, drop=drop))
+        return drawn + (severity.draw(results, figures) if examples else []), []
     except Exception as e:  # a broken study table must not cost the TestNav figures
         return [], [f"TestifAI figures failed: {type(e).__name__}: {str(e)[:200]}"]
+
+
+def protocol_entries(res, tables: Path):
+    """The runs' protocol (seeds, engine) and the §3.3 grid's selection, each linked to its table."""
+    from testnav.figures.build import Entry
+    from testnav.figures.protocol import grid_sentence, protocol_sentence
+
+    out = []
+    said = protocol_sentence(res.runs)
+    if said and (tables / "table2.csv").exists():
+        out.append(Entry("Protocol", "Seeds and engines", tables / "table2.csv", said, "link"))
+    grid = grid_sentence(tables)
+    if grid:
+        out.append(Entry("Protocol", "The §3.3 grid's selection", tables / "grid_ranking.csv", grid, "link"))
+    return out
+
+
+def claims_entry(res, results: Path):
+    """results/claims.md (every checkable claim of both papers against these tables) and the report's line."""
+    from testnav.figures.build import Entry
+    from testnav.figures.claims import counts, write_claims
+
+    path, claims = write_claims(res, results / "claims.md")
+    n = counts(claims)
+    sentence = (
+        f"{len(claims)} claims of TestNav and TestifAI checked against the tables above: "
+        + ", ".join(f"{v} {k}" for k, v in n.items())
+        + ". Each row gives the paper's number, the value measured here (mean ± sd over seeds) and, where a claim "
+        "does not hold, the measurement that says why."
+    )
+    return Entry("Claims", "The papers' claims, one by one", path, sentence, "link")
 
 
 def draw_scale(results: Path, figures: Path):
@@ -166,7 +199,9 @@ def draw_scale(results: Path, figures: Path):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default=str(ROOT / "results"), help="results folder (default: results/)")
-    ap.add_argument("--seeds", type=int, default=3, help="seeds of the minimal sweep, if one is needed (default 3)")
+    ap.add_argument(
+        "--seeds", type=int, default=10, help="seeds of the minimal sweep, if one is needed (default 10, the papers')"
+    )
     ap.add_argument("--no-sweep", action="store_true", help="never run the minimal sweep; draw what there is")
     ap.add_argument(
         "--sweep",
@@ -174,7 +209,17 @@ def main(argv=None) -> int:
         help="with --results DIR: treat DIR as results/ (minimal sweep if it has no runs, the default "
         "run), as scripts/reproduce.py does in its scratch folder",
     )
-    ap.add_argument("--no-examples", action="store_true", help="skip Figs. 5–6 (they rebuild the benchmark's data)")
+    ap.add_argument(
+        "--no-examples",
+        action="store_true",
+        help="skip Figs. 5–6 and TestifAI's 11 (they rebuild the benchmark's data)",
+    )
+    ap.add_argument(
+        "--drop",
+        choices=["absolute", "relative"],
+        default="absolute",
+        help="TestifAI Fig. 6's accuracy drop: the paper's (points against Table 1's accuracy; default) or relative",
+    )
     args = ap.parse_args(argv)
     results = Path(args.results)
     own = results.resolve() != (ROOT / "results").resolve() and not args.sweep  # a user's folder: add nothing
@@ -191,7 +236,7 @@ def main(argv=None) -> int:
 
     figures, tables = results / "figures", results / "tables"
     entries = draw_testnav(res, figures, tables, examples=not args.no_examples)
-    extra, notes = draw_testifai(results, figures)
+    extra, notes = draw_testifai(results, figures, args.drop, examples=not args.no_examples)
     if not own and not res.runs.empty and (res.runs["benchmark"] == default_benchmark()).any():  # beside its sweep
         sentence, note = default_run(results, tables)
         if sentence:
@@ -199,6 +244,8 @@ def main(argv=None) -> int:
         notes += [note] if note else []
     entries += [Entry("TestifAI figures", Path(p).stem.replace("_", " "), Path(p), s) for p, s in extra]
     entries += [Entry("Scaling", "Searches against |Θ|", p, s) for p, s in draw_scale(results, figures)]
+    entries += protocol_entries(res, tables)
+    entries.append(claims_entry(res, results))
     report = write_report(entries, res, results / "report.md", extra_notes=notes)
     for e in entries:
         print(f"  {e.path}")

@@ -6,7 +6,9 @@
 
 Regenerated, in a scratch folder with its own cache (nothing under results/ is read as input):
 the full mnist5k ground truth (checked against results/golden/), TestifAI's studies
-(`stage=study`), the minimal sweep, Tables 2–3, the figures, `make run`'s numbers and the report.
+(`stage=study`), the minimal sweep (10 seeds), Tables 2–3, the figures, `make run`'s numbers, the
+report and the claims ledger (results/claims.md). The §3.3 grid's tables are read as committed
+(`python run.py experiment=testnav_grid` regenerates them).
 What must be identical and what only within a tolerance, and why: docs/reproducibility.md.
 """
 
@@ -35,6 +37,7 @@ from testnav.groundtruth import golden  # noqa: E402
 TOL = 1e-6  # for numbers a float build may move in the last digits (TestifAI's forest, ρ); see the docs
 COMMITTED = ROOT / "results"
 TABLES = ["default_run.json", "table2.csv", "table2_all.csv", "table3.csv"]
+GRID = ["grid_ranking.csv", "grid_selection.json"]  # read by the report and the claims ledger
 
 
 def step(label: str, cmd: list[str]) -> None:
@@ -100,6 +103,9 @@ def regenerate(scratch: Path, seeds: int, cache: Path) -> list[tuple[str, str, s
             f"hydra.run.dir={scratch / 'study_run'}",
         ],
     )
+    for name in GRID:  # the §3.3 grid is an input here, as committed (`python run.py experiment=testnav_grid` makes it)
+        (scratch / "tables").mkdir(parents=True, exist_ok=True)
+        shutil.copy2(COMMITTED / "tables" / name, scratch / "tables" / name)
     step(
         f"minimal sweep, tables, figures and report (scripts/figures.py, {seeds} seeds)",
         [py, str(ROOT / "scripts" / "figures.py"), "--results", str(scratch), "--sweep", "--seeds", str(seeds)],
@@ -113,7 +119,8 @@ def flat(path: Path) -> dict:
     if path.suffix == ".json":
         return json.loads(path.read_text())
     df = pd.read_csv(path)
-    keys = list(df.columns[:2] if df.iloc[:, 0].duplicated().any() else df.columns[:1])
+    n = next((k for k in range(1, len(df.columns)) if not df.iloc[:, :k].duplicated().any()), 1)
+    keys = list(df.columns[:n])  # as many leading columns as name each row once (Table 3: two; the grid: three)
     return {
         f"{' · '.join(str(r[k]) for k in keys)} | {c}": r[c]
         for _, r in df.iterrows()
@@ -176,15 +183,18 @@ def compare(scratch: Path) -> list[tuple[str, str, str, str]]:
             "identical" if gap == 0 and text_same else f"within {TOL:g}" if gap <= TOL and text_same else "DIFFERENT"
         )
         rows.append((f"{rel} ({a.shape[0]} rows × {a.shape[1]})", "committed", f"largest gap {gap:.2g}", verdict))
-    report_same = (COMMITTED / "report.md").read_text() == (scratch / "report.md").read_text()
-    rows.append(
-        (
-            "report.md (every sentence and number)",
-            "committed",
-            "regenerated",
-            "identical" if report_same else "DIFFERENT",
+    for name in ("report.md", "claims.md"):
+        old, new = COMMITTED / name, scratch / name
+        rows.append(
+            (
+                f"{name} (every sentence and number)"
+                if name == "report.md"
+                else f"{name} (every claim, value and verdict)",
+                "committed" if old.exists() else "missing",
+                "regenerated" if new.exists() else "missing",
+                "identical" if old.exists() and new.exists() and old.read_text() == new.read_text() else "DIFFERENT",
+            )
         )
-    )
     pngs = sorted(p.name for p in (COMMITTED / "figures").glob("*.png"))
     alike = sum(
         (scratch / "figures" / p).exists()
@@ -208,6 +218,7 @@ def update(scratch: Path) -> None:
     for p in [*(scratch / "tables").glob("table[23]*"), scratch / "tables" / "default_run.json"]:
         shutil.copy2(p, COMMITTED / "tables" / p.name)
     shutil.copy2(scratch / "report.md", COMMITTED / "report.md")
+    shutil.copy2(scratch / "claims.md", COMMITTED / "claims.md")
     for p in (scratch / "golden").iterdir():
         shutil.copy2(p, golden.GOLDEN_DIR / p.name)
     print("reproduce: copied the regenerated figures, tables, report and goldens into results/")
@@ -216,7 +227,7 @@ def update(scratch: Path) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scratch", default=str(COMMITTED / "reproduce"), help="where to regenerate (emptied first)")
-    ap.add_argument("--seeds", type=int, default=3, help="seeds of the minimal sweep (as make figures)")
+    ap.add_argument("--seeds", type=int, default=10, help="seeds of the minimal sweep (as make figures)")
     ap.add_argument("--update", action="store_true", help="copy the regenerated results over the committed ones")
     ap.add_argument("--cache", help="reuse this cache's ground truths (default: a fresh one in the scratch folder)")
     args = ap.parse_args(argv)

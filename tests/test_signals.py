@@ -164,3 +164,30 @@ def test_signal_k_must_be_a_whole_number_from_one():
             TKNC(k=bad)
         with pytest.raises(UserError, match="k="):
             KMNC(k=bad)
+
+
+def test_coverage_signals_bin_a_float64_pass_of_the_model_by_default():
+    """NAC, SNAC, KMNC and TKNC read the monitored layers recomputed in float64 from the images
+    (one pass per view, shared), so a CPU's float32 kernels cannot move a value across an edge;
+    precision=model reads the model's own (float32) pass."""
+    from testnav.benchmarks.vision import View
+    from testnav.errors import UserError
+    from testnav.models.lenet import LeNet5
+    from testnav.models.monitor import float64_twin
+
+    torch.manual_seed(0)
+    model = LeNet5().eval()
+    images = torch.rand(40, 1, 28, 28, generator=torch.Generator().manual_seed(1))
+    view = View([images[:20], images[20:]], model, batch_size=16)
+    exact, own = KMNC(k=50), KMNC(k=50, precision="model")
+    for s in (exact, own):
+        s.prepare(View(images, model, batch_size=64))
+    layers = exact.layers(view)
+    assert [a.dtype for a in layers] == [torch.float64] * 2 and exact.layers(view) is layers  # computed once
+    with torch.inference_mode():
+        assert torch.equal(layers[1], float64_twin(model).hidden(images.double())[1])
+    assert own.layers(view)[0].dtype == torch.float32
+    assert float64_twin(model) is float64_twin(model)
+    assert exact.describe()["precision"] == "float64" and exact.per_set(view).shape == (2,)
+    with pytest.raises(UserError, match="precision=float16"):
+        NAC(precision="float16")

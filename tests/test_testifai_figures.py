@@ -47,6 +47,8 @@ def per_test_frame(with_quality=True):
             abs_error=np.abs(r_pred - r_true),
             tomography=f"{n}D",
             benchmark="toy",
+            r_indep=np.where(order >= 3, r_true + 0.05, np.nan),
+            r_product=np.where(order >= 3, r_true - 0.1, np.nan),
         )
         if with_quality:
             q = 100 * t.sum(axis=1) + rng.normal(0, 5, len(t))
@@ -67,8 +69,12 @@ def queries_frame():
             "R_true": 0.9 - 0.05 * k,
             "R_pred": 0.9 - 0.05 * k + 0.01 * np.sin(k),
             "error": 0.01 * np.sin(k),
-            "drop_true": 0.05 * k,
-            "drop_pred": 0.05 * k - 0.01,
+            "drop_true": 0.9 - 0.05 * k - 0.95,
+            "drop_pred": 0.9 - 0.05 * k + 0.01 * np.sin(k) - 0.95,
+            "reference": 0.95,
+            "reference_source": "Table 1",
+            "drop_true_relative": 1 - (0.9 - 0.05 * k) / 0.9,
+            "drop_pred_relative": 1 - (0.9 - 0.05 * k + 0.01 * np.sin(k)) / 0.9,
             "benchmark": "toy",
         }
     )
@@ -104,6 +110,25 @@ def inferences_frame():
     )
 
 
+def estimates_frame():
+    rows = []
+    for label, tests in (("3D", 8), ("4D", 48)):
+        for k, defined in (("chi2", 0), ("1", tests // 2), ("2", tests)):
+            rows.append(
+                dict(
+                    tomography=label,
+                    pairs_independent=k,
+                    independent="a⊥b",
+                    tests=tests,
+                    defined=defined,
+                    mse_mixed=np.nan if not defined else 0.002,
+                    mse_forest=np.nan if not defined else 0.004,
+                    mse_product=np.nan if not defined else 0.01,
+                )
+            )
+    return pd.DataFrame(rows)
+
+
 CASES = [
     (tf.plot_r_distributions, per_test_frame, "median r_σ falls"),
     (tf.plot_per_test_errors, per_test_frame, "within ±0.05"),
@@ -111,6 +136,13 @@ CASES = [
     (tf.plot_ordered_vs_random, ovr_frame, "ordered"),
     (tf.plot_inferences, inferences_frame, "of full"),
     (tf.plot_quality_vs_severity, per_test_frame, "mean |q̂ − q|"),
+    (tf.plot_quality_errors, per_test_frame, "unmeasured tests of order ≥ 3"),
+    (tf.plot_estimates, per_test_frame, "mixed estimate is defined"),
+    (
+        tf.plot_estimate_mse,
+        estimates_frame,
+        "4D: at α the mixed estimate is defined on 0 of 48 tests; with the 2 least",
+    ),
 ]
 
 
@@ -132,6 +164,17 @@ def test_numbers_in_sentences_come_from_the_frame(tmp_path):
     q = queries_frame()
     q.loc[4, "error"] = -0.2
     assert "worst Q5 at -0.200" in tf.plot_queries(q, tmp_path / "q.png")
+    # Fig. 6's drop: points against the reference (Q12: 0.3 + 0.01·sin 12 − 0.95 → −65.5 points), or relative
+    assert "largest predicted drop is 65.5 points (Q12), against 95.0 % (Table 1)" in tf.plot_queries(
+        q, tmp_path / "q.png"
+    )
+    relative = tf.plot_queries(q, tmp_path / "r.png", drop="relative")
+    assert "largest predicted relative drop is 67.3% (Q12)" in relative
+    with pytest.raises(ValueError, match="drop=points"):
+        tf.plot_queries(q, tmp_path / "x.png", drop="points")
+    mse = tf.estimate_errors(per_test_frame())
+    row = mse[(mse.tomography == "4D") & (mse.column == "r_product") & (mse.scope == "all Θ≥3")].iloc[0]
+    assert row.mse == pytest.approx(0.01) and row.tests == row.of == 48  # the order-3 and -4 tests of 3⁴: 32 + 16
 
 
 def test_a_frame_missing_columns_is_named(tmp_path):
@@ -151,6 +194,7 @@ def test_draw_all_writes_what_it_has_and_names_what_is_missing(tmp_path, capsys)
     out = tf.draw_all(tmp_path, tmp_path / "figures")
     names = sorted(p.name for p, _ in out)
     assert names == [
+        "testifai_mnist5k_estimates.png",
         "testifai_mnist5k_per_test_errors.png",
         "testifai_mnist5k_queries.png",
         "testifai_mnist5k_r_distribution.png",
@@ -160,4 +204,4 @@ def test_draw_all_writes_what_it_has_and_names_what_is_missing(tmp_path, capsys)
         assert sentence.startswith("mnist5k: ")
     printed = capsys.readouterr().out
     assert "ordered_vs_random.csv" in printed and "inferences.csv" in printed
-    assert "tomography.quality=kid" in printed and printed.count("python run.py stage=study") == 3
+    assert "tomography.quality=kid" in printed and printed.count("python run.py stage=study") == 5

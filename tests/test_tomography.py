@@ -7,9 +7,14 @@ from testnav.errors import UserError
 from testnav.core.lattice import Lattice
 from testnav.tomography.core import Settings, from_groundtruth, sub_lattice
 from testnav.tomography.executor import Stopping, low_order, replay_tests, stop_after
-from testnav.tomography.independence import chi2_pairs, independent_estimates
+from testnav.tomography.independence import (
+    chi2_pairs,
+    dependence_components,
+    independent_estimates,
+    product_estimates,
+)
 from testnav.tomography.query import Query
-from testnav.tomography.studies import paper_queries
+from testnav.tomography.studies import estimate_comparison, paper_queries
 from testnav.tomography.surrogate import RobustnessSurrogate
 
 NAMES = ["blur", "noise", "zoom"]
@@ -62,6 +67,39 @@ def test_product_of_marginals_for_pairwise_independent_families():
     third = lat.index([2, 1, 2])
     assert est[third] == pytest.approx(0.8 * 0.8 * 0.6, abs=0.01)
     assert np.isnan(est[lat.index([1, 1, 0])])  # second order: measured, not estimated
+
+
+def test_mixed_estimate_multiplies_independent_first_order_with_the_dependent_pair():
+    """§3: families 1 and 2 fail the same inputs (dependent), family 3 fails independently. A
+    third-order test is then the measured (1, 2) test times family 3's first-order test; the
+    all-independent product of three first-order tests misses the shared failures."""
+    lat, n = Lattice(3, 3), 20000
+    p = [[0, 0.1, 0.3], [0, 0.2, 0.4], [0, 0.1, 0.3]]
+    rng = np.random.default_rng(5)
+    u, v = rng.random(n), rng.random(n)
+    shared = np.stack([~((u < p[0][a]) | (u < p[1][b])) for a, b, _ in lat.tuples])
+    third = np.stack([v >= p[2][c] for _, _, c in lat.tuples])
+    out = shared & third
+    r = {i: out[i].mean() for i in low_order(lat)}
+    pairs = chi2_pairs(lat, r, {i: n for i in r})
+    assert pairs.independent.tolist() == [False, True, True]
+    assert dependence_components([0, 1, 2], {(0, 2), (1, 2)}) == [[0, 1], [2]]
+    assert dependence_components([0, 1, 2], set()) == [[0, 1, 2]]
+    idx = lat.index([2, 1, 2])
+    truth = out[idx].mean()
+    mixed = independent_estimates(lat, r, pairs)[idx]
+    assert mixed == pytest.approx(r[lat.index([2, 1, 0])] * r[lat.index([0, 0, 2])] / r[0])
+    assert mixed == pytest.approx(truth, abs=0.01)  # 0.7 · 0.7
+    assert product_estimates(lat, r)[idx] == pytest.approx(0.7 * 0.8 * 0.7, abs=0.01)  # off by ~0.06
+    # every pair dependent: no measured lower-order test covers the three families together
+    assert np.isnan(independent_estimates(lat, r, pairs.assign(independent=False))[idx])
+    # the study's comparison: at α it covers every third-order test and beats the product; with no
+    # pair taken as independent (the first forced step takes the least dependent one) it covers fewer
+    cmp = estimate_comparison(out, lat, NAMES, Settings(early_stopping=False), "3D")
+    at = cmp.iloc[0]
+    assert at.pairs_independent == "chi2" and at.defined == at.tests == 8
+    assert at.mse_mixed < 1e-4 < at.mse_product and list(cmp.pairs_independent) == ["chi2", "1", "2", "3"]
+    assert cmp.iloc[-1].mse_mixed == pytest.approx(cmp.iloc[-1].mse_product)  # all independent: the product
 
 
 def test_queries_select_exactly_the_expected_sets():

@@ -18,21 +18,12 @@ from omegaconf import DictConfig
 
 from ..core.timing import timed
 from .. import pipeline
+from ..benchmarks.paper import PAPER_PSI
 from ..registry import instantiate
 from ..core.cache import write_json_atomic
 from ..errors import UserError
 
 # ψ(D) of each paper benchmark as the papers report it (Table 1 of each).
-PAPER_PSI = {
-    "tiny_imagenet": (0.867, "TestNav Table 1: CaiT-S36 accuracy"),
-    "qqp": (0.912, "TestNav and TestifAI Table 1: RoBERTa accuracy"),
-    "humaneval": (0.232, "TestNav Table 1: CodeGen-2B-mono RP5@1"),
-    "mbpp": (0.319, "TestNav Table 1: CodeGen-2B-mono RP5@1"),
-    "mnist": (0.984, "TestifAI Table 1: LeNet-5 accuracy"),
-    "cifar10": (0.947, "TestifAI Table 1: WRN-28-10 accuracy"),
-    "roboflow": (0.822, 'TestifAI Table 1: YOLOv11 "Acc."'),
-    "gtsrb": (0.976, "TestifAI Table 1: CNN-SE accuracy"),
-}
 CAUSES = {
     "vision": "the label order (class indices as the checkpoint was trained: e.g. sorted wnids), the preprocessing "
     "(benchmark.model.input_size / interpolation / uint8 / mean / std, the data's image_size or roi), "

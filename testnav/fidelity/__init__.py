@@ -65,13 +65,18 @@ def metrics_for(modality: str, settings: dict | None = None) -> dict[str, Metric
         return dict(settings)
     settings = dict(settings or {})
     out = {}
-    for name in names(modality) + [n for n in settings if n not in names(modality)]:
-        given = settings.get(name, {})
-        if given is None:
-            continue
+    for name in columns_for(modality, settings):
+        given = settings.get(name) or {}
         metric = given if isinstance(given, Metric) else make(name, **dict(given))
         out[metric.name] = metric
     return out
+
+
+def columns_for(modality: str, settings: dict | None = None) -> list[str]:
+    """The columns `metrics_for(modality, settings)` computes, from the settings alone (nothing built)."""
+    settings = dict(settings or {})
+    listed = names(modality) + [n for n in settings if n not in names(modality)]
+    return [n for n in listed if not (n in settings and settings[n] is None)]
 
 
 def metric_classes() -> dict[str, type[Metric]]:

@@ -31,7 +31,7 @@ class Entry:
     title: str
     path: Path  # what the report links or embeds
     sentence: str
-    kind: str = "figure"  # figure | table
+    kind: str = "figure"  # figure | table (embedded when Markdown) | link
 
 
 def _auc(res: Results, b: str, f: str, s: str):

@@ -52,7 +52,7 @@ def write_report(entries: list[Entry], res, path, extra_notes=()) -> Path:
             p = Path(e.path)
             if e.kind == "table" and p.suffix == ".md" and p.exists():
                 out += [p.read_text().rstrip(), "", f"[{rel(p)}]({rel(p)})", ""]
-            elif e.kind == "table":
+            elif e.kind in ("table", "link"):
                 out += [f"[{rel(p)}]({rel(p)})", ""]
             else:
                 out += [f"![{e.title}]({rel(p)})", ""]

@@ -5,11 +5,14 @@ docs/tomography.md), writes one PNG and returns one sentence that says what the 
 and the number that matters, computed from the frame:
 
     plot_r_distributions      per_test_errors.csv   ground-truth r_σ by order (Fig. 2)
-    plot_per_test_errors      per_test_errors.csv   r̂_σ − r_σ box plots, 3D and 4D (Figs. 3, 10)
+    plot_per_test_errors      per_test_errors.csv   r̂_σ − r_σ box plots, 3D and 4D (Fig. 3)
     plot_queries              queries.csv           Q1–Q12 error and predicted drop (Fig. 6)
     plot_ordered_vs_random    ordered_vs_random.csv MSE vs training tests, ordered vs random (Figs. 7–8)
     plot_inferences           inferences.csv        inferences per regime, with MSE (Fig. 4, §5.4)
     plot_quality_vs_severity  per_test_errors.csv   q_σ, q̂_σ and accuracy drop vs severity sum (Fig. 9)
+    plot_quality_errors       per_test_errors.csv   q̂_σ − q_σ box plots, 4D (Fig. 10)
+    plot_estimates            per_test_errors.csv   forest vs §3's mixed-independence and product estimates
+    plot_estimate_mse         estimates.csv         their MSE, χ²'s decisions and the k least dependent pairs independent
 
 `draw_all(results_dir, figures_dir)` draws every figure it has data for, one set per benchmark
 under results/tables/testifai/<benchmark>/, and says what is missing and which command makes it.
@@ -166,11 +169,24 @@ def plot_per_test_errors(per_test: pd.DataFrame, path) -> str:
     return "Per-test estimation errors r̂_σ − r_σ of partial tomography; " + "; ".join(parts) + "."
 
 
-def plot_queries(queries: pd.DataFrame, path) -> str:
+DROPS = ("absolute", "relative")  # Fig. 6's drop: the paper's (points against Table 1's accuracy), or 1 − R/r_0
+
+
+def plot_queries(queries: pd.DataFrame, path, drop: str = "absolute") -> str:
     """Q1–Q12: R̂(Q) − R(Q) and the predicted (and true) accuracy drop (needs query, error, drop_pred;
-    drop_true optional)."""
+    drop_true optional). drop="absolute" (the paper's Fig. 6): predicted accuracy minus the original
+    accuracy (`reference`: Table 1's, or the measured clean accuracy), in points; "relative":
+    1 − R̂(Q)/r̂_0 (columns drop_*_relative, or drop_* of a study table written before the change)."""
+    if drop not in DROPS:
+        raise ValueError(f"drop={drop} (valid: {', '.join(DROPS)})")
     _require(queries, ["query", "error", "drop_pred"], "query errors")
     q = queries.reset_index(drop=True)
+    absolute = drop == "absolute" and "reference" in q
+    if drop == "absolute" and not absolute:
+        raise ValueError("absolute drop: the table has no reference column (a study from before; remake it)")
+    pred = q.drop_pred if absolute else q.get("drop_pred_relative", q.drop_pred)
+    true = (q.drop_true if absolute else q.get("drop_true_relative", q.get("drop_true"))) if "drop_true" in q else None
+    scale = 100.0 if absolute else 1.0
     x = np.arange(len(q))
     with rc_context(STYLE):
         fig = Figure(figsize=(7.6, 5.0))
@@ -179,20 +195,33 @@ def plot_queries(queries: pd.DataFrame, path) -> str:
         ax1.axhline(0, color="black", lw=0.8)
         ax1.set_ylabel("error  R̂(Q) − R(Q)")
         ax1.set_title(_title(q, "Aggregate queries Q1–Q12 (3D)"))
-        ax2.bar(x, q.drop_pred, width=0.6, color=ORANGE, alpha=0.7, label="predicted drop")
-        if "drop_true" in q:
-            ax2.plot(x, q.drop_true, "k_", ms=18, mew=2, label="true drop")
-        ax2.set_ylabel("relative accuracy drop")
-        ax2.set_ylim(0, max(1.0, float(np.nanmax(q.drop_pred)) * 1.05))
-        ax2.legend(loc="upper left")
+        ax2.bar(x, scale * pred, width=0.6, color=ORANGE, alpha=0.7, label="predicted drop")
+        if true is not None:
+            ax2.plot(x, scale * true, "k_", ms=18, mew=2, label="true drop")
+        if absolute:
+            ref = float(q.reference.iloc[0])
+            ax2.set_ylabel(f"drop (points vs {100 * ref:.1f} %)")
+            ax2.set_ylim(min(-100.0 * ref, float(np.nanmin(scale * pred)) * 1.05), 0)
+            ax2.legend(loc="lower left")
+        else:
+            ax2.set_ylabel("relative accuracy drop")
+            ax2.set_ylim(0, max(1.0, float(np.nanmax(pred)) * 1.05))
+            ax2.legend(loc="upper left")
         ax2.set_xticks(x, q["query"])
         _save(fig, path)
     worst = q.loc[q.error.abs().idxmax()]
-    top = q.loc[q.drop_pred.idxmax()]
+    top = int(np.argmin(pred)) if absolute else int(np.argmax(pred))
+    if absolute:
+        source = str(q.reference_source.iloc[0]) if "reference_source" in q else "the reference"
+        largest = (
+            f"the largest predicted drop is {-100 * pred.iloc[top]:.1f} points ({q['query'].iloc[top]}), "
+            f"against {100 * float(q.reference.iloc[0]):.1f} % ({source})"
+        )
+    else:
+        largest = f"the largest predicted relative drop is {pred.iloc[top]:.1%} ({q['query'].iloc[top]})"
     return (
         f"Robustness estimation error R̂(Q) − R(Q) and predicted accuracy drop for {len(q)} Boolean queries: "
-        f"mean |error| {q.error.abs().mean():.3f}, worst {worst['query']} at {worst.error:+.3f}; the largest "
-        f"predicted drop is {top.drop_pred:.1%} ({top['query']})."
+        f"mean |error| {q.error.abs().mean():.3f}, worst {worst['query']} at {worst.error:+.3f}; {largest}."
     )
 
 
@@ -368,6 +397,170 @@ def plot_quality_vs_severity(per_test: pd.DataFrame, path, quality_name: str = "
     )
 
 
+def plot_quality_errors(per_test: pd.DataFrame, path, quality_name: str = "KID") -> str:
+    """Fig. 10: box plot of the quality-estimation error q̂_σ − q_σ of the largest tomography (4D),
+    by order, over the tests partial tomography never measured (order ≥ 3) and over all of Θ,
+    whiskers the full range (needs tomography, order, q_true, q_pred)."""
+    _require(per_test, ["tomography", "order", "q_true", "q_pred"], "quality errors")
+    label, d = _largest(per_test)
+    d = d.dropna(subset=["q_true", "q_pred"])
+    err = (d.q_pred - d.q_true).to_numpy(float)
+    orders = sorted(int(k) for k in d.order.unique() if k >= 3)
+    groups = [err[d.order.to_numpy() == k] for k in orders] + [err[d.order.to_numpy() >= 3], err]
+    ticks = [f"Θ{k}\n({len(g)})" for k, g in zip(orders, groups)] + [
+        f"Θ≥3\n({len(groups[-2])})",
+        f"all Θ\n({len(err)})",
+    ]
+    with rc_context(STYLE):
+        fig = Figure(figsize=(6.4, 4.2))
+        ax = fig.add_subplot()
+        box = ax.boxplot(groups, whis=(0, 100), widths=0.5, patch_artist=True, medianprops={"color": "black"})
+        for patch, c in zip(box["boxes"], [ORANGE] * (len(groups) - 1) + [BLUE]):
+            patch.set_facecolor(c)
+            patch.set_alpha(0.5)
+        ax.set_xticks(np.arange(1, len(groups) + 1), ticks)
+        ax.axhline(0, color="black", lw=0.8)
+        ax.set_ylabel(f"estimation error  q̂_σ − q_σ ({quality_name})")
+        ax.set_title(_title(per_test, f"Quality estimation error ({label}; whiskers: full range)"))
+        _save(fig, path)
+    held = np.abs(groups[-2])
+    span = float(d.q_true.max() - d.q_true.min()) or 1.0
+    return (
+        f"Quality ({quality_name}) estimation error q̂_σ − q_σ on the {label} lattice: on the {len(held)} "
+        f"unmeasured tests of order ≥ 3 the mean |error| is {_num(held.mean())} ({held.mean() / span:.1%} of q's "
+        f"range), the median error {_num(float(np.median(groups[-2])))} and the largest |error| {_num(held.max())}."
+    )
+
+
+ESTIMATES = {"r_pred": "forest", "r_indep": "mixed independence (§3)", "r_product": "all-independent product"}
+
+
+def estimate_errors(per_test: pd.DataFrame) -> pd.DataFrame:
+    """Per tomography and estimator (forest r̂, §3's mixed-independence estimate, the plain product
+    of first-order tests), on the unmeasured tests of order ≥ 3 where the mixed estimate is defined:
+    tests, mean |error|, MSE; and, for the forest, the same over all unmeasured tests of order ≥ 3."""
+    rows = []
+    for label, d in per_test[per_test.order >= 3].groupby("tomography", sort=False):
+        defined = d[d.r_indep.notna()] if "r_indep" in d else d.iloc[:0]
+        for column, name in ESTIMATES.items():
+            if column not in d:
+                continue
+            for scope, part in (("mixed defined", defined), ("all Θ≥3", d)):
+                e = (part[column] - part.r_true).dropna()
+                rows.append(
+                    {
+                        "tomography": label,
+                        "estimate": name,
+                        "column": column,
+                        "scope": scope,
+                        "tests": len(e),
+                        "of": len(d),
+                        "mean_abs_error": float(e.abs().mean()) if len(e) else np.nan,
+                        "mse": float((e**2).mean()) if len(e) else np.nan,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def plot_estimates(per_test: pd.DataFrame, path) -> str:
+    """Errors of the forest, §3's mixed-independence estimate and the all-independent product on the
+    unmeasured tests of order ≥ 3, per tomography (needs tomography, order, r_true, r_pred, r_indep,
+    r_product)."""
+    _require(per_test, ["tomography", "order", "r_true", "r_pred", "r_indep", "r_product"], "estimates")
+    labels = sorted(per_test.tomography.unique(), key=_dims)
+    data, ticks, colors = [], [], []
+    palette = dict(zip(ESTIMATES, (BLUE, GREEN, GREY)))
+    for label in labels:
+        d = per_test[(per_test.tomography == label) & (per_test.order >= 3)]
+        for column, name in ESTIMATES.items():
+            e = (d[column] - d.r_true).dropna().to_numpy(float)
+            data.append(e if len(e) else np.array([np.nan]))
+            ticks.append(f"{label}\n{name.split(' ')[0]}\n({len(e)})")
+            colors.append(palette[column])
+    with rc_context(STYLE):
+        fig = Figure(figsize=(7.2, 4.2))
+        ax = fig.add_subplot()
+        box = ax.boxplot(data, whis=(0, 100), widths=0.5, patch_artist=True, medianprops={"color": "black"})
+        for patch, c in zip(box["boxes"], colors):
+            patch.set_facecolor(c)
+            patch.set_alpha(0.5)
+        ax.set_xticks(np.arange(1, len(data) + 1), ticks, fontsize=8)
+        ax.axhline(0, color="black", lw=0.8)
+        ax.set_ylabel("estimation error  r̂_σ − r_σ (order ≥ 3)")
+        ax.set_title(_title(per_test, "Forest vs independence estimates (whiskers: full range)"))
+        _save(fig, path)
+    table = estimate_errors(per_test)
+    parts = []
+    for label in labels:
+        t = table[(table.tomography == label)]
+        defined = t[(t.scope == "mixed defined")].set_index("column")
+        every = t[(t.scope == "all Θ≥3")].set_index("column")
+        n, total = int(defined.loc["r_indep", "tests"]), int(defined.loc["r_indep", "of"])
+        bits = [f"the mixed estimate is defined on {n} of {total} unmeasured tests of order ≥ 3"]
+        if n:
+            bits.append(
+                "there MSE " + ", ".join(f"{ESTIMATES[c].split(' ')[0]} {defined.loc[c, 'mse']:.4f}" for c in ESTIMATES)
+            )
+        bits.append(
+            f"over all of them MSE forest {every.loc['r_pred', 'mse']:.4f}, product {every.loc['r_product', 'mse']:.4f}"
+        )
+        parts.append(f"{label}: " + "; ".join(bits))
+    return "Forest vs §3's independence estimates; " + "; ".join(parts) + "."
+
+
+def plot_estimate_mse(estimates: pd.DataFrame, path) -> str:
+    """MSE of §3's mixed estimate, the forest and the all-independent product on the unmeasured tests
+    of order ≥ 3 where the mixed estimate is defined: with the χ² decisions at α, then with the k
+    least dependent pairs taken as independent (needs tomography, pairs_independent, defined, tests,
+    mse_mixed, mse_forest, mse_product; estimates.csv)."""
+    _require(
+        estimates,
+        ["tomography", "pairs_independent", "defined", "tests", "mse_mixed", "mse_forest", "mse_product"],
+        "estimate MSE",
+    )
+    labels = sorted(estimates.tomography.unique(), key=_dims)
+    sentences = []
+    with rc_context(STYLE):
+        fig = Figure(figsize=(5.2 * len(labels), 4.0))
+        axes = np.atleast_1d(fig.subplots(1, len(labels)))
+        for ax, label in zip(axes, labels):
+            d = estimates[estimates.tomography == label].reset_index(drop=True)
+            x = np.arange(len(d))
+            for column, name, color in (
+                ("mse_mixed", "mixed independence (§3)", GREEN),
+                ("mse_forest", "forest", BLUE),
+                ("mse_product", "all-independent product", GREY),
+            ):
+                ax.plot(x, d[column], "o-", color=color, ms=4, label=name)
+            ax.set_xticks(
+                x, [("χ² α" if k == "chi2" else str(k)) + f"\n{n}" for k, n in zip(d.pairs_independent, d.defined)]
+            )
+            ax.set_xlabel(
+                "pairs taken as independent (χ² at α, or the k least dependent)\nand tests where the mixed estimate is defined"
+            )
+            ax.set_ylabel("MSE on those tests (order ≥ 3)")
+            ax.set_title(_title(estimates, f"Independence estimates vs forest ({label})"))
+            ax.legend(fontsize=8)
+            at = d.iloc[0]
+            full = d[(d.defined == d.tests) & d.pairs_independent.ne("chi2")]
+            bit = f"{label}: at α the mixed estimate is defined on {int(at.defined)} of {int(at.tests)} tests"
+            if at.defined:
+                bit += f" (MSE mixed {at.mse_mixed:.4f}, forest {at.mse_forest:.4f}, product {at.mse_product:.4f})"
+            if len(full):
+                f0 = full.iloc[0]
+                bit += (
+                    f"; with the {f0.pairs_independent} least dependent pairs taken as independent it covers all, MSE mixed "
+                    f"{f0.mse_mixed:.4f}, forest {f0.mse_forest:.4f}, product {f0.mse_product:.4f}"
+                )
+            sentences.append(bit)
+        _save(fig, path)
+    return (
+        "§3's mixed-independence estimate against the forest and the all-independent product; "
+        + "; ".join(sentences)
+        + "."
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 
 FIGURES = (  # (file stem, study CSV, plotting function)
@@ -377,13 +570,17 @@ FIGURES = (  # (file stem, study CSV, plotting function)
     ("ordered_vs_random", "ordered_vs_random", plot_ordered_vs_random),
     ("inferences", "inferences", plot_inferences),
     ("quality_vs_severity", "per_test_errors", plot_quality_vs_severity),
+    ("quality_errors", "per_test_errors", plot_quality_errors),
+    ("estimates", "per_test_errors", plot_estimates),
+    ("estimate_mse", "estimates", plot_estimate_mse),
 )
 
 
-def draw_all(results_dir, figures_dir) -> list[tuple[Path, str]]:
+def draw_all(results_dir, figures_dir, drop: str = "absolute") -> list[tuple[Path, str]]:
     """Every TestifAI figure there is data for: results_dir/tables/testifai/<benchmark>/*.csv →
     figures_dir/testifai_<benchmark>_<figure>.png. Returns (path, one-sentence description)
-    per figure written; prints what is missing and the command that makes it."""
+    per figure written; prints what is missing and the command that makes it. `drop`: Fig. 6's
+    accuracy drop, "absolute" (the paper's) or "relative" (`plot_queries`)."""
     root = Path(results_dir) / "tables" / "testifai"
     benchmarks = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
     if not benchmarks:
@@ -405,7 +602,7 @@ def draw_all(results_dir, figures_dir) -> list[tuple[Path, str]]:
                     f"(make it with: {command})"
                 )
                 continue
-            if plot is plot_quality_vs_severity and "q_true" not in df.columns:
+            if plot in (plot_quality_vs_severity, plot_quality_errors) and "q_true" not in df.columns:
                 print(
                     f"testifai figures: skipped {name} {stem}, {table}.csv has no quality columns "
                     f"(make them with: {command} tomography.quality=kid)"
@@ -413,7 +610,7 @@ def draw_all(results_dir, figures_dir) -> list[tuple[Path, str]]:
                 continue
             path = Path(figures_dir) / f"testifai_{name}_{stem}.png"
             try:
-                sentence = plot(df, path)
+                sentence = plot(df, path, drop=drop) if plot is plot_queries else plot(df, path)
             except ValueError as e:
                 print(f"testifai figures: skipped {name} {stem}: {e} (remake it with: {command})")
                 continue

@@ -1,7 +1,8 @@
 """Golden digests: the committed fixed point of a ground-truth table, and a readable diff against it.
 
-A golden is two files under results/golden/: `<name>.csv` with every θ's δ and normalised ρ
-per fidelity metric rounded to 1e-6 (small enough to commit, precise enough to see one flipped prediction,
+A golden is two files under results/golden/: `<name>.csv` with every θ's δ, normalised ρ
+per fidelity metric and the coverage signals (NAC, SNAC, KMNC, TKNC: fractions of counted cells,
+which must match exactly) rounded to 1e-6 (small enough to commit, precise enough to see one flipped prediction,
 which moves δ by 1/|D|), and `<name>.json` with, per fidelity metric, |P*|, its composition by
 order and its members. Comparing a recomputed table with it names each θ that changed and by how
 much, so drift between machines or code versions is visible instead of silently reshaping P*.
@@ -27,6 +28,7 @@ RHO_TOL = 1e-6
 DECIMALS = 6
 GOLDEN_DIR = Path(__file__).resolve().parents[2] / "results" / "golden"
 # the committed goldens: the default benchmark, and the reduced lattice the test suite computes
+COVERAGE = ("nac", "snac", "kmnc", "tknc")  # binned in float64 (testnav/signals): the same on every host
 SCALES = {"mnist5k": (), "mnist5k-reduced": ("benchmark.levels=3", "benchmark.test_per_class=20")}
 
 
@@ -46,6 +48,9 @@ def rows(table: pd.DataFrame) -> pd.DataFrame:
     out = ordered[t + ["delta"]].copy()
     for column, sign in fidelity_signs(table.columns).items():
         out[f"rho_{column}"] = minmax(sign * ordered[column].to_numpy(float))
+    for column in COVERAGE:
+        if column in table.columns:
+            out[column] = ordered[column].to_numpy(float)
     return out.round(DECIMALS)
 
 
@@ -100,7 +105,8 @@ def compare(table: pd.DataFrame, path_stem: Path, limit: int = 12) -> list[str]:
     problems = []
     for c in gold.columns[len(t) :]:
         diff = new[c].to_numpy() - gold[c].to_numpy()
-        tol = 0.5 * 10.0**-DECIMALS if c == "delta" else RHO_TOL + 10.0**-DECIMALS  # both sides rounded
+        exact = c == "delta" or c in COVERAGE
+        tol = 0.5 * 10.0**-DECIMALS if exact else RHO_TOL + 10.0**-DECIMALS  # both sides rounded
         bad = np.flatnonzero(np.abs(diff) > tol)
         for i in bad[:limit]:
             theta = tuple(int(v) for v in gold.loc[i, t])

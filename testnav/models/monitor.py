@@ -145,3 +145,38 @@ class GivenModel:
                 "layer": self.layer,
             }
         )
+
+
+_TWINS: dict = {}  # id(model) → (weakref to the model, its parameters' versions, the float64 copy)
+
+
+def float64_twin(model: nn.Module) -> nn.Module:
+    """A float64 copy of `model` (made once per model, and again if its weights change), for
+    the activations that the coverage signals bin: float32 kernels round differently on other
+    CPUs (AVX-512 against AVX2, another oneDNN path), by up to 1e-5 on LeNet-5's hidden layers,
+    which moves a value across one of KMNC's section edges; float64 rounding is 2⁻²⁹ of that."""
+    import copy
+    import weakref
+
+    version = tuple(int(t._version) for t in [*model.parameters(), *model.buffers()])
+    held = _TWINS.get(id(model))
+    if held is not None and held[0]() is model and held[1] == version:
+        return held[2]
+    twin = copy.deepcopy(model).double().eval()
+    key = id(model)
+    _TWINS[key] = (weakref.ref(model, lambda _r: _TWINS.pop(key, None)), version, twin)
+    return twin
+
+
+def float64_layers(model: nn.Module, images, batch_size: int) -> list[torch.Tensor]:
+    """The monitored layers of `model` (`monitor` of a `Monitored` model, else `hidden`) on
+    `images` (one tensor, or a list of stacked sets), computed in float64 from the images."""
+    twin = float64_twin(model)
+    parts = list(images) if isinstance(images, (list, tuple)) else [images]
+    chunks = []
+    with torch.inference_mode():
+        for x in parts:
+            for i in range(0, len(x), batch_size):
+                batch = x[i : i + batch_size].double()
+                chunks.append(twin.monitor(batch)[0] if isinstance(twin, Monitored) else twin.hidden(batch))
+    return [torch.cat(layer) for layer in zip(*chunks)]

@@ -8,6 +8,13 @@ that a search using one as its sole objective replays by table lookup. All are "
 means more interesting" and are maximised. Monitored neurons: the model's hidden layers
 as returned by `model.hidden(x)` (for LeNet-5 the two fully connected layers, 120 + 84
 post-ReLU neurons); LSA and DSA use the last of them. See docs/signals.md.
+
+The coverage signals (NAC, SNAC, KMNC, TKNC) compare activations with edges: a threshold, a
+training maximum, 1,000 section edges per neuron, the k-th largest of a layer. By default they
+read the monitored layers recomputed in float64 from the images (`Coverage.precision`), so that
+a CPU's choice of float32 kernel cannot move a value across an edge and the table is the same on
+every host; `precision: model` reads the model's own forward pass instead (what a GPU run of a
+large model affords). DeepGini, LSA and DSA average float values and read the model's pass.
 """
 
 from __future__ import annotations
@@ -28,14 +35,49 @@ class Signal(PerSet):
         return {"signal": type(self).__name__, **{k: v for k, v in vars(self).items() if not k.startswith("_")}}
 
 
-def cpu_layers(view) -> list[np.ndarray] | None:
-    """The view's layers as numpy arrays (sharing their memory where contiguous) where the compiled
+PRECISIONS = ("float64", "model")
+FLOAT64_BATCH = 256  # the float64 forward ran fastest in batches of 128–256 images on LeNet-5 (CPU)
+
+
+class Coverage(Signal):
+    """A signal that bins or thresholds activations, in the precision `precision` names."""
+
+    def __init__(self, precision: str = "float64"):
+        if precision not in PRECISIONS:
+            from ..errors import UserError
+
+            raise UserError(
+                f"{type(self).__name__.lower()} precision={precision} (valid: {', '.join(PRECISIONS)}: the "
+                "monitored layers recomputed in float64, or the model's own forward pass)"
+            )
+        self.precision = precision
+
+    def layers(self, view) -> list[torch.Tensor]:
+        """The view's monitored layers in this signal's precision; the float64 ones are computed
+        once per view and shared by every coverage signal. A view without images and a model
+        (activations given as data) has nothing to recompute: its layers are read as float64."""
+        if self.precision == "model":
+            return view.layers
+        cached = getattr(view, "_float64_layers", None)
+        if cached is None:
+            model, parts = getattr(view, "model", None), getattr(view, "parts", None)
+            if model is None or parts is None:
+                cached = [layer.double() for layer in view.layers]
+            else:
+                from ..models.monitor import float64_layers
+
+                cached = float64_layers(model, parts, min(int(view.batch_size), FLOAT64_BATCH))
+            view._float64_layers = cached
+        return cached
+
+
+def cpu_layers(layers) -> list[np.ndarray] | None:
+    """The layers as numpy arrays (sharing their memory where contiguous) where the compiled
     CPU kernels of NAC, KMNC and TKNC can score them, else None (the torch code, which CUDA runs). A kernel does in one pass
     per row what the torch code does in a dozen passes over the whole stack, with the same IEEE
     operations in the same order, so both give the same values to the bit (tests). The kernels
     run on one thread: split over two, they gained less beside torch's own threads, which
     keep spinning for a while after each of torch's parallel steps."""
-    layers = view.layers
     if any(layer.device.type != "cpu" or layer.dtype not in (torch.float32, torch.float64) for layer in layers):
         return None
     return [layer.detach().contiguous().numpy() for layer in layers]

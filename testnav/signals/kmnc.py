@@ -8,17 +8,18 @@ import torch
 from numba import njit
 
 from ..errors import UserError
-from . import Signal, cpu_layers
+from . import Coverage, cpu_layers
 
 
-class KMNC(Signal):
-    def __init__(self, k: int = 1000):
+class KMNC(Coverage):
+    def __init__(self, k: int = 1000, precision: str = "float64"):
+        super().__init__(precision)
         if int(k) != k or k < 1:
             raise UserError(f"kmnc k={k} (valid: a whole number ≥ 1, sections of each neuron's training range)")
         self.k = int(k)
 
     def prepare(self, train) -> None:
-        a = train.neurons
+        a = torch.cat([layer.double() for layer in self.layers(train)], dim=1)
         self._low, self._high = a.min(dim=0).values, a.max(dim=0).values
         self._span = (self._high - self._low).clamp_min(1e-12)
         # neuron j's sections are cells j·k … j·k + k − 1 (whole numbers, exact in float64)
@@ -26,7 +27,7 @@ class KMNC(Signal):
         self._live = self._high > self._low  # a neuron constant on the training set has no sections
 
     def per_set(self, view) -> torch.Tensor:
-        layers = cpu_layers(view)
+        layers = cpu_layers(self.layers(view))
         if layers is None:
             return self._per_set_torch(view)
         n = sum(a.shape[1] for a in layers)
@@ -45,7 +46,7 @@ class KMNC(Signal):
         """Each input's cell per neuron, set s's cells offset by s · cells and the inputs outside
         the range sent to one extra cell per set (dropped below), all in place on one float64
         array (whole numbers well below 2⁵³, so exact) and cast to indices once."""
-        a = view.neurons
+        a = torch.cat([layer.double() for layer in self.layers(view)], dim=1)
         n = a.shape[1]
         cells = n * self.k + 1
         outside = ~((a >= self._low) & (a <= self._high) & self._live)

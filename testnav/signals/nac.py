@@ -7,22 +7,23 @@ import numpy as np
 import torch
 from numba import njit
 
-from . import Signal, cpu_layers
+from . import Coverage, cpu_layers
 
 
-class NAC(Signal):
-    def __init__(self, threshold: float = 0.5):
+class NAC(Coverage):
+    def __init__(self, threshold: float = 0.5, precision: str = "float64"):
+        super().__init__(precision)
         self.threshold = float(threshold)
 
     def per_set(self, view) -> torch.Tensor:
-        layers = cpu_layers(view)
+        layers = cpu_layers(self.layers(view))
         if layers is not None:
             covered = [np.zeros((view.sets, a.shape[1]), dtype=np.bool_) for a in layers]
             for a, hit in zip(layers, covered):
                 _covered(a, len(a) // view.sets, self.threshold, hit)
             return torch.from_numpy(np.concatenate(covered, axis=1)).double().mean(1)
         covered = []
-        for layer in view.layers:
+        for layer in self.layers(view):
             a = layer.to(torch.float64, copy=True)  # its own copy (even of float64 layers): scaled in place
             lo, hi = torch.aminmax(a, dim=1, keepdim=True)
             scaled = a.sub_(lo).div_((hi - lo).clamp_min(1e-12))

@@ -8,21 +8,23 @@ import torch
 from numba import njit
 
 from ..errors import UserError
-from . import Signal, cpu_layers
+from . import Coverage, cpu_layers
 
 
-class TKNC(Signal):
-    def __init__(self, k: int = 2):
+class TKNC(Coverage):
+    def __init__(self, k: int = 2, precision: str = "float64"):
+        super().__init__(precision)
         if int(k) != k or k < 1:
             raise UserError(f"tknc k={k} (valid: a whole number ≥ 1, the k most active neurons of a layer)")
         self.k = int(k)
 
     def per_set(self, view) -> torch.Tensor:
-        layers = cpu_layers(view)
+        source = self.layers(view)
+        layers = cpu_layers(source)
         if layers is None:
             return self._per_set_torch(view)
         covered = []
-        for a, layer in zip(layers, view.layers):
+        for a, layer in zip(layers, source):
             rows = len(a) // view.sets
             hit = np.zeros((view.sets, a.shape[1]), dtype=np.bool_)
             tied = np.zeros(len(a), dtype=np.bool_)
@@ -39,7 +41,7 @@ class TKNC(Signal):
     def _per_set_torch(self, view) -> torch.Tensor:
         covered = torch.zeros(view.sets, dtype=torch.float64)
         total = 0
-        for layer in view.layers:
+        for layer in self.layers(view):
             n = layer.shape[1]
             top = layer.topk(min(self.k, n), dim=1).indices.reshape(view.sets, -1)
             # set s's hits land in row s of a (sets, n) table

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..core.lattice import Lattice
 from .executor import Measured, Stopping, low_order, replay_tests
-from .independence import chi2_pairs, independent_estimates
+from .independence import chi2_pairs, independent_estimates, product_estimates
 from .surrogate import RobustnessSurrogate, ScoreSurrogate
 
 
@@ -52,7 +52,7 @@ class Tomography:
     measured: Measured
     table: (
         pd.DataFrame
-    )  # one row per σ: levels, order, measured, n, r_measured, r_pred, r_est, r_indep, (q_*), (r_true)
+    )  # one row per σ: levels, order, measured, n, r_measured, r_pred, r_est, r_indep, r_product, (q_*), (r_true)
     pairs: pd.DataFrame  # χ² per family pair
 
 
@@ -82,6 +82,7 @@ def build(
     table["r_est"] = np.where(is_measured, r_meas, r_pred)  # what TestifAI knows: measured, else predicted
     pairs = chi2_pairs(lattice, r, n, settings.alpha, settings.relative_to_clean) if lattice.n >= 2 else pd.DataFrame()
     table["r_indep"] = independent_estimates(lattice, r, pairs, settings.relative_to_clean) if len(pairs) else np.nan
+    table["r_product"] = product_estimates(lattice, r, settings.relative_to_clean) if lattice.n >= 2 else np.nan
     if quality_measured:
         idx = np.array(sorted(quality_measured))
         q_pred = ScoreSurrogate(seed=settings.seed).fit(lattice, idx, [quality_measured[i] for i in idx]).predict()

@@ -144,6 +144,14 @@ def run_query(cfg, out_dir: Path) -> dict:
     return res
 
 
+def table1_accuracy(name: str):
+    """(accuracy, source) from the papers' Table 1 for a paper benchmark, else None (Fig. 6's drop is
+    then taken against the measured clean accuracy)."""
+    from ..benchmarks.paper import PAPER_PSI
+
+    return PAPER_PSI.get(name)
+
+
 def run_study(cfg, out_dir: Path) -> dict:
     from .studies import run_studies
 
@@ -162,6 +170,7 @@ def run_study(cfg, out_dir: Path) -> dict:
         Settings.from_config(cfg),
         reps=int(cfg.tomography.reps),
         quality=df[quality_col].to_numpy(float) if quality_col else None,
+        reference=table1_accuracy(benchmark.name),
     )
     out = Path(cfg.tomography.out) / benchmark.name
     for key, table in tables.items():
