@@ -20,6 +20,15 @@ def pytest_configure(config):
         torch.set_num_threads(1)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def resolvers():
+    """conf/'s resolvers, as run.py registers them before Hydra resolves a config (importing
+    testnav registers none)."""
+    from testnav.app.cli import register_resolvers
+
+    register_resolvers()
+
+
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory, worker_id):
     """One cache per test session, shared by pytest-xdist's workers (their base temp dirs have a

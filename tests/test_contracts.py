@@ -234,12 +234,15 @@ def test_every_experiment_composes_and_sweeps_only_what_exists(name):
     with isolated_hydra(), initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         cfg = compose(config_name="config", overrides=[f"experiment={name}"], return_hydra_config=True)
     params = cfg.hydra.sweeper.params
-    params = OmegaConf.to_container(params, resolve=False) if params is not None else {}
+    params = OmegaConf.to_container(params, resolve=True) if params is not None else {}
     valid = {"search": searches.names(), "fidelity": fidelity.names(), "benchmark": None}
     for key, value in params.items():
         if key in ("search", "fidelity") and "(" not in str(value):
             unknown = set(str(value).split(",")) - set(valid[key])
             assert not unknown, f"experiment={name} sweeps {key} {sorted(unknown)}, which do not exist"
+    if name == "testnav_methods":  # the paper sweep is the figures' searches and the image metrics, from the registries
+        assert params["search"].split(",") == searches.paper_searches()
+        assert params["fidelity"].split(",") == fidelity.names("vision")
 
 
 # ------------------------------------------------------------------------------------------ benchmark

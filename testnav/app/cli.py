@@ -222,10 +222,22 @@ FAILED = "FAILED"  # beside a run directory's files when the run raised
 
 
 def register_resolvers() -> None:
-    """`${testnav_run:…}` names run folders in conf/config.yaml's hydra.run.dir and sweep subdir:
-    the app registers it before Hydra resolves them (run.py; importing testnav registers nothing)."""
-    if not OmegaConf.has_resolver("testnav_run"):
-        OmegaConf.register_new_resolver("testnav_run", run_name)
+    """The resolvers conf/ uses, registered by the app before Hydra resolves them (run.py;
+    importing testnav registers nothing): `${testnav_run:…}` names run folders (conf/config.yaml's
+    hydra.run.dir and sweep subdir); `${testnav_searches:g1,g2}` and `${testnav_fidelities:modality}`
+    are the registries' lists, comma-joined for a sweep (the paper presets in conf/experiment)."""
+    from .. import fidelity, searches
+
+    resolvers = {
+        "testnav_run": run_name,
+        "testnav_searches": lambda *groups: ",".join(
+            dict.fromkeys(n for g in groups or searches.GROUPS for n in searches.group(g))
+        ),
+        "testnav_fidelities": lambda modality: ",".join(fidelity.names(modality)),
+    }
+    for name, fn in resolvers.items():
+        if not OmegaConf.has_resolver(name):
+            OmegaConf.register_new_resolver(name, fn)
 
 
 def run_name(stage, benchmark, fidelity, search, seed) -> str:
