@@ -61,7 +61,6 @@ def record(split, table, obj, name, seed) -> list[dict]:
     in_pstar = np.zeros(obj.lattice.size, bool)
     in_pstar[obj.pstar] = True
     found = np.cumsum(in_pstar[proposals] & first(proposals))
-    uniq = np.cumsum(first(proposals))
     return [
         {
             "split": split,
@@ -71,16 +70,16 @@ def record(split, table, obj, name, seed) -> list[dict]:
             "space_size": obj.lattice.size,
             "budget": budget,
             "pstar_size": int(in_pstar.sum()),
-            "proposals": b,
-            "unique": int(uniq[b - 1]),
-            "fresh": f,
-            "missing": m,
-            "front": fs,
-            "settled": st,
-            "recall": found[b - 1] / in_pstar.sum(),
-            "complete": bool(found[b - 1] == in_pstar.sum()),
+            "proposals": r.proposals,
+            "unique": r.unique,
+            "fresh": r.fresh,
+            "missing": r.missing,
+            "front": r.front,
+            "settled": r.settled,
+            "recall": found[r.proposals - 1] / in_pstar.sum(),
+            "complete": bool(found[r.proposals - 1] == in_pstar.sum()),
         }
-        for (b, _), m, f, fs, st in zip(cert.points, cert.missings, cert.fresh, cert.front_sizes, cert.settled)
+        for r in cert.records
     ]
 
 

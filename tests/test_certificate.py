@@ -8,7 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from testnav.stopping.certificate import Certificate, CertifiedOracle, dominated_draws, run_certified
+from testnav.stopping.certificate import (
+    Certificate,
+    CertificateConfig,
+    CertifiedOracle,
+    dominated_draws,
+    run_certified,
+)
 from testnav.errors import UserError
 from testnav.core.oracle import TableOracle
 from testnav.core.pareto import nondominated_mask
@@ -149,7 +155,7 @@ def test_tomonav_stops_complete_and_soon_after_full_recall():
     for seed in (7, 8, 9):
         obj = Objectives.from_table(synthetic_table("pairs", n=4, levels=4, seed=seed))
         table = TableOracle(obj)
-        cert = Certificate(obj.lattice, stop_at=0.95, seed=seed)
+        cert = Certificate(obj.lattice, CertificateConfig(stop_at=0.95), seed=seed)
         p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, seed, table.evaluate)
         full = unique_to_full_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
         assert cert.stopped is not None and full is not None and len(np.unique(p)) >= full
@@ -165,13 +171,13 @@ def test_missing_is_the_surrogates_sum_rescaled_by_its_own_record():
 
     obj = Objectives.from_table(synthetic_table("pairs", n=4, levels=6, seed=7))
     table = TableOracle(obj)
-    cert = Certificate(obj.lattice, stop_at=0.95, seed=7)
+    cert = Certificate(obj.lattice, CertificateConfig(stop_at=0.95), seed=7)
     run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 7, table.evaluate)
     assert cert.stopped is not None and cert.u < obj.lattice.size  # an early stop, at a quiet checkpoint
     assert cert.expected > cert.found + 1
     raw = cert.missing()  # the same state, the same fit
-    assert cert.missings[-1] == pytest.approx(raw * (cert.found + 1) / (cert.expected + 1), rel=1e-12)
-    assert cert.missings[-1] < raw
+    assert cert.records[-1].missing == pytest.approx(raw * (cert.found + 1) / (cert.expected + 1), rel=1e-12)
+    assert cert.records[-1].missing < raw
 
 
 def test_a_record_of_unforeseen_members_keeps_the_run_from_stopping_short():
@@ -184,7 +190,7 @@ def test_a_record_of_unforeseen_members_keeps_the_run_from_stopping_short():
 
     obj = Objectives.from_table(synthetic_table(**PROFILES["threshold"], n=6, levels=4, seed=9))
     table = TableOracle(obj)
-    cert = Certificate(obj.lattice, stop_at=0.95, seed=9)
+    cert = Certificate(obj.lattice, CertificateConfig(stop_at=0.95), seed=9)
     p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 9, table.evaluate)
     full = unique_to_full_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
     assert cert.stopped is not None and full is not None and full <= len(np.unique(p)) < obj.lattice.size
@@ -204,7 +210,7 @@ def test_a_settled_front_doubles_the_tolerance(monkeypatch):
         monkeypatch.setattr(cm, "QUIET_RELAX", relax)
         obj = Objectives.from_table(synthetic_table("pairs", n=4, levels=4, seed=8))
         table = TableOracle(obj)
-        cert = Certificate(obj.lattice, stop_at=0.95, seed=8)
+        cert = Certificate(obj.lattice, CertificateConfig(stop_at=0.95), seed=8)
         p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 8, table.evaluate)
         full = unique_to_full_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
         return cert, full
@@ -212,28 +218,32 @@ def test_a_settled_front_doubles_the_tolerance(monkeypatch):
     cert, full = stop(2.0)
     assert full == 73 and cert.u == 162  # complete, and 2.2× full recall where f = 1 stops at 2.8×
     settled, proposals = [], np.concatenate(cert.proposals)
-    for (b, p), m, fs in zip(cert.points, cert.missings, cert.front_sizes):
-        if not np.isfinite(m):  # a window that found members, or too few points
+    for r in cert.records:
+        if not np.isfinite(r.missing):  # a window that found members, or too few points
             continue
-        u = int(cert.first[proposals[:b]].max())  # configurations measured at this checkpoint
+        u = int(cert.first[proposals[: r.proposals]].max())  # configurations measured at this checkpoint
+        assert u == r.unique
         measured = np.flatnonzero((cert.first > 0) & (cert.first <= u))
         measured = measured[measured != 0]
         front = measured[nondominated_mask(cert.values[measured, 0], cert.values[measured, 1])]
         settled.append(u >= cm.QUIET * cert.first[front].max())
-        assert len(front) == fs
-        assert p == pytest.approx(np.exp(-m / (cm.SHARE * fs * (cm.QUIET_RELAX if settled[-1] else 1))), rel=1e-12)
+        assert len(front) == r.front
+        tolerance = cm.SHARE * r.front * (cm.QUIET_RELAX if settled[-1] else 1)
+        assert r.p_complete == pytest.approx(np.exp(-r.missing / tolerance), rel=1e-12)
     assert any(settled) and not all(settled)
-    assert settled == [s for s, m in zip(cert.settled, cert.missings) if np.isfinite(m)]  # as recorded
+    assert settled == [r.settled for r in cert.records if np.isfinite(r.missing)]  # as recorded
     assert stop(1.0)[0].u == 203
 
 
 def test_p_complete_bounded_rising_and_the_same_online_or_after_the_run():
     obj = Objectives.from_table(synthetic_table("pairs", n=3, levels=8, seed=2))
     table = TableOracle(obj)
-    online = CertifiedOracle(table, Certificate(obj.lattice, every=64, seed=1))
+    every = CertificateConfig(every=64)
+    online = CertifiedOracle(table, Certificate(obj.lattice, every, seed=1))
     p1, col1 = run_certified(RandomSearch(), online, 1024, 1, table.evaluate)
     # the same proposals, never shown to the oracle (as the vectorised engine does)
-    p2, col2 = Certificate(obj.lattice, every=64, seed=1).finish(p1, table.evaluate)
+    p2, col2 = Certificate(obj.lattice, every, seed=1).finish(p1, table.evaluate)
+    col1, col2 = col1["p_complete"], col2["p_complete"]
     np.testing.assert_array_equal(p1, p2)
     np.testing.assert_allclose(col1, col2)
     assert ((col1 >= 0) & (col1 <= 1)).all() and col1[0] == 0
@@ -252,14 +262,16 @@ def test_stop_at_stops_before_evaluating_more():
             return super().evaluate(indices, names)
 
     inner = Counting(obj)
-    oracle = CertifiedOracle(inner, Certificate(obj.lattice, every=64, stop_at=0.3, share=50, seed=0))
+    oracle = CertifiedOracle(
+        inner, Certificate(obj.lattice, CertificateConfig(stop_at=0.3, every=64, share=50), seed=0)
+    )
     values = oracle.evaluate(np.random.default_rng(0).permutation(obj.lattice.size))
     cert = oracle.certificate
-    assert oracle.stopped and cert.stopped == Counting.asked <= obj.lattice.size and cert.points[-1][1] >= 0.3
+    assert oracle.stopped and cert.stopped == Counting.asked <= obj.lattice.size and cert.records[-1].p_complete >= 0.3
     # what was evaluated has its values; what was asked after the stop was not evaluated and is NaN
     assert np.isfinite(values[: cert.stopped]).all() and np.isnan(values[cert.stopped :]).all()
     with pytest.raises(UserError, match="stop_at=1.5"):
-        Certificate(obj.lattice, stop_at=1.5)
+        CertificateConfig(stop_at=1.5)
 
 
 @pytest.mark.slow  # run.py end to end with stop_at: make test-all

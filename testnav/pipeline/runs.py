@@ -112,15 +112,16 @@ def certified_run(
 ) -> Run:
     """`search` against `oracle` under the certificate, then its trace, ranked list and summary."""
     lattice = oracle.lattice
-    certified = CertifiedOracle(oracle, Certificate(lattice, stop_at=spec.certificate.stop_at, seed=spec.seed))
+    certified = CertifiedOracle(oracle, Certificate(lattice, spec.certificate, seed=spec.seed))
     t0 = time.perf_counter()
-    proposals, p_complete = run_certified(search, certified, budget, spec.seed, oracle.evaluate)
+    proposals, columns = run_certified(search, certified, budget, spec.seed, oracle.evaluate)
     seconds = time.perf_counter() - t0
     trace = make_trace(proposals, lattice, oracle.evaluate(proposals), pstar, costs)
-    trace["p_complete"] = p_complete
+    for name, column in columns.items():
+        trace[name] = column
     summary = summarize(trace, lattice, pstar, proposals, **identity, search=search.name, seed=spec.seed, budget=budget)
     summary.update(inference_summary(trace, lattice, pstar, costs, unit))
-    summary.update(summary_fields(certified.certificate, p_complete))
+    summary.update(summary_fields(certified.certificate, columns))
     summary["search_seconds"] = round(seconds, 4)
     return Run(summary, trace, ranked_list(trace, lattice.n))
 

@@ -82,16 +82,25 @@ QUIET = 1.7
 QUIET_RELAX = 2.0
 
 
+STOP_ON = ("auto", "complete", "good")
+
+
 @dataclass(frozen=True)
 class CertificateConfig:
     """The certificate's settings, as conf/config.yaml's `certificate:` node holds them (the
     single source of their defaults; tests/test_contracts.py holds these to it)."""
 
-    stop_at: float | None = None  # end the run once p_complete reaches this; None: never
+    stop_at: float | None = None  # end the run once the chosen certificate reaches this; None: never
+    every: int | None = None  # new configurations between checkpoints; None: by the lattice's size
+    share: float = SHARE  # p_complete's tolerance: the calibrated shortfall as a share of the front
 
     def __post_init__(self):
         if self.stop_at is not None and (isinstance(self.stop_at, bool) or not 0 < self.stop_at <= 1):
             raise UserError(f"certificate.stop_at={self.stop_at}: a probability in (0, 1], or null to never stop early")
+        if self.every is not None and (isinstance(self.every, bool) or int(self.every) != self.every or self.every < 1):
+            raise UserError(f"certificate.every={self.every}: a whole number of configurations ≥ 1, or null (by size)")
+        if isinstance(self.share, bool) or not self.share > 0:
+            raise UserError(f"certificate.share={self.share}: must be > 0")
 
     @classmethod
     def from_node(cls, node) -> "CertificateConfig":
@@ -102,6 +111,27 @@ class CertificateConfig:
             if key not in valid:
                 raise UserError(f"certificate.{key}: no such setting (valid: {', '.join(valid)})")
         return cls(**items)
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """What the certificate read at one checkpoint (one is recorded per checkpoint)."""
+
+    proposals: int  # proposals made so far (b)
+    unique: int  # configurations measured so far (u)
+    p_complete: float
+    fresh: int  # members of the measured front first measured in the window before this checkpoint
+    front: int  # |measured front| (0 where too few points are measured, or Θ is exhausted)
+    missing: float  # calibrated expected members still unmeasured; NaN: not fitted (fresh > 0); inf: too few points
+    settled: bool  # the front had settled (QUIET): the tolerance QUIET_RELAX × wider
+
+
+def default_every(size: int) -> int:
+    """Checkpoint spacing when `every` is not set: 5 % of Θ (65 on 6⁴), between 10 and EVERY_CAP.
+    The window in which the last front member is found never counts as quiet, so a stop comes at
+    least one window after full recall; 2.5 % was tried too (closer stops on the training tables,
+    later ones on held-out tables: docs/notes/2026-12-05-tomonav-history.md)."""
+    return max(10, min(-(-size // EVERY_SHARE), EVERY_CAP))
 
 
 def escape_probability(draws: np.ndarray, front: np.ndarray) -> np.ndarray:
@@ -125,50 +155,54 @@ def dominated_draws(draws: np.ndarray, front: np.ndarray) -> np.ndarray:
 
 
 class Certificate:
+    """The certificate of one run: feed it the run's chunks (`split`, `feed`) or its finished
+    proposals (`finish`); `records` holds one Checkpoint per checkpoint, `stopped` the proposal
+    count at which it ended the run (None: it did not)."""
+
     def __init__(
         self,
         lattice: Lattice,
-        every: int | None = None,
-        stop_at: float | None = None,
+        config: CertificateConfig | None = None,
         seed: int = 0,
+        *,
+        growth: float | None = None,
+        dense: bool | None = None,
         n_estimators: int = TREES,
         samples: int = 200,
         min_points: int = 10,
-        share: float = SHARE,
-        growth: float | None = None,
-        dense: bool | None = None,
     ):
         """`dense`: the schedule and fit reuse of lattices above REUSE_ABOVE (None: by size);
-        `every` and `growth` (None: by the schedule) space the checkpoints."""
-        CertificateConfig(stop_at)  # checks it
-        self.lattice, self.stop_at, self.seed = lattice, stop_at, int(seed)
-        # default batch: 5 % of Θ (65 on 6⁴), capped at EVERY_CAP on large lattices. The window in
-        # which the last front member is found never counts as quiet, so a stop comes at least
-        # one window after full recall; 2.5 % was tried too (closer stops on the training
-        # tables, later ones on held-out tables: docs/tomonav.md)
+        `growth` (None: by the schedule) spaces the checkpoints beyond `config.every`."""
+        self.config = config if config is not None else CertificateConfig()
+        self.lattice, self.seed = lattice, int(seed)
         self.dense = lattice.size > REUSE_ABOVE if dense is None else bool(dense)
-        self.every = int(every) if every else max(10, min(-(-lattice.size // EVERY_SHARE), EVERY_CAP))
+        self.every = int(self.config.every) if self.config.every else default_every(lattice.size)
         self.n_estimators, self.samples, self.min_points = int(n_estimators), int(samples), int(min_points)
-        self.share = float(share)
         self.growth = float(growth) if growth else DENSE_GROWTH if self.dense else GROWTH
-        self.values = np.full((lattice.size, 2), np.nan)
-        self.seen = np.zeros(lattice.size, bool)
+        self._start()
+
+    @property
+    def stop_at(self) -> float | None:
+        return self.config.stop_at
+
+    @property
+    def share(self) -> float:
+        return self.config.share
+
+    def _start(self) -> None:
+        """The state of a run not yet begun: nothing measured, no checkpoint."""
+        size = self.lattice.size
+        self.values = np.full((size, 2), np.nan)
+        self.seen = np.zeros(size, bool)
         self.proposals: list[np.ndarray] = []
         self.b = self.u = 0
         self.next_u = self.every
-        self.points: list[tuple[int, float]] = []  # (proposals so far, p_complete) at each checkpoint
-        # at each checkpoint: how many members of the measured front were first measured since
-        # the checkpoint before (the search's recent discoveries), the front's size, and the
-        # surrogate's `missing` (NaN where it was not fitted)
-        self.fresh: list[int] = []
-        self.front_sizes: list[int] = []
-        self.missings: list[float] = []
-        self.settled: list[bool] = []  # the front settled (QUIET): the tolerance QUIET_RELAX × wider
+        self.records: list[Checkpoint] = []
         self._new: list[np.ndarray] = []  # configurations first measured since the last checkpoint
         # how many configurations were measured once each θ had been (its chunk's end): the age of
         # the measured front (QUIET) and, dense, the trailing window; 4 bytes per θ wherever that
         # count fits, as it does on any Θ whose record fits in memory
-        self.first = np.zeros(lattice.size, np.int32 if lattice.size < 2**31 else np.int64)
+        self.first = np.zeros(size, np.int32 if size < 2**31 else np.int64)
         self._reuse: tuple | None = None  # dense: the quiet spell's fit and its p_θ (missing)
         # the surrogate's record (module docstring): the fit of the last checkpoint, if it was
         # quiet, and over the windows after such fits, the members expected and found there
@@ -177,26 +211,20 @@ class Certificate:
         self.stopped: int | None = None
         self.seconds = 0.0  # spent estimating (the cost of the certificate)
 
-    def estimate(self) -> float:
-        """p_complete now: exp(−fresh) while the last window found front members, else
-        exp(−missing / (share · |front|)), missing calibrated by the surrogate's record (module docstring)."""
+    def estimate(self) -> Checkpoint:
+        """The checkpoint now. p_complete: exp(−fresh) while the last window found front members,
+        else exp(−missing / (share · |front|)), missing calibrated by the surrogate's record
+        (module docstring)."""
         new = np.concatenate(self._new) if self._new else np.zeros(0, np.int64)
         self._new = []
         fit, self._fit = self._fit, None
         seen = np.flatnonzero(self.seen)
         measured = seen[seen != 0]
+        at = dict(proposals=self.b, unique=self.u)
         if self.lattice.size - len(seen) - (not self.seen[0]) == 0:  # Θ exhausted: certain
-            self.fresh.append(0)
-            self.front_sizes.append(0)
-            self.missings.append(0.0)
-            self.settled.append(False)
-            return 1.0
+            return Checkpoint(**at, p_complete=1.0, fresh=0, front=0, missing=0.0, settled=False)
         if len(measured) < self.min_points:
-            self.fresh.append(len(new))
-            self.front_sizes.append(0)
-            self.missings.append(np.inf)
-            self.settled.append(False)
-            return 0.0
+            return Checkpoint(**at, p_complete=0.0, fresh=len(new), front=0, missing=np.inf, settled=False)
         pts = self.values[measured]
         on_front = nondominated_mask(pts[:, 0], pts[:, 1])
         members = measured[on_front]
@@ -207,23 +235,21 @@ class Certificate:
         if self.dense:  # over the trailing window, as long as the sparse schedule's window here
             window = max(self.every, (1 - 1 / GROWTH) * self.u)
             fresh = int((self.first[members] > self.u - window).sum())
-        self.fresh.append(fresh)
-        self.front_sizes.append(int(on_front.sum()))
+        front = int(on_front.sum())
         if fit is not None:  # the window after a fit: what it expected there against what was found
             new = new[new != 0]
             self.expected += float(self._escape(*fit, new).sum()) if len(new) else 0.0
             self.found += found
         if fresh:  # the surrogate could only lower p_complete further
-            self.missings.append(np.nan)
-            self.settled.append(False)
-            return float(np.exp(-fresh))
+            return Checkpoint(
+                **at, p_complete=float(np.exp(-fresh)), fresh=fresh, front=front, missing=np.nan, settled=False
+            )
         missing = self.missing() * (self.found + 1) / (self.expected + 1)
-        self.missings.append(missing)
         # settled: u ≥ QUIET × u when the front's newest member was measured (the front unchanged
         # over the last 1 − 1/QUIET of the run): QUIET_RELAX × the tolerance
         settled = bool(self.u >= QUIET * self.first[members].max())
-        self.settled.append(settled)
-        return float(np.exp(-missing / (self.share * on_front.sum() * (QUIET_RELAX if settled else 1))))
+        p = float(np.exp(-missing / (self.share * on_front.sum() * (QUIET_RELAX if settled else 1))))
+        return Checkpoint(**at, p_complete=p, fresh=0, front=front, missing=missing, settled=settled)
 
     def missing(self) -> float:
         """The surrogate's expected number of front members still unmeasured, Σ p_θ over the
@@ -317,47 +343,40 @@ class Certificate:
         self.b += len(chunk)
         self.u = int(self.seen.sum())
         self.first[new] = self.u
-        if self.u >= self.next_u or (self.u == self.lattice.size and (not self.points or self.points[-1][1] < 1)):
+        exhausted = self.u == self.lattice.size and (not self.records or self.records[-1].p_complete < 1)
+        if self.u >= self.next_u or exhausted:
             t0 = time.perf_counter()
-            p = self.estimate()
+            record = self.estimate()
             self.seconds += time.perf_counter() - t0
-            self.points.append((self.b, p))
+            self.records.append(record)
             while self.next_u <= self.u:
                 self.next_u = self.after(self.next_u)
-            if self.stop_at is not None and p >= self.stop_at:
+            if self.stop_at is not None and record.p_complete >= self.stop_at:
                 self.stopped = self.b
                 return True
         return False
 
-    def finish(self, proposals: np.ndarray, evaluate) -> tuple[np.ndarray, np.ndarray]:
-        """The run's proposals (cut at the stop, if any) and p_complete after each of them.
-        Proposals the certificate has not seen (a search that read the table up front) are fed
-        now, through the same checkpoints; `evaluate(indices)` gives their (δ, ρ)."""
+    def column(self, name: str = "p_complete") -> np.ndarray:
+        """A Checkpoint field after each proposal fed (0 before the first checkpoint)."""
+        out = np.zeros(self.b)
+        for r in self.records:
+            out[r.proposals - 1 :] = getattr(r, name)
+        return out
+
+    def finish(self, proposals: np.ndarray, evaluate) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The run's proposals (cut at the stop, if any) and the certificate after each of them
+        ({"p_complete": …}). Proposals the certificate has not seen (a search that read the table
+        up front) are fed now, through the same checkpoints; `evaluate(indices)` gives their (δ, ρ)."""
         p = np.asarray(proposals, dtype=np.int64)
         fed = np.concatenate(self.proposals) if self.proposals else np.zeros(0, np.int64)
         if len(fed) > len(p) or not np.array_equal(fed, p[: len(fed)]):  # evaluated out of order: start over
-            self.__init__(
-                self.lattice,
-                self.every,
-                self.stop_at,
-                self.seed,
-                self.n_estimators,
-                self.samples,
-                self.min_points,
-                self.share,
-                self.growth,
-                self.dense,
-            )
+            self._start()
             fed = fed[:0]
         if self.stopped is None:
             for chunk in self.split(p[len(fed) :]):
                 if self.feed(chunk, evaluate(chunk)):
                     break
-        p = p[: self.b]
-        column = np.zeros(len(p))
-        for b, value in self.points:
-            column[b - 1 :] = value
-        return p, column
+        return p[: self.b], {"p_complete": self.column("p_complete")}
 
 
 class CertifiedOracle(Oracle):
@@ -391,13 +410,14 @@ class CertifiedOracle(Oracle):
         return out
 
 
-def run_certified(search, oracle: CertifiedOracle, budget: int, seed: int, evaluate) -> tuple[np.ndarray, np.ndarray]:
-    """search.run through a CertifiedOracle: (proposals, p_complete after each), cut at stop_at."""
+def run_certified(search, oracle: CertifiedOracle, budget: int, seed: int, evaluate) -> tuple[np.ndarray, dict]:
+    """search.run through a CertifiedOracle: (proposals, {"p_complete": after each proposal}), cut at the stop."""
     proposals = search.run(oracle, budget, seed)
     return oracle.certificate.finish(proposals, evaluate)
 
 
-def summary_fields(certificate: Certificate, column: np.ndarray) -> dict:
+def summary_fields(certificate: Certificate, columns: dict) -> dict:
+    column = columns["p_complete"]
     return {
         "p_complete": float(column[-1]) if len(column) else 0.0,
         "stop_at": certificate.stop_at,
