@@ -305,6 +305,7 @@ def test_trace_summary_and_stop_at_through_run_py(tmp_path):
         "in_pstar",
         "inferences",
         "p_complete",
+        "p_good",
     ]
     # a random permutation has seen all 125 configurations after 125 proposals: certain, so it stops by then
     assert s["stopped_at"] == s["proposals"] == len(trace) <= 125 and s["p_complete"] >= 0.95 and s["stop_at"] == 0.95
@@ -323,3 +324,140 @@ def test_certificate_figure_and_its_sentence(tmp_path):
         t.assign(p_complete=t["unique"] / t["unique"].max()).to_csv(trace, index=False)
     e = _fig_certificate(load_results(root), "tiny", tmp_path)
     assert is_png(e.path) and "p_complete reaches 0.95 after" in e.sentence and "TestNav on SSIM" in e.sentence
+
+
+# ---- p_good: the ε-certificate ----
+
+
+def test_eps_dominance_is_the_additive_epsilon_shift_of_weak_dominance():
+    """x is ε-dominated when some front point f has f + ε ≥ x on both objectives: checked point by
+    point on small grids (ties common); ε = 0 is weak dominance, and a complete front ε-dominates all."""
+    from testnav.stopping.epsilon import eps_complete, eps_dominated
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        grid = rng.integers(2, 12)
+        front = rng.integers(0, grid, (rng.integers(1, 15), 2)) / grid
+        points = rng.integers(-1, grid + 1, (rng.integers(1, 30), 2)) / grid
+        eps = rng.choice([0.0, 1 / grid, 0.5 / grid]), rng.choice([0.0, 1 / grid])
+        want = ((front[:, 0] + eps[0] >= points[:, :1]) & (front[:, 1] + eps[1] >= points[:, 1:])).any(-1)
+        assert np.array_equal(eps_dominated(points, front, eps), want)
+    assert not eps_dominated(np.array([[0.5, 0.5]]), np.zeros((0, 2)), 0.1).any()
+    obj = Objectives.from_table(synthetic_table("pairs", n=3, levels=5, seed=0))
+    values = np.column_stack([obj.delta, obj.rho])
+    assert eps_complete(values[obj.pstar], values[1:], 0.0)  # P* weakly dominates every θ (θ = 0 aside)
+    short = np.setdiff1d(obj.pstar, obj.pstar[np.argmax(obj.delta[obj.pstar])])  # the δ-best member missing
+    assert not eps_complete(values[short], values[1:], 0.0) and eps_complete(values[short], values[1:], 1.0)
+
+
+def test_with_k_unmeasured_at_most_k_are_missing_and_none_at_k_0():
+    """Both certificates count at most the k configurations still unmeasured: with 2 left of a
+    4⁴ lattice neither can read below exp(−2) on the discovery count (NSGA-II on `pairs` seed 8
+    read 0.05 there before), and with none left both are 1."""
+    obj = Objectives.from_table(synthetic_table("pairs", n=4, levels=4, seed=8))
+    table = TableOracle(obj)
+    for config in (CertificateConfig(), CertificateConfig(stop_on="good")):
+        cert = Certificate(obj.lattice, config, seed=1)
+        rest = np.random.default_rng(0).permutation(np.arange(1, obj.lattice.size))
+        for chunk in cert.split(np.r_[0, rest[:-2]]):
+            cert.feed(chunk, table.evaluate(chunk))
+        r = cert.records[-1]
+        assert r.unique == obj.lattice.size - 2 and r.remaining == 2
+        assert min(r.p_complete, r.p_good) >= np.exp(-2) - 1e-12
+        assert not r.missing > 2 and not r.missing_good > 2  # NaN where the discovery count was read
+        for chunk in cert.split(rest[-2:]):
+            cert.feed(chunk, table.evaluate(chunk))
+        r = cert.records[-1]
+        assert r.remaining == 0 and r.p_complete == r.p_good == 1.0
+    from testnav.searches.nsga2 import NSGA2Search
+
+    cert = Certificate(obj.lattice, seed=1)
+    run_certified(NSGA2Search(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 1, table.evaluate)
+    for r in cert.records:
+        assert r.p_complete >= np.exp(-r.remaining) - 1e-12 or (r.fresh == 0 and r.front > 0)
+        assert not r.missing > r.remaining and not r.missing_good > r.remaining
+
+
+def test_stop_on_good_stops_earlier_than_complete_with_the_front_within_epsilon():
+    """TomoNav on generated 4⁴ tables (seeds 7–9, not the study's): stopping on p_good comes no
+    later than on p_complete, and the front at the stop is ε-complete (ε = 0.01, Θ-normalised)."""
+    from testnav import searches
+    from testnav.stopping.epsilon import eps_complete
+
+    earlier = 0
+    for seed in (7, 8, 9):
+        obj = Objectives.from_table(synthetic_table("pairs", n=4, levels=4, seed=seed))
+        values = np.column_stack([obj.delta, obj.rho])
+        stops = {}
+        for rule in ("good", "complete"):
+            table = TableOracle(obj)
+            cert = Certificate(obj.lattice, CertificateConfig(stop_at=0.95, stop_on=rule), seed=seed)
+            p, columns = run_certified(
+                searches.make("tomonav"), CertifiedOracle(table, cert), 1280, seed, table.evaluate
+            )
+            assert cert.stopped == len(p) and columns[f"p_{rule}"][-1] >= 0.95
+            stops[rule] = len(np.unique(p))
+            if rule == "good":
+                seen = np.unique(p)
+                seen = seen[seen != 0]
+                front = values[seen][nondominated_mask(*values[seen].T)]
+                assert eps_complete(front, values[np.setdiff1d(np.arange(1, obj.lattice.size), seen)], 0.01)
+        assert stops["good"] <= stops["complete"]
+        earlier += stops["good"] < stops["complete"]
+    assert earlier >= 2
+
+
+def test_stop_on_is_auto_by_path_and_settings_are_checked_in_one_line():
+    assert CertificateConfig().stop_on == "auto" and CertificateConfig().epsilon == 0.01
+    assert CertificateConfig().rule(live=True) == "good" and CertificateConfig().rule(live=False) == "complete"
+    assert CertificateConfig(stop_on="complete").for_run(live=True).stop_on == "complete"
+    assert Certificate(Objectives.from_table(synthetic_table("pairs", 3, 4, seed=0)).lattice).stop_on == "complete"
+    with pytest.raises(UserError, match=r"certificate.stop_on=best \(valid: auto, complete, good\)"):
+        CertificateConfig(stop_on="best")
+    with pytest.raises(UserError, match=r"certificate.epsilon=1.5: a share"):
+        CertificateConfig(epsilon=1.5)
+    with pytest.raises(UserError, match=r"certificate.every=0"):
+        CertificateConfig(every=0)
+
+
+def test_verdict_is_one_sentence_naming_the_rule_and_both_readings():
+    from testnav.stopping.certificate import verdict
+
+    base = dict(unique=412, space_size=625, p_good=0.96, p_complete=0.41, epsilon=0.01, stop_at=0.95)
+    stopped = verdict({**base, "stopped_at": 500, "stop_on": "good"})
+    assert stopped.startswith("Certificate: stopped after 412 of 625 configurations, the front within ε of complete")
+    assert "p_good = 0.96" in stopped and "more than 1% of" in stopped and "p_complete = 0.41" in stopped
+    assert "not stopped" in verdict({**base, "stopped_at": None, "stop_on": "complete"})
+    assert "every configuration was measured" in verdict({**base, "unique": 625, "stopped_at": None, "stop_on": "good"})
+    assert stopped.count(". ") == 0 and stopped.endswith(").")
+
+
+def test_stopping_figure_from_the_study_table(tmp_path):
+    from testnav.figures import stopping
+    from tests.test_figures import is_png
+
+    rows = [
+        {
+            "split": "test",
+            "table": table,
+            "size": 625,
+            "search": search,
+            "rule": rule,
+            "runs": 5,
+            "fired": fired,
+            "median_stop_of_lattice": 0.4 if fired else np.nan,
+            "median_u_eps_of_lattice": 0.2,
+            "eps_complete": 1.0 if fired else np.nan,
+        }
+        for table in ("a", "b")
+        for search, rule, fired in (
+            ("tomonav", "p_good", 5),
+            ("nsga2", "p_good", 5),
+            ("nsga2", "pymoo_default", 0),
+            ("nsga2", "pymoo_robust", 3),
+        )
+    ]
+    pd.DataFrame(rows).to_csv(tmp_path / "s.csv", index=False)
+    path, sentence = stopping.draw(tmp_path / "s.csv", tmp_path / "s.png")
+    assert is_png(path) and "40%–40% of the lattice" in sentence
+    assert stopping.draw(tmp_path / "absent.csv", tmp_path / "x.png") is None

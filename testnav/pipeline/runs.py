@@ -108,11 +108,12 @@ def search_for(spec: RunSpec, lattice, live: bool = False) -> tuple[Search, int]
 
 
 def certified_run(
-    search: Search, spec: RunSpec, budget: int, oracle: Oracle, pstar, costs, unit: str, identity: dict
+    search: Search, spec: RunSpec, budget: int, oracle: Oracle, pstar, costs, unit: str, identity: dict, live=False
 ) -> Run:
-    """`search` against `oracle` under the certificate, then its trace, ranked list and summary."""
+    """`search` against `oracle` under the certificate (stop_on `auto` read for a `live` run or a
+    replay), then its trace, ranked list and summary."""
     lattice = oracle.lattice
-    certified = CertifiedOracle(oracle, Certificate(lattice, spec.certificate, seed=spec.seed))
+    certified = CertifiedOracle(oracle, Certificate(lattice, spec.certificate.for_run(live), seed=spec.seed))
     t0 = time.perf_counter()
     proposals, columns = run_certified(search, certified, budget, spec.seed, oracle.evaluate)
     seconds = time.perf_counter() - t0
