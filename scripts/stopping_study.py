@@ -276,6 +276,14 @@ def split_of(name: str) -> str:
     return "large" if lv**n > 10_000 else "train"
 
 
+def group_of(name: str) -> str:
+    """A real lattice by its name; generated tables by their size (ℓ^n), every profile and seed together."""
+    if not name.startswith("gen/"):
+        return name
+    n, lv = name.split("/")[2].split("x")
+    return f"generated {lv}^{n}"
+
+
 def good(c: dict, constants=CURRENT) -> float:
     """p_good at checkpoint `c`, read with the certificate's rule and `constants` (its own by default)."""
     return cm.good_probability(
@@ -291,6 +299,7 @@ def stops(all_runs: list[dict], rule=None) -> pd.DataFrame:
     for r in all_runs:
         base = {k: r[k] for k in ("table", "search", "seed", "size", "budget", "pstar", "u_eps", "u_full")}
         base["split"] = split_of(r["table"])
+        base["group"] = group_of(r["table"])
         at = next((c for c in r["checkpoints"] if rule(c) >= STOP_AT), None)
         rows.append({**base, "rule": "p_good", **stop_fields(at, r)})
         if r["size"] <= 10_000:  # p_complete on the same schedule as stop_on=complete's there
@@ -405,7 +414,9 @@ def live(seeds) -> list[dict]:
 
 def summary(st: pd.DataFrame) -> pd.DataFrame:
     rows = []
-    for (split, name, search, rule), g in st.groupby(["split", "table", "search", "rule"], sort=False):
+    order = {"test": 0, "large": 1, "train": 2}
+    st = st.assign(order=st["split"].map(order)).sort_values(["order", "size", "group"], kind="stable")
+    for (split, name, search, rule), g in st.groupby(["split", "group", "search", "rule"], sort=False):
         f = g[g.fired]
         rows.append(
             {
@@ -424,6 +435,7 @@ def summary(st: pd.DataFrame) -> pd.DataFrame:
                 "eps_complete": f.eps_complete.mean() if len(f) else np.nan,
                 "complete": f.complete.mean() if len(f) else np.nan,
                 "hv_ratio": f.hv_ratio.median() if len(f) else np.nan,
+                "hv_ratio_min": f.hv_ratio.min() if len(f) else np.nan,
             }
         )
     return pd.DataFrame(rows)
@@ -451,15 +463,15 @@ def markdown(table_: pd.DataFrame, chosen: tuple, grid: pd.DataFrame, live_rows:
         "Stop: unique configurations measured at the stop; ε-point: the unique configurations after which "
         "the run's front was ε-complete; HV: the hypervolume of the front at the stop over P*'s.",
         "",
-        "| split | table | |Θ| | search | rule | runs | fired (early) | median stop / |Θ| | median stop / ε-point "
-        "| median ε-point / |Θ| | ε-complete at stop | complete at stop | median HV ratio |",
+        "| split | lattice | |Θ| | search | rule | runs | fired (early) | median stop / |Θ| | median stop / ε-point "
+        "| median ε-point / |Θ| | ε-complete at stop | complete at stop | HV ratio: median (min) |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for _, r in table_.iterrows():
         lines.append(
             f"| {r.split} | {r.table} | {r['size']:,} | {r.search} | {r.rule} | {r.runs} | {r.fired} ({r.early}) "
             f"| {pct(r.median_stop_of_lattice)} | {num(r.median_stop_over_eps)} | {pct(r.median_u_eps_of_lattice)} "
-            f"| {pct(r.eps_complete)} | {pct(r.complete)} | {num(r.hv_ratio, '.4f')} |"
+            f"| {pct(r.eps_complete)} | {pct(r.complete)} | {num(r.hv_ratio, '.4f')} ({num(r.hv_ratio_min, '.4f')}) |"
         )
     if live_rows:
         lv = pd.DataFrame(live_rows)

@@ -34,34 +34,42 @@ def draw(csv: Path, out: Path) -> tuple[Path, str] | None:
     if df.empty:
         return None
     tables = list(dict.fromkeys(df["table"]))
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharex=True)
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharex=True)
     width = 0.8 / len(BARS)
     x = np.arange(len(tables))
     for i, (search, rule, label) in enumerate(BARS):
         rows = df[(df["search"] == search) & (df["rule"] == rule)].set_index("table").reindex(tables)
         look = searches.info(search).style
         where = x + (i - (len(BARS) - 1) / 2) * width
-        fired = rows["fired"].fillna(0) > 0
+        fired = rows["fired"].fillna(0).to_numpy()
+        stop = np.where(fired > 0, rows["median_stop_of_lattice"], 0)
         style = dict(width=width, color=look.color, hatch=HATCH[rule], edgecolor="white", label=label)
-        axes[0].bar(where, rows["median_stop_of_lattice"].where(fired, 0).fillna(0), **style)
-        axes[1].bar(where, rows["eps_complete"].where(fired, 0).fillna(0), **style)
-        for w, f in zip(where, fired):
-            if not f:  # never fired within the budget
-                axes[0].text(w, 0.02, "×", ha="center", va="bottom", color=look.color, fontsize=8)
-    for search, marker in (("tomonav", "v"), ("nsga2", "^")):
-        rows = df[(df["search"] == search) & (df["rule"] == "p_good")].set_index("table").reindex(tables)
-        axes[0].scatter(
-            x, rows["median_u_eps_of_lattice"], marker=marker, color=searches.info(search).style.color, zorder=3, s=14
-        )
-    axes[0].set_ylabel("median stop / |Θ| (× never; ▼▲ ε-complete)")
+        axes[0].bar(where, stop, **style)
+        axes[1].bar(where, np.where(fired > 0, rows["eps_complete"], 0), **style)
+        for w, h, f, n in zip(where, stop, fired, rows["runs"].fillna(0).to_numpy()):
+            # how many of the runs it stopped; × where it never did within the budget
+            axes[0].text(w, h + 0.01, f"{int(f)}/{int(n)}" if f else "×", ha="center", va="bottom", fontsize=6)
+        if rule == "p_good":  # where the run's front was first ε-complete (median), over its own bar
+            axes[0].scatter(
+                where, rows["median_u_eps_of_lattice"], marker="_", s=120, color="white", linewidths=2.5, zorder=3
+            )
+            axes[0].scatter(
+                where, rows["median_u_eps_of_lattice"], marker="_", s=120, color="#d95f02", linewidths=1.5, zorder=4
+            )
+    axes[0].set_ylabel("median stop / |Θ|")
+    axes[0].set_title("stop (— the ε-complete point; runs stopped / runs)")
     axes[1].set_ylabel("stops with an ε-complete front")
+    axes[1].set_title("ε-complete at the stop (ε = 0.01)")
     axes[1].axhline(0.95, color=GREY, lw=0.8, ls="--")
     axes[0].axhline(0.5, color=GREY, lw=0.8, ls="--")
     sizes = df.drop_duplicates("table").set_index("table")["size"]
     for ax in axes:
-        ax.set_ylim(0, 1.05)
-        ax.set_xticks(x, [f"{t}\n{sizes[t]:,}" for t in tables], rotation=0, fontsize=7)
-    axes[1].legend(frameon=False, fontsize=7, loc="lower left")
+        ax.set_ylim(0, 1.12)
+        ax.set_xticks(x, [f"{t}\n{sizes[t]:,}" for t in tables], fontsize=7)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(
+        handles, labels, frameon=False, fontsize=7, ncol=len(BARS), loc="upper center", bbox_to_anchor=(0.5, 1.06)
+    )
     good = df[(df["rule"] == "p_good") & (df["search"] == "tomonav")]
     sentence = (
         f"Stopping on a good-enough front (scripts/stopping_study.py, held-out real lattices, stop_at 0.95, "
