@@ -196,6 +196,14 @@ def draw_scale(results: Path, figures: Path):
     return [drawn] if drawn else []
 
 
+def draw_stopping(results: Path, figures: Path):
+    """The stopping figure, if scripts/stopping_study.py's table is there: [(path, sentence)]."""
+    from testnav.figures import stopping
+
+    drawn = stopping.draw(results / "tables" / "stopping_study.csv", figures / "stopping.png")
+    return [drawn] if drawn else []
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default=str(ROOT / "results"), help="results folder (default: results/)")
@@ -244,6 +252,7 @@ def main(argv=None) -> int:
         notes += [note] if note else []
     entries += [Entry("TestifAI figures", Path(p).stem.replace("_", " "), Path(p), s) for p, s in extra]
     entries += [Entry("Scaling", "Searches against |Θ|", p, s) for p, s in draw_scale(results, figures)]
+    entries += [Entry("Stopping", "A good-enough front", p, s) for p, s in draw_stopping(results, figures)]
     entries += protocol_entries(res, tables)
     entries.append(claims_entry(res, results))
     report = write_report(entries, res, results / "report.md", extra_notes=notes)

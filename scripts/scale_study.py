@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from testnav.stopping.certificate import QUIET_RELAX, Certificate, CertifiedOracle, run_certified
+from testnav.stopping.certificate import QUIET_RELAX, Certificate, CertificateConfig, CertifiedOracle, run_certified
 from testnav.core.oracle import TableOracle
 from testnav.core.recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
 from testnav.groundtruth.synthetic import PROFILES, synthetic_table
@@ -91,7 +91,7 @@ def one_run(obj: Objectives, search: str, budget: int, seed: int, stop_at: float
     """One run; with `stop_at` it really stops there (its cost share is then that of a run with
     the certificate on), else it runs its budget and the stop is read off the checkpoints."""
     oracle = TimedOracle(obj)
-    cert = Certificate(obj.lattice, seed=seed, stop_at=stop_at)
+    cert = Certificate(obj.lattice, CertificateConfig(stop_at=stop_at), seed=seed)
     t0 = time.perf_counter()
     proposals, _ = run_certified(make_search(search), CertifiedOracle(oracle, cert), budget, seed, oracle.evaluate)
     wall = time.perf_counter() - t0
@@ -106,18 +106,18 @@ def one_run(obj: Objectives, search: str, budget: int, seed: int, stop_at: float
     # fitted, P* complete, fresh, |measured front|, p_complete, the front settled)
     checkpoints = [
         (
-            int(b),
-            int(uniq[b - 1]),
-            None if m != m else float(m),
-            bool(found[b - 1] == len(obj.pstar)),
-            int(f),
-            int(fs),
-            p,
-            bool(st),
+            r.proposals,
+            r.unique,
+            None if r.missing != r.missing else float(r.missing),
+            bool(found[r.proposals - 1] == len(obj.pstar)),
+            r.fresh,
+            r.front,
+            r.p_complete,
+            r.settled,
         )
-        for (b, p), m, f, fs, st in zip(cert.points, cert.missings, cert.fresh, cert.front_sizes, cert.settled)
+        for r in cert.records
     ]
-    stop = next(((b, p) for b, p in cert.points if p >= STOP_AT), None)
+    stop = next(((r.proposals, r.p_complete) for r in cert.records if r.p_complete >= STOP_AT), None)
     stop_unique = int(uniq[stop[0] - 1]) if stop else None
     return {
         "auc": auc_recall(curve),
@@ -127,8 +127,8 @@ def one_run(obj: Objectives, search: str, budget: int, seed: int, stop_at: float
         "wall_s": wall,
         "search_ms_per_proposal": 1000 * (wall - oracle.seconds - cert.seconds) / len(proposals),
         "cert_share": cert.seconds / wall if wall else 0.0,
-        "cert_checkpoints": len(cert.points),
-        "p_complete_last": cert.points[-1][1] if cert.points else 0.0,
+        "cert_checkpoints": len(cert.records),
+        "p_complete_last": cert.records[-1].p_complete if cert.records else 0.0,
         "stop_unique": stop_unique,
         "stop_complete": None if stop is None else bool(full is not None and stop_unique >= full),
         "stop_ratio": None if stop is None or not full else stop_unique / full,

@@ -17,7 +17,7 @@ import pandas as pd
 
 from testnav.core.oracle import TableOracle
 from testnav.core.recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
-from testnav.searches.tomonav import TomoNavSearch
+from testnav import searches
 from testnav.stopping.level_surrogate import Surrogate
 from testnav.core.table import Objectives
 
@@ -32,7 +32,7 @@ def variants(df, seeds, specs, objectives=None):
         for kw in specs:
             aucs, us, t0 = [], [], time.perf_counter()
             for s in range(seeds):
-                p = TomoNavSearch(**kw).run(TableOracle(obj), 5 * obj.lattice.size, s)
+                p = searches.make("tomonav", **kw).run(TableOracle(obj), 5 * obj.lattice.size, s)
                 c = recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size)
                 aucs.append(auc_recall(c))
                 us.append(unique_to_full_recall(c) or np.nan)
@@ -93,7 +93,9 @@ def main(argv=None):
     ap.add_argument("--generated", type=int, nargs="*", default=[], help="generated-table seeds instead of the parquet")
     ap.add_argument("--profiles", nargs="+", default=None, help="generated profiles (default: all)")
     ap.add_argument("--seeds", type=int, default=3)
-    ap.add_argument("--variant", action="append", default=[], help="JSON keyword arguments of TomoNavSearch")
+    ap.add_argument(
+        "--variant", action="append", default=[], help="JSON settings of search=tomonav (conf/search/tomonav.yaml)"
+    )
     ap.add_argument("--calibration", action="store_true", help="also measure the surrogates' calibration")
     args = ap.parse_args(argv)
     specs = [json.loads(v) for v in args.variant] or [{}]

@@ -131,12 +131,16 @@ class Tester:
         seed: int = 0,
         replay: bool = False,
         stop_at: float | None = None,
+        stop_on: str = "auto",
+        epsilon: float = 0.01,
         **params,
     ) -> Run:
         """A search of `budget` proposals (None: 5 × |Θ|). Live (default): the model is run on each new
         configuration (memoised across searches); replay=True: against the ground truth (computed on
-        first use), which adds Recall@P* and its AUC. stop_at: end once the stopping certificate's
-        p_complete reaches it. params: the search's settings (conf/search/<name>.yaml), e.g. pop_size."""
+        first use), which adds Recall@P* and its AUC. stop_at: end once the stopping certificate reaches
+        it: p_good (no unmeasured θ improves the front by more than `epsilon` of an objective's range)
+        with stop_on="good", the exact p_complete with "complete"; "auto": good live, complete replayed.
+        params: the search's settings (conf/search/<name>.yaml), e.g. pop_size."""
         from . import pipeline
         from .stopping.certificate import CertificateConfig
         from .tomography.executor import Stopping
@@ -146,7 +150,7 @@ class Tester:
             overrides=params,
             budget=budget,
             seed=seed,
-            certificate=CertificateConfig(stop_at=stop_at),
+            certificate=CertificateConfig(stop_at=stop_at, stop_on=stop_on, epsilon=epsilon),
             fit="pop_size" not in params,  # the default population fitted to a small lattice, a chosen one kept
             pricing=Stopping.from_node(self.cfg.tomography),
             pricing_seed=int(self.cfg.tomography.seed),

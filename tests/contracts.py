@@ -5,6 +5,7 @@ every table of `testnav.families.tables()`), so a new plug-in is tested with no 
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import numpy as np
@@ -21,8 +22,12 @@ NOT_SETTINGS = {"name", "label", "style", "self"}
 
 
 def python_defaults(cls) -> dict:
-    """The keyword defaults of `cls.__init__` (its own and, through **params, its bases')."""
+    """The keyword defaults of `cls.__init__` (its own and, through **params, its bases'), and of
+    the frozen dataclass its settings are read into, where it declares one (`settings`, as TomoNav)."""
     out = {}
+    settings = getattr(cls, "settings", None)
+    if dataclasses.is_dataclass(settings):
+        out.update({f.name: f.default for f in dataclasses.fields(settings)})
     for klass in reversed(cls.__mro__):
         init = klass.__dict__.get("__init__")
         if init is None:

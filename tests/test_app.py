@@ -58,6 +58,7 @@ def test_single_run_writes_contract_outputs(workdir, cache_dir):
         "in_pstar",
         "inferences",
         "p_complete",
+        "p_good",
     ]
     assert trace.inferences.is_monotonic_increasing and trace.inferences.iloc[-1] == s["inferences"]
     assert s["inference_unit"] == "inputs (early stopping)" and 0 < s["auc_recall_inferences"] < 1

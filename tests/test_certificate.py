@@ -8,7 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from testnav.stopping.certificate import Certificate, CertifiedOracle, dominated_draws, run_certified
+from testnav.stopping.certificate import (
+    Certificate,
+    CertificateConfig,
+    CertifiedOracle,
+    dominated_draws,
+    run_certified,
+)
 from testnav.errors import UserError
 from testnav.core.oracle import TableOracle
 from testnav.core.pareto import nondominated_mask
@@ -149,7 +155,7 @@ def test_tomonav_stops_complete_and_soon_after_full_recall():
     for seed in (7, 8, 9):
         obj = Objectives.from_table(synthetic_table("pairs", n=4, levels=4, seed=seed))
         table = TableOracle(obj)
-        cert = Certificate(obj.lattice, stop_at=0.95, seed=seed)
+        cert = Certificate(obj.lattice, CertificateConfig(stop_at=0.95), seed=seed)
         p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, seed, table.evaluate)
         full = unique_to_full_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
         assert cert.stopped is not None and full is not None and len(np.unique(p)) >= full
@@ -165,13 +171,13 @@ def test_missing_is_the_surrogates_sum_rescaled_by_its_own_record():
 
     obj = Objectives.from_table(synthetic_table("pairs", n=4, levels=6, seed=7))
     table = TableOracle(obj)
-    cert = Certificate(obj.lattice, stop_at=0.95, seed=7)
+    cert = Certificate(obj.lattice, CertificateConfig(stop_at=0.95), seed=7)
     run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 7, table.evaluate)
     assert cert.stopped is not None and cert.u < obj.lattice.size  # an early stop, at a quiet checkpoint
     assert cert.expected > cert.found + 1
     raw = cert.missing()  # the same state, the same fit
-    assert cert.missings[-1] == pytest.approx(raw * (cert.found + 1) / (cert.expected + 1), rel=1e-12)
-    assert cert.missings[-1] < raw
+    assert cert.records[-1].missing == pytest.approx(raw * (cert.found + 1) / (cert.expected + 1), rel=1e-12)
+    assert cert.records[-1].missing < raw
 
 
 def test_a_record_of_unforeseen_members_keeps_the_run_from_stopping_short():
@@ -184,7 +190,7 @@ def test_a_record_of_unforeseen_members_keeps_the_run_from_stopping_short():
 
     obj = Objectives.from_table(synthetic_table(**PROFILES["threshold"], n=6, levels=4, seed=9))
     table = TableOracle(obj)
-    cert = Certificate(obj.lattice, stop_at=0.95, seed=9)
+    cert = Certificate(obj.lattice, CertificateConfig(stop_at=0.95), seed=9)
     p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 9, table.evaluate)
     full = unique_to_full_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
     assert cert.stopped is not None and full is not None and full <= len(np.unique(p)) < obj.lattice.size
@@ -204,7 +210,7 @@ def test_a_settled_front_doubles_the_tolerance(monkeypatch):
         monkeypatch.setattr(cm, "QUIET_RELAX", relax)
         obj = Objectives.from_table(synthetic_table("pairs", n=4, levels=4, seed=8))
         table = TableOracle(obj)
-        cert = Certificate(obj.lattice, stop_at=0.95, seed=8)
+        cert = Certificate(obj.lattice, CertificateConfig(stop_at=0.95), seed=8)
         p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 8, table.evaluate)
         full = unique_to_full_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
         return cert, full
@@ -212,28 +218,32 @@ def test_a_settled_front_doubles_the_tolerance(monkeypatch):
     cert, full = stop(2.0)
     assert full == 73 and cert.u == 162  # complete, and 2.2× full recall where f = 1 stops at 2.8×
     settled, proposals = [], np.concatenate(cert.proposals)
-    for (b, p), m, fs in zip(cert.points, cert.missings, cert.front_sizes):
-        if not np.isfinite(m):  # a window that found members, or too few points
+    for r in cert.records:
+        if not np.isfinite(r.missing):  # a window that found members, or too few points
             continue
-        u = int(cert.first[proposals[:b]].max())  # configurations measured at this checkpoint
+        u = int(cert.first[proposals[: r.proposals]].max())  # configurations measured at this checkpoint
+        assert u == r.unique
         measured = np.flatnonzero((cert.first > 0) & (cert.first <= u))
         measured = measured[measured != 0]
         front = measured[nondominated_mask(cert.values[measured, 0], cert.values[measured, 1])]
         settled.append(u >= cm.QUIET * cert.first[front].max())
-        assert len(front) == fs
-        assert p == pytest.approx(np.exp(-m / (cm.SHARE * fs * (cm.QUIET_RELAX if settled[-1] else 1))), rel=1e-12)
+        assert len(front) == r.front
+        tolerance = cm.SHARE * r.front * (cm.QUIET_RELAX if settled[-1] else 1)
+        assert r.p_complete == pytest.approx(np.exp(-r.missing / tolerance), rel=1e-12)
     assert any(settled) and not all(settled)
-    assert settled == [s for s, m in zip(cert.settled, cert.missings) if np.isfinite(m)]  # as recorded
+    assert settled == [r.settled for r in cert.records if np.isfinite(r.missing)]  # as recorded
     assert stop(1.0)[0].u == 203
 
 
 def test_p_complete_bounded_rising_and_the_same_online_or_after_the_run():
     obj = Objectives.from_table(synthetic_table("pairs", n=3, levels=8, seed=2))
     table = TableOracle(obj)
-    online = CertifiedOracle(table, Certificate(obj.lattice, every=64, seed=1))
+    every = CertificateConfig(every=64)
+    online = CertifiedOracle(table, Certificate(obj.lattice, every, seed=1))
     p1, col1 = run_certified(RandomSearch(), online, 1024, 1, table.evaluate)
     # the same proposals, never shown to the oracle (as the vectorised engine does)
-    p2, col2 = Certificate(obj.lattice, every=64, seed=1).finish(p1, table.evaluate)
+    p2, col2 = Certificate(obj.lattice, every, seed=1).finish(p1, table.evaluate)
+    col1, col2 = col1["p_complete"], col2["p_complete"]
     np.testing.assert_array_equal(p1, p2)
     np.testing.assert_allclose(col1, col2)
     assert ((col1 >= 0) & (col1 <= 1)).all() and col1[0] == 0
@@ -252,14 +262,16 @@ def test_stop_at_stops_before_evaluating_more():
             return super().evaluate(indices, names)
 
     inner = Counting(obj)
-    oracle = CertifiedOracle(inner, Certificate(obj.lattice, every=64, stop_at=0.3, share=50, seed=0))
+    oracle = CertifiedOracle(
+        inner, Certificate(obj.lattice, CertificateConfig(stop_at=0.3, every=64, share=50), seed=0)
+    )
     values = oracle.evaluate(np.random.default_rng(0).permutation(obj.lattice.size))
     cert = oracle.certificate
-    assert oracle.stopped and cert.stopped == Counting.asked <= obj.lattice.size and cert.points[-1][1] >= 0.3
+    assert oracle.stopped and cert.stopped == Counting.asked <= obj.lattice.size and cert.records[-1].p_complete >= 0.3
     # what was evaluated has its values; what was asked after the stop was not evaluated and is NaN
     assert np.isfinite(values[: cert.stopped]).all() and np.isnan(values[cert.stopped :]).all()
     with pytest.raises(UserError, match="stop_at=1.5"):
-        Certificate(obj.lattice, stop_at=1.5)
+        CertificateConfig(stop_at=1.5)
 
 
 @pytest.mark.slow  # run.py end to end with stop_at: make test-all
@@ -293,6 +305,7 @@ def test_trace_summary_and_stop_at_through_run_py(tmp_path):
         "in_pstar",
         "inferences",
         "p_complete",
+        "p_good",
     ]
     # a random permutation has seen all 125 configurations after 125 proposals: certain, so it stops by then
     assert s["stopped_at"] == s["proposals"] == len(trace) <= 125 and s["p_complete"] >= 0.95 and s["stop_at"] == 0.95
@@ -311,3 +324,140 @@ def test_certificate_figure_and_its_sentence(tmp_path):
         t.assign(p_complete=t["unique"] / t["unique"].max()).to_csv(trace, index=False)
     e = _fig_certificate(load_results(root), "tiny", tmp_path)
     assert is_png(e.path) and "p_complete reaches 0.95 after" in e.sentence and "TestNav on SSIM" in e.sentence
+
+
+# ---- p_good: the ε-certificate ----
+
+
+def test_eps_dominance_is_the_additive_epsilon_shift_of_weak_dominance():
+    """x is ε-dominated when some front point f has f + ε ≥ x on both objectives: checked point by
+    point on small grids (ties common); ε = 0 is weak dominance, and a complete front ε-dominates all."""
+    from testnav.stopping.epsilon import eps_complete, eps_dominated
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        grid = rng.integers(2, 12)
+        front = rng.integers(0, grid, (rng.integers(1, 15), 2)) / grid
+        points = rng.integers(-1, grid + 1, (rng.integers(1, 30), 2)) / grid
+        eps = rng.choice([0.0, 1 / grid, 0.5 / grid]), rng.choice([0.0, 1 / grid])
+        want = ((front[:, 0] + eps[0] >= points[:, :1]) & (front[:, 1] + eps[1] >= points[:, 1:])).any(-1)
+        assert np.array_equal(eps_dominated(points, front, eps), want)
+    assert not eps_dominated(np.array([[0.5, 0.5]]), np.zeros((0, 2)), 0.1).any()
+    obj = Objectives.from_table(synthetic_table("pairs", n=3, levels=5, seed=0))
+    values = np.column_stack([obj.delta, obj.rho])
+    assert eps_complete(values[obj.pstar], values[1:], 0.0)  # P* weakly dominates every θ (θ = 0 aside)
+    short = np.setdiff1d(obj.pstar, obj.pstar[np.argmax(obj.delta[obj.pstar])])  # the δ-best member missing
+    assert not eps_complete(values[short], values[1:], 0.0) and eps_complete(values[short], values[1:], 1.0)
+
+
+def test_with_k_unmeasured_at_most_k_are_missing_and_none_at_k_0():
+    """Both certificates count at most the k configurations still unmeasured: with 2 left of a
+    4⁴ lattice neither can read below exp(−2) on the discovery count (NSGA-II on `pairs` seed 8
+    read 0.05 there before), and with none left both are 1."""
+    obj = Objectives.from_table(synthetic_table("pairs", n=4, levels=4, seed=8))
+    table = TableOracle(obj)
+    for config in (CertificateConfig(), CertificateConfig(stop_on="good")):
+        cert = Certificate(obj.lattice, config, seed=1)
+        rest = np.random.default_rng(0).permutation(np.arange(1, obj.lattice.size))
+        for chunk in cert.split(np.r_[0, rest[:-2]]):
+            cert.feed(chunk, table.evaluate(chunk))
+        r = cert.records[-1]
+        assert r.unique == obj.lattice.size - 2 and r.remaining == 2
+        assert min(r.p_complete, r.p_good) >= np.exp(-2) - 1e-12
+        assert not r.missing > 2 and not r.missing_good > 2  # NaN where the discovery count was read
+        for chunk in cert.split(rest[-2:]):
+            cert.feed(chunk, table.evaluate(chunk))
+        r = cert.records[-1]
+        assert r.remaining == 0 and r.p_complete == r.p_good == 1.0
+    from testnav.searches.nsga2 import NSGA2Search
+
+    cert = Certificate(obj.lattice, seed=1)
+    run_certified(NSGA2Search(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 1, table.evaluate)
+    for r in cert.records:
+        assert r.p_complete >= np.exp(-r.remaining) - 1e-12 or (r.fresh == 0 and r.front > 0)
+        assert not r.missing > r.remaining and not r.missing_good > r.remaining
+
+
+def test_stop_on_good_stops_earlier_than_complete_with_the_front_within_epsilon():
+    """TomoNav on generated 4⁴ tables (seeds 7–9, not the study's): stopping on p_good comes no
+    later than on p_complete, and the front at the stop is ε-complete (ε = 0.01, Θ-normalised)."""
+    from testnav import searches
+    from testnav.stopping.epsilon import eps_complete
+
+    earlier = 0
+    for seed in (7, 8, 9):
+        obj = Objectives.from_table(synthetic_table("pairs", n=4, levels=4, seed=seed))
+        values = np.column_stack([obj.delta, obj.rho])
+        stops = {}
+        for rule in ("good", "complete"):
+            table = TableOracle(obj)
+            cert = Certificate(obj.lattice, CertificateConfig(stop_at=0.95, stop_on=rule), seed=seed)
+            p, columns = run_certified(
+                searches.make("tomonav"), CertifiedOracle(table, cert), 1280, seed, table.evaluate
+            )
+            assert cert.stopped == len(p) and columns[f"p_{rule}"][-1] >= 0.95
+            stops[rule] = len(np.unique(p))
+            if rule == "good":
+                seen = np.unique(p)
+                seen = seen[seen != 0]
+                front = values[seen][nondominated_mask(*values[seen].T)]
+                assert eps_complete(front, values[np.setdiff1d(np.arange(1, obj.lattice.size), seen)], 0.01)
+        assert stops["good"] <= stops["complete"]
+        earlier += stops["good"] < stops["complete"]
+    assert earlier >= 2
+
+
+def test_stop_on_is_auto_by_path_and_settings_are_checked_in_one_line():
+    assert CertificateConfig().stop_on == "auto" and CertificateConfig().epsilon == 0.01
+    assert CertificateConfig().rule(live=True) == "good" and CertificateConfig().rule(live=False) == "complete"
+    assert CertificateConfig(stop_on="complete").for_run(live=True).stop_on == "complete"
+    assert Certificate(Objectives.from_table(synthetic_table("pairs", 3, 4, seed=0)).lattice).stop_on == "complete"
+    with pytest.raises(UserError, match=r"certificate.stop_on=best \(valid: auto, complete, good\)"):
+        CertificateConfig(stop_on="best")
+    with pytest.raises(UserError, match=r"certificate.epsilon=1.5: a share"):
+        CertificateConfig(epsilon=1.5)
+    with pytest.raises(UserError, match=r"certificate.every=0"):
+        CertificateConfig(every=0)
+
+
+def test_verdict_is_one_sentence_naming_the_rule_and_both_readings():
+    from testnav.stopping.certificate import verdict
+
+    base = dict(unique=412, space_size=625, p_good=0.96, p_complete=0.41, epsilon=0.01, stop_at=0.95)
+    stopped = verdict({**base, "stopped_at": 500, "stop_on": "good"})
+    assert stopped.startswith("Certificate: stopped after 412 of 625 configurations, the front within ε of complete")
+    assert "p_good = 0.96" in stopped and "more than 1% of" in stopped and "p_complete = 0.41" in stopped
+    assert "not stopped" in verdict({**base, "stopped_at": None, "stop_on": "complete"})
+    assert "every configuration was measured" in verdict({**base, "unique": 625, "stopped_at": None, "stop_on": "good"})
+    assert stopped.count(". ") == 0 and stopped.endswith(").")
+
+
+def test_stopping_figure_from_the_study_table(tmp_path):
+    from testnav.figures import stopping
+    from tests.test_figures import is_png
+
+    rows = [
+        {
+            "split": "test",
+            "table": table,
+            "size": 625,
+            "search": search,
+            "rule": rule,
+            "runs": 5,
+            "fired": fired,
+            "median_stop_of_lattice": 0.4 if fired else np.nan,
+            "median_u_eps_of_lattice": 0.2,
+            "eps_complete": 1.0 if fired else np.nan,
+        }
+        for table in ("a", "b")
+        for search, rule, fired in (
+            ("tomonav", "p_good", 5),
+            ("nsga2", "p_good", 5),
+            ("nsga2", "pymoo_default", 0),
+            ("nsga2", "pymoo_robust", 3),
+        )
+    ]
+    pd.DataFrame(rows).to_csv(tmp_path / "s.csv", index=False)
+    path, sentence = stopping.draw(tmp_path / "s.csv", tmp_path / "s.png")
+    assert is_png(path) and "40%–40% of the lattice" in sentence
+    assert stopping.draw(tmp_path / "absent.csv", tmp_path / "x.png") is None

@@ -249,7 +249,7 @@ def test_dense_fresh_counts_members_of_the_trailing_window():
     for dense in (True, False):
         cert = Certificate(Lattice(6, 4), seed=0, growth=cert_module.DENSE_GROWTH, dense=dense)
         _feed(cert, order, values)
-        fresh[dense] = {b: f for (b, _), f in zip(cert.points, cert.fresh)}  # every proposal is new: b = u
+        fresh[dense] = {r.proposals: r.fresh for r in cert.records}  # every proposal is new: b = u
     assert fresh[True][1025] == fresh[False][1025] == 1  # the window that found it
     assert fresh[True][1230] == 1 and fresh[False][1230] == 0  # within 0.2 u: not quiet yet
     assert fresh[True][1435] == fresh[False][1435] == 0
@@ -269,7 +269,7 @@ def test_dense_certificate_fits_once_per_quiet_spell(monkeypatch):
     cert = Certificate(obj.lattice, seed=7)
     budget = 3 * obj.lattice.size // 4  # stays below Θ, after the search has gone quiet
     p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), budget, 7, table.evaluate)
-    quiet = sum(m == m and 0 < m < np.inf for m in cert.missings)
+    quiet = sum(0 < r.missing < np.inf for r in cert.records)
     assert 1 <= fits.count("forest") < quiet
     assert cert._reuse is not None  # the last checkpoint reused its spell's fit
     model, front, cand, _, exact = cert._reuse

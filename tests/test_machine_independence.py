@@ -37,8 +37,8 @@ def tomonav_run(obj: Objectives, threads: int, seed: int = 0):
     oracle = TableOracle(obj)
     certified = CertifiedOracle(oracle, Certificate(obj.lattice, seed=seed))
     with threadpool_limits(limits=threads, user_api="blas"):
-        proposals, p_complete = run_certified(search, certified, 5 * obj.lattice.size, seed, oracle.evaluate)
-    return proposals, p_complete, search.history
+        proposals, columns = run_certified(search, certified, 5 * obj.lattice.size, seed, oracle.evaluate)
+    return proposals, columns["p_complete"], search.history
 
 
 def test_tomonav_trajectory_and_certificate_ignore_float_noise():

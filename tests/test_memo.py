@@ -90,3 +90,15 @@ def test_relaunched_run_recomputes_after_a_surrogate_edit(tmp_path, monkeypatch,
     assert launch(2), "a docstring edit must keep the finished run"
     edit(package_copy, "stopping/level_surrogate.py", *EDITS["stopping/level_surrogate.py"])
     assert not launch(3), "a surrogate edit must recompute the run, not link the old summary"
+
+
+def test_the_certificates_settings_are_in_the_key():
+    """A run that stops at 0.95 ends elsewhere than one that never stops: not the same memo."""
+    from testnav.pipeline import compose_config
+
+    search = TomoNavSearch()
+    keys = {
+        memo.run_key(compose_config(overrides), __file__, 100, search)
+        for overrides in ([], ["certificate.stop_at=0.95"], ["certificate.stop_at=0.95", "certificate.stop_on=good"])
+    }
+    assert len(keys) == 3

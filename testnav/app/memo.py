@@ -3,8 +3,8 @@
 A replay is deterministic (same table, search settings, seed and budget → same trace), so a
 sweep that was killed, preempted or simply launched again does not redo the runs that had
 finished: their outputs are linked into the new run directory instead. The key hashes the
-table's bytes, the fidelity column, the resolved search config, seed, budget, output format,
-the early-stopping settings that price inferences, and the code that turns them into a trace:
+table's bytes, the fidelity column, the resolved search config, seed, budget, the certificate's
+settings (a run with stop_at ends where they say), output format, the early-stopping settings that price inferences, and the code that turns them into a trace:
 the search's own modules and the replay pipeline, with every testnav module they import, read as
 code without docstrings (`modules_digest`, the ground-truth key's mechanism). A body edit to any of
 them (TomoNav's surrogate, the certificate's forest, the pool) reruns; a docstring edit does not.
@@ -41,6 +41,7 @@ def run_key(cfg, table: str, budget: int, search) -> str:
             "search": searches.REGISTRY.node(cfg.search),  # its settings (not its label or figure groups)
             "seed": int(cfg.seed),
             "budget": budget,
+            "certificate": dict(cfg.certificate),  # stop_at, stop_on, epsilon: where the run ends
             "format": cfg.trace_format,
             "code": code_key(search),
             # the inference costs in the trace follow TestifAI's early-stopping settings

@@ -23,7 +23,7 @@ from ..groundtruth.compute import compute_groundtruth, read_meta
 from ..core.cache import write_json_atomic
 from ..core.table import Objectives, read_table
 from ..registry import instantiate
-from ..stopping.certificate import CertificateConfig
+from ..stopping.certificate import CertificateConfig, verdict
 from ..tomography.executor import Stopping
 from .memo import memo_dir, remember, restore, run_key
 
@@ -113,6 +113,7 @@ def run_live(cfg: DictConfig, out_dir: Path) -> dict:
         f"rank {int(r['rank'])}"
         for _, r in top.iterrows()
     ]
+    lines.append(f"  {verdict(summary)}")
     lines.append(f"  run directory: {out_dir}  (summary.json, trace.{cfg.trace_format}, ranked.{cfg.trace_format})")
     print("\n".join(lines))
     return summary

@@ -37,7 +37,7 @@ def live(spec: RunSpec, session, fidelity: str) -> Run:
     done, spent = oracle.evaluations, oracle.seconds
     costs = np.full(benchmark.lattice.size, len(session.loaded.labels), dtype=np.int64)  # live: all of D per θ
     identity = {"benchmark": benchmark.name, "fidelity": fidelity}
-    run = certified_run(search, spec, budget, oracle, None, costs, FULL_D, identity)
+    run = certified_run(search, spec, budget, oracle, None, costs, FULL_D, identity, live=True)
     run.summary.update(
         live=True,
         evaluations=oracle.evaluations - done,

@@ -108,19 +108,21 @@ def search_for(spec: RunSpec, lattice, live: bool = False) -> tuple[Search, int]
 
 
 def certified_run(
-    search: Search, spec: RunSpec, budget: int, oracle: Oracle, pstar, costs, unit: str, identity: dict
+    search: Search, spec: RunSpec, budget: int, oracle: Oracle, pstar, costs, unit: str, identity: dict, live=False
 ) -> Run:
-    """`search` against `oracle` under the certificate, then its trace, ranked list and summary."""
+    """`search` against `oracle` under the certificate (stop_on `auto` read for a `live` run or a
+    replay), then its trace, ranked list and summary."""
     lattice = oracle.lattice
-    certified = CertifiedOracle(oracle, Certificate(lattice, stop_at=spec.certificate.stop_at, seed=spec.seed))
+    certified = CertifiedOracle(oracle, Certificate(lattice, spec.certificate.for_run(live), seed=spec.seed))
     t0 = time.perf_counter()
-    proposals, p_complete = run_certified(search, certified, budget, spec.seed, oracle.evaluate)
+    proposals, columns = run_certified(search, certified, budget, spec.seed, oracle.evaluate)
     seconds = time.perf_counter() - t0
     trace = make_trace(proposals, lattice, oracle.evaluate(proposals), pstar, costs)
-    trace["p_complete"] = p_complete
+    for name, column in columns.items():
+        trace[name] = column
     summary = summarize(trace, lattice, pstar, proposals, **identity, search=search.name, seed=spec.seed, budget=budget)
     summary.update(inference_summary(trace, lattice, pstar, costs, unit))
-    summary.update(summary_fields(certified.certificate, p_complete))
+    summary.update(summary_fields(certified.certificate, columns))
     summary["search_seconds"] = round(seconds, 4)
     return Run(summary, trace, ranked_list(trace, lattice.n))
 

@@ -36,12 +36,17 @@ evaluated whole. The batch grows with the configurations measured
 scales with the lattice's main effects). No Θ-sized array is made, so it runs on a lattice that
 is never tabulated (live).
 
-Only `oracle.evaluate` is used, so it runs in replay and live alike. Deterministic per seed,
+The settings are a frozen `TomoNavConfig` (conf/search/tomonav.yaml holds their defaults); the
+two rankings are two strategies over one loop: `ExactRanking` (every unmeasured θ) and
+`PooledRanking` (a candidate pool), chosen by the lattice's size. Only `oracle.evaluate` is used,
+so it runs in replay and live alike. Deterministic per seed,
 and the same on every machine: measured values, the additive coefficients and the
 predictions are rounded to GRID before anything is fitted, ranked or compared.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -52,6 +57,58 @@ from ..core.pareto import crowding_distance, nondominated_mask
 from ..stopping.level_surrogate import SURROGATES, Surrogate
 from ..stopping.pool import candidate_pool, random_configurations
 from . import Search
+
+
+@dataclass(frozen=True)
+class TomoNavConfig:
+    """TomoNav's settings (conf/search/tomonav.yaml holds their defaults; tests/test_contracts.py
+    holds these to it). What each means: the YAML's comments and the module docstring."""
+
+    init_order: int = 1
+    init_random: int = 15
+    batch: int = 10
+    kappa: float = 0.0
+    surrogate: str = "additive_forest"
+    n_estimators: int = 50
+    min_samples_leaf: int = 1
+    ridge: float = 1e-3
+    grow: bool = True
+    pool_above: int = 2_000
+    pool: int = 2_000
+    batch_growth: float = 0.25
+    max_samples: int = 500
+    pool_trees: int = 25
+    mop_fronts: int = 8
+
+    def __post_init__(self):
+        if self.surrogate not in SURROGATES:
+            raise UserError(f"search.surrogate={self.surrogate} (valid: {', '.join(SURROGATES)})")
+        for key, low in (
+            ("init_order", -1),
+            ("init_random", 0),
+            ("batch", 1),
+            ("n_estimators", 1),
+            ("min_samples_leaf", 1),
+            ("pool_above", 1),
+            ("pool", 1),
+            ("max_samples", 1),
+            ("pool_trees", 1),
+            ("mop_fronts", 1),
+        ):
+            value = getattr(self, key)
+            if int(value) != value or value < low:
+                raise UserError(f"search.{key}={value}: must be a whole number ≥ {low}")
+        if not self.kappa >= 0:
+            raise UserError(f"search.kappa={self.kappa}: the optimism weight must be ≥ 0")
+        if not self.batch_growth >= 0:
+            raise UserError(f"search.batch_growth={self.batch_growth}: must be ≥ 0")
+
+    @property
+    def forest(self) -> dict:
+        """The surrogate's forest settings."""
+        return dict(
+            n_estimators=int(self.n_estimators), min_samples_leaf=int(self.min_samples_leaf), ridge=float(self.ridge)
+        )
 
 
 def next_batch(
@@ -81,69 +138,45 @@ def next_batch(
     return (out, on_front or 0) if with_front else out
 
 
-class TomoNavSearch(Search):
-    def __init__(
-        self,
-        name: str = "tomonav",
-        init_order: int = 1,
-        init_random: int = 15,
-        batch: int = 10,
-        kappa: float = 0.0,
-        surrogate: str = "additive_forest",
-        n_estimators: int = 50,
-        min_samples_leaf: int = 1,
-        ridge: float = 1e-3,
-        grow: bool = True,
-        pool_above: int = 2_000,
-        pool: int = 2_000,
-        batch_growth: float = 0.25,
-        max_samples: int = 500,
-        pool_trees: int = 25,
-        mop_fronts: int = 8,
-        label: str | None = None,
-        style: dict | None = None,
-    ):
-        super().__init__(name, label, style)
-        if surrogate not in SURROGATES:
-            raise UserError(f"search.surrogate={surrogate} (valid: {', '.join(SURROGATES)})")
-        for key, value, low in (
-            ("init_order", init_order, -1),
-            ("init_random", init_random, 0),
-            ("batch", batch, 1),
-            ("n_estimators", n_estimators, 1),
-            ("min_samples_leaf", min_samples_leaf, 1),
-            ("pool_above", pool_above, 1),
-            ("pool", pool, 1),
-            ("max_samples", max_samples, 1),
-            ("pool_trees", pool_trees, 1),
-            ("mop_fronts", mop_fronts, 1),
-        ):
-            if int(value) != value or value < low:
-                raise UserError(f"search.{key}={value}: must be a whole number ≥ {low}")
-        if not kappa >= 0:
-            raise UserError(f"search.kappa={kappa}: the optimism weight must be ≥ 0")
-        self.init_order, self.init_random, self.batch = int(init_order), int(init_random), int(batch)
-        self.kappa, self.surrogate, self.grow = float(kappa), surrogate, bool(grow)
-        self.forest_args = dict(
-            n_estimators=int(n_estimators), min_samples_leaf=int(min_samples_leaf), ridge=float(ridge)
-        )
-        if not batch_growth >= 0:
-            raise UserError(f"search.batch_growth={batch_growth}: must be ≥ 0")
-        self.pool_above, self.pool, self.max_samples = int(pool_above), int(pool), int(max_samples)
-        self.batch_growth, self.pool_trees = float(batch_growth), int(pool_trees)
-        self.mop_fronts = int(mop_fronts)
-        self.history: list[dict] = []  # one entry per refit: what was fitted and what it chose (for tests/diagnostics)
+class Ranking:
+    """The loop both strategies share: measure an initial design, then, until the budget is
+    spent, Θ is exhausted or the oracle stops the run, refit the surrogate on what was measured
+    and measure the next batch of the predicted front (`step`); once nothing is left to rank, the
+    rest of the budget re-proposes measured configurations (cache hits, still proposals)."""
 
-    def initial_design(self, lattice: Lattice, rng: np.random.Generator) -> np.ndarray:
-        low = np.flatnonzero(lattice.orders <= self.init_order)
-        rest = np.setdiff1d(np.arange(lattice.size), low)
-        extra = rng.choice(rest, size=min(self.init_random, len(rest)), replace=False) if len(rest) else rest
-        design = np.concatenate([low, np.sort(extra)]).astype(np.int64)
-        if len(design) == 0:  # init_order=-1, init_random=0: start from one random configuration
-            design = rng.choice(lattice.size, size=1)
-        return design
+    def __init__(self, config: TomoNavConfig, objectives: tuple[str, ...], seed: int):
+        self.config, self.objectives, self.seed = config, objectives, int(seed)
+        self.rng = np.random.default_rng(seed)
+        self.history: list[dict] = []  # one entry per refit: what was fitted and what it chose
 
-    def _record(self, model, seen, candidates, chosen, on_front, mean, sd) -> None:
+    def run(self, oracle, budget: int) -> np.ndarray:
+        lattice = oracle.lattice
+        model = self.begin(lattice, budget)
+        proposals = self.initial_design(lattice)[:budget]
+        self.observe(proposals, oracle.evaluate(proposals, self.objectives))
+        out = [proposals]
+        b = len(proposals)
+        while b < budget and self.left(lattice) and not oracle.stopped:
+            chosen = self.step(model, lattice, budget - b)
+            if chosen is None:
+                break
+            self.observe(chosen, oracle.evaluate(chosen, self.objectives))
+            out.append(chosen)
+            b += len(chosen)
+        if b < budget and not oracle.stopped:  # nothing left to rank: repeats are cache hits, but still proposals
+            again = self.repeats(lattice, budget - b)
+            oracle.evaluate(again, self.objectives)
+            out.append(again)
+        return np.concatenate(out).astype(np.int64)
+
+    def rank(self, model, candidates, observed, size):
+        """The candidates' optimistic points μ + κ·σ, and `next_batch` of them against `observed`."""
+        mean, sd = model.predict(candidates)
+        optimistic = on_grid(mean + self.config.kappa * sd)
+        chosen, on_front = next_batch(optimistic, candidates, observed, size, with_front=True)
+        return chosen, on_front, optimistic, mean, sd
+
+    def record(self, model, seen, candidates, chosen, on_front, mean, sd) -> None:
         """One refit's entry in `history`: what was fitted and what it chose (tests, diagnostics)."""
         pos = np.searchsorted(candidates, chosen)
         self.history.append(
@@ -157,96 +190,131 @@ class TomoNavSearch(Search):
             }
         )
 
-    def run(self, oracle, budget: int, seed: int) -> np.ndarray:
-        lattice = oracle.lattice
-        if lattice.size > self.pool_above:
-            return self.run_pooled(oracle, budget, seed)
-        rng = np.random.default_rng(seed)
-        self.history = []
-        proposals = self.initial_design(lattice, rng)[:budget]
-        values = np.full((lattice.size, 2), np.nan)
-        values[proposals] = on_grid(oracle.evaluate(proposals, self.objectives))
-        evaluated = np.zeros(lattice.size, bool)
-        evaluated[proposals] = True
-        out = [proposals]
-        b = len(proposals)
-        model = Surrogate(lattice, self.surrogate, seed=seed, **self.forest_args)
-        size = self.batch
-        while b < budget and not evaluated.all() and not oracle.stopped:
-            seen = np.flatnonzero(evaluated)
-            model.fit(seen, values[seen], calibrate=False)  # TomoNav ranks the mean: no conformal scores needed
-            candidates = np.flatnonzero(~evaluated)
-            mean, sd = model.predict(candidates)
-            optimistic = on_grid(mean + self.kappa * sd)
-            observed = values[seen[seen != 0]]  # θ = 0 is the clean reference, not on P*
-            chosen, on_front = next_batch(optimistic, candidates, observed, min(size, budget - b), with_front=True)
-            self._record(model, seen, candidates, chosen, on_front, mean, sd)
-            # the predicted front holds nothing unmeasured: the model thinks P* is found, so the
-            # rest is mop-up; double the batch (fewer refits) until the front has candidates again
-            size = self.batch if on_front or not self.grow else 2 * size
-            values[chosen] = on_grid(oracle.evaluate(chosen, self.objectives))
-            evaluated[chosen] = True
-            out.append(chosen)
-            b += len(chosen)
-        if b < budget and not oracle.stopped:  # Θ exhausted: repeats are cache hits, but still proposals
-            reps = -(-(budget - b) // lattice.size)
-            again = np.concatenate([rng.permutation(lattice.size) for _ in range(reps)])[: budget - b]
-            oracle.evaluate(again, self.objectives)
-            out.append(again)
-        return np.concatenate(out).astype(np.int64)
 
-    def run_pooled(self, oracle, budget: int, seed: int) -> np.ndarray:
-        """The large-lattice path (module docstring): the same loop, ranking a candidate pool."""
-        lattice = oracle.lattice
-        rng = np.random.default_rng(seed)
-        self.history = []
-        low = _low_orders(lattice, self.init_order)
-        extra = random_configurations(lattice, self.init_random + lattice.n * (lattice.levels - 1), rng, exclude=low)
-        proposals = np.concatenate([low, extra]).astype(np.int64)[:budget]
-        seen = proposals.copy()  # in order of evaluation
+class ExactRanking(Ranking):
+    """Every unmeasured θ ranked at each refit (|Θ| ≤ pool_above: the lattices of both papers)."""
+
+    def initial_design(self, lattice: Lattice) -> np.ndarray:
+        c = self.config
+        low = np.flatnonzero(lattice.orders <= c.init_order)
+        rest = np.setdiff1d(np.arange(lattice.size), low)
+        extra = self.rng.choice(rest, size=min(c.init_random, len(rest)), replace=False) if len(rest) else rest
+        design = np.concatenate([low, np.sort(extra)]).astype(np.int64)
+        if len(design) == 0:  # init_order=-1, init_random=0: start from one random configuration
+            design = self.rng.choice(lattice.size, size=1)
+        return design
+
+    def begin(self, lattice: Lattice, budget: int) -> Surrogate:
+        """Values on the grid and what was measured, per θ of Θ; the surrogate."""
+        self.values = np.full((lattice.size, 2), np.nan)
+        self.evaluated = np.zeros(lattice.size, bool)
+        self.size = self.config.batch
+        return Surrogate(lattice, self.config.surrogate, seed=self.seed, **self.config.forest)
+
+    def observe(self, indices, values) -> None:
+        self.values[indices] = on_grid(values)
+        self.evaluated[indices] = True
+
+    def left(self, lattice: Lattice) -> bool:
+        return not self.evaluated.all()
+
+    def step(self, model, lattice: Lattice, left: int) -> np.ndarray:
+        seen = np.flatnonzero(self.evaluated)
+        model.fit(seen, self.values[seen], calibrate=False)  # TomoNav ranks the mean: no conformal scores needed
+        candidates = np.flatnonzero(~self.evaluated)
+        observed = self.values[seen[seen != 0]]  # θ = 0 is the clean reference, not on P*
+        chosen, on_front, _, mean, sd = self.rank(model, candidates, observed, min(self.size, left))
+        self.record(model, seen, candidates, chosen, on_front, mean, sd)
+        # the predicted front holds nothing unmeasured: the model thinks P* is found, so the
+        # rest is mop-up; double the batch (fewer refits) until the front has candidates again
+        self.size = self.config.batch if on_front or not self.config.grow else 2 * self.size
+        return chosen
+
+    def repeats(self, lattice: Lattice, k: int) -> np.ndarray:
+        """Θ exhausted: `k` re-proposals in seeded random order."""
+        reps = -(-k // lattice.size)
+        return np.concatenate([self.rng.permutation(lattice.size) for _ in range(reps)])[:k]
+
+
+class PooledRanking(Ranking):
+    """A candidate pool ranked at each refit (|Θ| > pool_above; module docstring)."""
+
+    def initial_design(self, lattice: Lattice) -> np.ndarray:
+        c = self.config
+        low = _low_orders(lattice, c.init_order)
+        extra = random_configurations(lattice, c.init_random + lattice.n * (lattice.levels - 1), self.rng, exclude=low)
+        return np.concatenate([low, extra]).astype(np.int64)
+
+    def begin(self, lattice: Lattice, budget: int) -> Surrogate:
+        """What was measured, in order, with its values; the surrogate on capped bootstraps."""
+        c = self.config
         # values as measured: the pool's fronts are read off them, because the grid (testnav/core/exact.py)
         # merges front members closer than 2⁻²⁴ (a δ saturating at 1 on a large lattice) and a
         # merged member's neighbours would never be pooled; comparisons alone need no grid (the same
         # values give the same fronts on every machine). The fit (Surrogate.fit puts its targets on
         # the grid) and the ranking use the grid.
-        values = oracle.evaluate(proposals, self.objectives)
-        out = [proposals]
-        b = len(proposals)
-        samples = None if budget <= self.max_samples else self.max_samples
+        self.seen, self.values = np.zeros(0, np.int64), np.zeros((0, 2))
+        self.carry = np.zeros(0, np.int64)
+        self.grown = 1
+        samples = None if budget <= c.max_samples else c.max_samples
         # κ = 0 ranks the mean, which 25 trees on 500-point bootstraps estimate about as well as 50 on all
-        args = {**self.forest_args, "n_estimators": min(self.forest_args["n_estimators"], self.pool_trees)}
-        model = Surrogate(lattice, self.surrogate, seed=seed, max_samples=samples, **args)
-        carry = np.zeros(0, np.int64)
-        grown = 1
-        while b < budget and len(seen) < lattice.size and not oracle.stopped:
-            model.fit(seen, values, calibrate=False)  # the conformal scores serve the certificate only
-            keep = seen != 0  # θ = 0 is the clean reference, not on P*
-            # while the predicted front holds nothing unmeasured, the pool is drawn around the
-            # first `mop_fronts` measured fronts: the band near P*, not uniform fill
-            fronts = 1 if grown == 1 else self.mop_fronts
-            candidates = candidate_pool(lattice, seen, values, carry, self.pool, rng, fronts)
-            if len(candidates) == 0:
-                break
-            mean, sd = model.predict(candidates)
-            optimistic = on_grid(mean + self.kappa * sd)
-            size = grown * max(self.batch, int(self.batch_growth * len(seen)))
-            observed = on_grid(values[keep])
-            chosen, on_front = next_batch(optimistic, candidates, observed, min(size, budget - b), with_front=True)
-            front = next_batch(optimistic, candidates, observed, on_front)
-            carry = np.setdiff1d(front, chosen)  # predicted front, not yet measured: rank it again
-            self._record(model, seen, candidates, chosen, on_front, mean, sd)
-            grown = 1 if on_front or not self.grow else 2 * grown
-            values = np.concatenate([values, oracle.evaluate(chosen, self.objectives)])
-            seen = np.concatenate([seen, chosen])
-            out.append(chosen)
-            b += len(chosen)
-        if (
-            b < budget and not oracle.stopped
-        ):  # Θ exhausted (or nothing left to rank): repeats are cache hits, but still proposals
-            again = rng.choice(np.unique(seen), size=budget - b)
-            oracle.evaluate(again, self.objectives)
-            out.append(again)
-        return np.concatenate(out).astype(np.int64)
+        args = {**c.forest, "n_estimators": min(c.n_estimators, c.pool_trees)}
+        return Surrogate(lattice, c.surrogate, seed=self.seed, max_samples=samples, **args)
+
+    def observe(self, indices, values) -> None:
+        self.seen = np.concatenate([self.seen, indices])
+        self.values = np.concatenate([self.values, values])
+
+    def left(self, lattice: Lattice) -> bool:
+        return len(self.seen) < lattice.size
+
+    def step(self, model, lattice: Lattice, left: int) -> np.ndarray | None:
+        c, seen, values = self.config, self.seen, self.values
+        model.fit(seen, values, calibrate=False)  # the conformal scores serve the certificate only
+        keep = seen != 0  # θ = 0 is the clean reference, not on P*
+        # while the predicted front holds nothing unmeasured, the pool is drawn around the
+        # first `mop_fronts` measured fronts: the band near P*, not uniform fill
+        fronts = 1 if self.grown == 1 else c.mop_fronts
+        candidates = candidate_pool(lattice, seen, values, self.carry, c.pool, self.rng, fronts)
+        if len(candidates) == 0:
+            return None
+        size = self.grown * max(c.batch, int(c.batch_growth * len(seen)))
+        observed = on_grid(values[keep])
+        chosen, on_front, optimistic, mean, sd = self.rank(model, candidates, observed, min(size, left))
+        front = next_batch(optimistic, candidates, observed, on_front)
+        self.carry = np.setdiff1d(front, chosen)  # predicted front, not yet measured: rank it again
+        self.record(model, seen, candidates, chosen, on_front, mean, sd)
+        self.grown = 1 if on_front or not c.grow else 2 * self.grown
+        return chosen
+
+    def repeats(self, lattice: Lattice, k: int) -> np.ndarray:
+        """Θ exhausted (or nothing left to rank): `k` re-proposals of measured configurations."""
+        return self.rng.choice(np.unique(self.seen), size=k)
+
+
+class TomoNavSearch(Search):
+    """TomoNav with the settings of `TomoNavConfig`, ranking exactly or from a pool by |Θ|."""
+
+    settings = TomoNavConfig  # the settings' defaults, which the YAML must hold (tests/contracts.py)
+
+    def __init__(self, name: str = "tomonav", label: str | None = None, style: dict | None = None, **settings):
+        super().__init__(name, label, style)
+        valid = [f.name for f in fields(TomoNavConfig)]
+        unknown = [k for k in settings if k not in valid]
+        if unknown:
+            raise UserError(f"search {name} has no setting '{unknown[0]}' (valid: {', '.join(valid)})")
+        self.config = TomoNavConfig(**settings)
+        self.history: list[dict] = []  # the last run's refits (Ranking.history)
+
+    def strategy(self, lattice: Lattice, seed: int) -> Ranking:
+        """ExactRanking up to pool_above configurations, PooledRanking beyond."""
+        kind = PooledRanking if lattice.size > self.config.pool_above else ExactRanking
+        return kind(self.config, self.objectives, seed)
+
+    def run(self, oracle, budget: int, seed: int) -> np.ndarray:
+        ranking = self.strategy(oracle.lattice, seed)
+        self.history = ranking.history
+        return ranking.run(oracle, budget)
 
 
 def _low_orders(lattice: Lattice, order: int) -> np.ndarray:
