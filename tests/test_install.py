@@ -6,7 +6,6 @@ and pip-style resolution beside the newest and the oldest declared torch."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -235,8 +234,10 @@ def build_wheel(tmp_path: Path) -> Path:
 @pytest.mark.slow
 def test_the_wheel_runs_from_an_empty_folder_beside_another_torch(tmp_path):
     """A fresh venv that already holds torch 2.6.0 (not the pinned 2.14.1), the wheel installed with its
-    core dependencies from the registry (uv's cache), then `testnav` and `python -m testnav` from an
-    empty folder: summary.json under that folder's results/, and the torch left as it was."""
+    core dependencies from the registry (uv's cache), then from an empty folder: `testnav` (the embedded
+    default), `python -m testnav` (a live search of a --config-dir benchmark), stage=check, an extra's
+    one line, a sweep through submitit once the slurm extra is in, and the figures: everything under
+    that folder's results/, and the torch left as it was."""
     wheel = build_wheel(tmp_path)
     venv = tmp_path / "venv"
     py = venv / "bin" / "python"
@@ -249,24 +250,39 @@ def test_the_wheel_runs_from_an_empty_folder_beside_another_torch(tmp_path):
     missing = subprocess.run([str(py), "-c", "import transformers"], capture_output=True)
     assert missing.returncode != 0  # a core install: no extras
     empty = tmp_path / "empty"
-    empty.mkdir()
+    (empty / "my_conf" / "benchmark").mkdir(parents=True)
+    (empty / "my_conf" / "benchmark" / "mine.yaml").write_text("defaults: [mnist5k, _self_]\nname: mine\nlevels: 2\n")
+    ext_table(empty / "t.csv")
     env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path), "OMP_NUM_THREADS": "1"}
-    runs = [
-        [str(venv / "bin" / "testnav"), "benchmark.levels=2", "search=random", "budget=20", "progress=false"],
-        [str(py), "-m", "testnav", "stage=live", "benchmark.levels=2", "search=random", "budget=8", "progress=false"],
-        [str(venv / "bin" / "testnav"), "benchmark=qqp"],
-    ]
-    for cmd in runs:
+    testnav = str(venv / "bin" / "testnav")
+    live = ["--config-dir", "my_conf", "benchmark=mine", "stage=live", "search=random", "budget=8", "progress=false"]
+    runs = {
+        "default": [testnav, "benchmark.levels=2", "search=random", "budget=20", "progress=false"],
+        "live": [str(py), "-m", "testnav", *live],
+        "check": [testnav, "stage=check", "benchmark.levels=2", "progress=false"],
+        "text": [testnav, "benchmark=qqp"],  # the text extra is not installed: one line, exit 2
+        "slurm": [testnav, "-m", "hydra/launcher=local", "groundtruth.table=t.csv", "search=random", "seed=0,1"],
+    }
+    for name, cmd in runs.items():
         done = subprocess.run(cmd, cwd=empty, env=env, capture_output=True, text=True, timeout=1200)
-        if cmd[-1] == "benchmark=qqp":  # the text extra is not installed: one line, exit 2
-            assert done.returncode == 2 and "pip install 'testnav[text]'" in done.stderr, done.stderr
+        if name in ("text", "slurm"):
+            extra = {"text": "text", "slurm": "slurm"}[name]
+            assert done.returncode == 2 and done.stderr.strip().endswith(f"pip install 'testnav[{extra}]'"), done.stderr
             continue
-        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.returncode == 0, f"{name}: {done.stderr[-3000:]}"
     summaries = sorted((empty / "results" / "runs").glob("*/*/summary.json"))
-    assert [json.loads(p.read_text())["search"] for p in summaries] == ["random", "random"]
-    assert {p.parent.name.split("_", 2)[-1] for p in summaries} == {"mnist5k_ssim_random_s0"}
+    assert sorted(p.parent.name.split("_", 1)[1] for p in summaries) == [
+        "mine_ssim_random_s0",
+        "mnist5k_ssim_random_s0",
+    ]
+    assert len(list((empty / "results" / "runs").glob("*/*_mnist5k_check/check.json"))) == 1
+    # the SLURM extra: the launcher's jobs unpickle the app (submitit's local executor, as on a cluster)
+    subprocess.run([*install, f"testnav[slurm] @ {wheel.as_uri()}"], check=True, timeout=1200)
+    done = subprocess.run(runs["slurm"], cwd=empty, env=env, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert len(list((empty / "results" / "multirun").glob("*/*/*_random_s[01]/summary.json"))) == 2
     done = subprocess.run(
-        [str(venv / "bin" / "testnav"), "figures", "--results", "results", "--no-examples"],
+        [testnav, "figures", "--results", "results", "--no-examples"],
         cwd=empty, env=env, capture_output=True, text=True, timeout=1200,
     )  # fmt: skip
     assert done.returncode == 0 and (empty / "results" / "report.md").is_file(), done.stderr[-3000:]

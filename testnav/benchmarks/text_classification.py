@@ -156,15 +156,16 @@ def looks_like_text(data) -> bool:
     """Whether data for a model without a tokenizer is text (for a prediction function) rather than images."""
     from ..data.given import is_hf_dataset
 
+    if isinstance(data, (str, Path)):  # an image folder
+        return False
     if is_hf_dataset(data):
         return any(all(c in data.column_names for c in cols) for cols in TEXT_COLUMNS)
     if isinstance(data, torch.utils.data.DataLoader):
         first = next(iter(data), None)
         return isinstance(first, (tuple, list)) and len(first) == 2 and not isinstance(first[0], torch.Tensor)
-    try:
-        first = data[0][0] if isinstance(data, tuple) and len(data) == 2 else data[0][0]
-    except (TypeError, IndexError, KeyError):
+    if not isinstance(data, (tuple, list)) or not data or not isinstance(data[0], (tuple, list)) or not data[0]:
         return False
+    first = data[0][0]  # the first text of (texts, labels), or of the first (text, label) row
     return isinstance(first, str) or (isinstance(first, tuple) and all(isinstance(s, str) for s in first))
 
 

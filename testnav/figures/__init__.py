@@ -10,5 +10,5 @@ One concern per module, so each can be read (and tested) on its own:
 * `examples` — the perturbed test input behind Figs. 5–6 (needs the benchmark's data);
 * `report`  — `results/report.md`: every figure and table with one sentence and its number.
 
-`scripts/figures.py` (`make figures`) drives them.
+`testnav figures` (testnav/app/figures.py; `make figures`, scripts/figures.py) drives them.
 """
