@@ -69,6 +69,11 @@ def extra_of(target: str) -> str | None:
     return TARGETS[best] if best else None
 
 
+def available(node) -> bool:
+    """Whether every plug-in of a config tree has its extra installed."""
+    return all(extra_of(t) is None or not missing(extra_of(t)) for t in targets(node))
+
+
 def targets(node) -> list[str]:
     """Every `_target_` in a config tree (dicts and lists, as OmegaConf.to_container gives it)."""
     found = []

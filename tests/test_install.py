@@ -197,6 +197,12 @@ def test_a_missing_extra_is_refused_from_python_too(without):
     without("sacrebleu")
     with pytest.raises(MissingExtra, match=r"^testnav.fidelity.chrf.ChrF needs testnav\[text\] .*pip install"):
         fidelity.make("chrf")
+    with pytest.raises(MissingExtra, match=r"^fidelity chrf needs testnav\[text\]"):
+        fidelity.sign("chrf")
+    assert fidelity.sign("kid") == -1.0
+    from testnav.figures.loader import fidelity_specs  # the figures of a core install: its own metrics
+
+    assert set(fidelity_specs()) == {"ssim", "kid"}
 
 
 # ---------------------------------------------------------------------------------------- make test-all

@@ -68,9 +68,13 @@ def fidelity_specs() -> dict[str, tuple[str, float]]:
     """name → (raw column, sign) of every conf/fidelity/*.yaml (ρ = sign × column, the sign the metric declares)."""
     from omegaconf import OmegaConf
 
+    from ..extras import available
+
     specs = {}
     for p in sorted((CONF / "fidelity").glob("*.yaml")):
         c = OmegaConf.load(p)
+        if not available(OmegaConf.to_container(c)):  # a metric of an extra not installed here (chrF: text)
+            continue
         column = str(c.get("column", p.stem))
         specs[str(c.get("name", p.stem))] = (column, rho_sign(column))
     return specs
