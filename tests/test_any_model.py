@@ -92,10 +92,13 @@ def test_an_onnx_runtime_session_tests_as_the_torch_model_it_was_exported_from(t
     torch_run, _ = live_run(net, data, tmp_path / "cache")
     onnx_run, t = live_run(predict, data, tmp_path / "cache")
     gap = front_gap(torch_run, onnx_run)
+    with torch.no_grad():
+        logits = np.abs(predict(data[0].numpy()) - net(data[0]).numpy()).max()
     print(
         f"ONNX Runtime vs torch: max |Δδ|, |Δρ| = {gap:.3g} over 16 configurations (front: {len(onnx_run.front)}; "
-        f"δ up to {torch_run.trace.delta.max():.2f})"
+        f"δ up to {torch_run.trace.delta.max():.2f}); clean logits differ by {logits:.2g} at most"
     )
+    assert logits < 1e-4
     assert gap <= TOLERANCE and torch_run.trace.delta.max() > 0.05
     assert "the model is a prediction function (no features): ssim still apply" in caplog.text
     assert (
@@ -119,10 +122,13 @@ def test_a_scikit_learn_classifier_through_a_function_fronts_as_its_torch_twin(t
     sk_run, t = live_run(predict, data, tmp_path / "cache")
     torch_run, _ = live_run(twin, data, tmp_path / "cache")
     gap = front_gap(torch_run, sk_run)
+    with torch.no_grad():
+        probabilities = np.abs(predict(data[0].numpy()) - torch.softmax(twin(data[0]), 1).numpy()).max()
     print(
         f"scikit-learn vs torch: max |Δδ|, |Δρ| = {gap:.3g} over 16 configurations (front: {len(sk_run.front)}; "
-        f"δ up to {torch_run.trace.delta.max():.2f})"
+        f"δ up to {torch_run.trace.delta.max():.2f}); clean probabilities differ by {probabilities:.2g} at most"
     )
+    assert probabilities < 1e-5
     assert gap <= TOLERANCE and torch_run.trace.delta.max() > 0.05
     # probabilities are read as such: the same front from the log-probabilities (logits) as output="logits"
     logit_run, _ = live_run(
