@@ -20,7 +20,16 @@ from omegaconf import OmegaConf
 
 from ..paths import CONF
 from ..registry import normalise
-from .cli import GROUPS, config_dirs, group_options, guarded, precheck, quote_free_text, register_resolvers
+from .cli import (
+    BUILTIN_LAUNCHERS,
+    GROUPS,
+    config_dirs,
+    group_options,
+    guarded,
+    precheck,
+    quote_free_text,
+    register_resolvers,
+)
 from .cli import survive_own_requeue
 
 # At import, not in main(): a SLURM job unpickles `run` by reference, importing this module, and its
@@ -120,7 +129,7 @@ def usage(argv: list[str], prog: str) -> str:
         default = defaults.get(group)
         shown = [f"{o} (default)" if o == default else o for o in options]
         lines.append(f"  {group:<14} {', '.join(shown) or '—'}")
-    launchers = sorted(set(group_options(dirs, "hydra/launcher")) | {"basic", "submitit_local", "submitit_slurm"})
+    launchers = sorted(set(group_options(dirs, "hydra/launcher")) | set(BUILTIN_LAUNCHERS))
     lines.append(f"  {'hydra/launcher':<14} {', '.join(o + ' (default)' if o == 'basic' else o for o in launchers)}")
     keys = [k for k in root if k not in ("defaults", "hydra")]
     lines += [
