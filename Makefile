@@ -15,7 +15,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # pip prints one warning per missing local index folder; they are noise, not errors.
 QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: install lint run test test-all test-slow test-slurm figures reproduce bench clean gpu-check
+.PHONY: install lock lint run test test-all test-slow test-slurm figures reproduce bench clean gpu-check
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -24,12 +24,21 @@ $(PY):
 # its cache: a fresh clone's install took 8 s with uv's cache warm and 42 s cold, against pip's
 # 2 min 27 s (4 min 11 s with its byte-compiling). Where uv cannot be installed or cannot reach an
 # index, pip installs.
-$(STAMP): pyproject.toml | $(PY)
-	{ $(PY) -m pip install -q uv==0.13.9 2>&1 | $(QUIET_PIP) && $(VENV)/bin/uv pip install -q --python $(PY) -e '.[test]'; } \
-	  || $(PY) -m pip install -q -e '.[test]' 2>&1 | $(QUIET_PIP)
+# Everything (the extras `all` and `test`) at the exact versions of constraints.txt; pyproject.toml
+# itself only declares ranges.
+$(STAMP): pyproject.toml constraints.txt | $(PY)
+	{ $(PY) -m pip install -q uv==0.13.9 2>&1 | $(QUIET_PIP) && $(VENV)/bin/uv pip install -q --python $(PY) -c constraints.txt -e '.[test]'; } \
+	  || $(PY) -m pip install -q -c constraints.txt -e '.[test]' 2>&1 | $(QUIET_PIP)
 	touch $(STAMP)
 
 install: $(STAMP)
+
+lock: install           ## constraints.txt from pyproject.toml's ranges (uv pip compile; current pins kept where they fit)
+	cp constraints.txt constraints.txt.new
+	$(VENV)/bin/uv pip compile -q --no-header pyproject.toml --extra all --extra test --python-version 3.11 \
+	  --python-platform x86_64-manylinux_2_28 -o constraints.txt.new
+	{ sed -n '/^#/!q;p' constraints.txt; grep -v '^# ' constraints.txt.new; } > constraints.txt.tmp
+	mv constraints.txt.tmp constraints.txt && rm constraints.txt.new
 
 run: install            ## the main job on the embedded default benchmark (mnist5k)
 	$(PY) run.py

@@ -1,14 +1,15 @@
-"""TestNav harness: compositional robustness testing (TestNav search + TestifAI tomography)."""
+"""TestNav harness: compositional robustness testing (TestNav search + TestifAI tomography).
 
-import os
+`import testnav` changes nothing in the caller's process: no environment variable, warning filter,
+logging handler, OmegaConf resolver or torch setting (tests/test_install.py). The command line
+(`testnav`, `python -m testnav`, run.py; testnav/app/main.py) owns its process and sets what it needs.
+"""
 
-# Must hold before anything imports transformers: no test or default run touches the network.
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+__version__ = "0.1.0"
 
 
 def __getattr__(name):
-    """`testnav.Tester` without importing torch for every `import testnav` (run.py, the CLI guard)."""
+    """`testnav.Tester` without importing torch for every `import testnav` (the CLI's help, its guard)."""
     if name == "Tester":
         from .tester import Tester
 

@@ -73,9 +73,13 @@ def compose(config_dir, name: str, overrides=()) -> DictConfig:
 
 def instantiate(node, **kwargs):
     """Hydra's instantiate, surfacing a UserError raised inside a constructor as itself (one
-    line) instead of Hydra's wrapped, multi-line error."""
+    line) instead of Hydra's wrapped, multi-line error; a plug-in whose extra is not installed is
+    refused first, naming the `pip install 'testnav[…]'` (testnav/extras.py)."""
     from hydra.utils import instantiate as hydra_instantiate
 
+    from .extras import check
+
+    check(OmegaConf.to_container(node, resolve=False) if isinstance(node, DictConfig) else node)
     try:
         return hydra_instantiate(node, _convert_="all", **kwargs)
     except Exception as e:

@@ -28,10 +28,14 @@ TEXT_FAMILIES = ("typo", "contraction", "punctuation")
 
 
 class Tester:
-    """model: any nn.Module returning logits (images in [0, 1], normalised inside, or give mean/std), or a
-    Hugging Face sequence classifier with `tokenizer=`. data: (images, labels) tensors, a torch Dataset,
-    an image-folder path; for text (texts, labels) or [(text, label), …] with single sentences or
-    (text_a, text_b) pairs. families: names (`testnav.families.names()`) or Family objects.
+    """model: any nn.Module returning logits (images in [0, 1], normalised inside, or give mean/std), a
+    Hugging Face sequence classifier with `tokenizer=`, or a prediction function `predict(batch) ->
+    logits or probabilities` (scikit-learn, ONNX Runtime, TensorFlow, a service; images arrive as a
+    float32 numpy array in [0, 1], NCHW or `layout="NHWC"`, text as a list of strings or of (text_a,
+    text_b) pairs; testnav/models/function.py). data: (images, labels) tensors, a torch Dataset or
+    DataLoader, a Hugging Face datasets.Dataset, an image-folder path; for text (texts, labels),
+    [(text, label), …], a datasets.Dataset or a DataLoader, with single sentences or (text_a, text_b)
+    pairs. families: names (`testnav.families.names()`) or Family objects.
     fidelity: a metric of conf/fidelity for the modality, e.g. ssim or kid for images, chrf for text
     (several: a list, the first one searched)."""
 
@@ -55,12 +59,26 @@ class Tester:
         batch_size: int = 256,
         max_length: int = 256,
         progress: bool = False,
+        layout: str = "NCHW",
+        output: str = "auto",
     ):
         from . import fidelity as fidelity_registry
+        from .benchmarks.text_classification import looks_like_text
         from .families import make as family
+        from .models.function import FunctionModel, FunctionTextModel, is_function
         from .pipeline import compose_config, resolve_device
 
-        self.text = tokenizer is not None
+        function = is_function(model)
+        if function:
+            given = [k for k, v in (("mean", mean), ("std", std), ("input_size", input_size), ("layer", layer)) if v]
+            if given or tokenizer is not None:
+                raise UserError(
+                    f"{', '.join(given) or 'tokenizer'}: a setting of an nn.Module or a Hugging Face model; a "
+                    f"prediction function prepares its inputs itself (it may take layout= and output=)"
+                )
+        elif tokenizer is None and looks_like_text(data):
+            raise UserError("text data: give the model's tokenizer= (or a prediction function on strings)")
+        self.text = tokenizer is not None or (function and looks_like_text(data))
         modality = "text" if self.text else "vision"
         valid = fidelity_registry.names(modality)
         fidelities = [fidelity] if isinstance(fidelity, str) else list(fidelity or valid[:1])
@@ -83,7 +101,7 @@ class Tester:
                 levels,
                 metrics,
                 data=TextItems(data),
-                model=GivenTextModel(model, tokenizer),
+                model=FunctionTextModel(model, output) if function else GivenTextModel(model, tokenizer),
                 perturb_seed=perturb_seed,
                 batch_size=batch_size,
                 max_length=max_length,
@@ -104,7 +122,9 @@ class Tester:
                 fams,
                 levels,
                 TensorData(x, y, description),
-                GivenModel(model, mean, std, input_size, layer=layer),
+                FunctionModel(model, layout, output)
+                if function
+                else GivenModel(model, mean, std, input_size, layer=layer),
                 metrics=metrics,
                 perturb_seed=perturb_seed,
                 batch_size=batch_size,

@@ -17,7 +17,7 @@ def test_a_wheel_ships_conf_and_composes_from_it(tmp_path):
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     src = tmp_path / "src"  # pip builds in the source tree: a copy keeps the checkout clean
     src.mkdir()
-    for name in ("pyproject.toml", "README.md", "conf", "testnav"):
+    for name in ("pyproject.toml", "README.md", "LICENSE", "conf", "testnav"):
         copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy2
         copy(
             ROOT / name,

@@ -20,6 +20,8 @@ from pathlib import Path
 from omegaconf import OmegaConf
 
 from ..errors import UserError
+from ..extras import check as check_extras
+from ..extras import require
 
 GROUPS = ("benchmark", "fidelity", "search", "experiment")
 BUILTIN_LAUNCHERS = ("basic", "submitit_local", "submitit_slurm")  # Hydra's own, beside conf/hydra/launcher/
@@ -113,6 +115,8 @@ def precheck(argv: list[str], conf_dir: Path) -> None:
             valid = sorted(set(group_options(dirs, key)) | set(BUILTIN_LAUNCHERS))
             if value not in valid:
                 fail(f"unknown hydra/launcher '{value}' (valid: {', '.join(valid)})")
+            if submitit_launcher(dirs, value):
+                one_line(require, "slurm", f"hydra/launcher={value}")
     extra = [f"hydra.searchpath=[{','.join(searchpath)}]"] if searchpath else []
     for combo in itertools.product(*choices.values()):
         picked = dict(zip(choices, combo))
@@ -125,11 +129,36 @@ def precheck(argv: list[str], conf_dir: Path) -> None:
                 )
         except Exception as e:  # a broken user config: Hydra's message, on one line
             where = ", ".join(f"{k}={v}" for k, v in picked.items()) or "the defaults"
+            if "submitit" in str(e):  # a preset's launcher whose plug-in is not installed
+                one_line(require, "slurm", where)
             fail(f"cannot compose {where}: {' '.join(str(e).split())}")
         tree = OmegaConf.to_container(cfg, resolve=False)
-        tree.pop("hydra")
+        hydra_node = tree.pop("hydra")
+        chosen = hydra_node["runtime"]["choices"]
+        for group in ("benchmark", "fidelity"):  # before any work: a plug-in whose extra is missing
+            one_line(check_extras, tree.get(group), f"{group}={chosen.get(group)}")
+        one_line(check_extras, hydra_node.get("launcher"), f"hydra/launcher={chosen.get('hydra/launcher')}")
         check_keys(overrides, tree, picked)
         check_shards(overrides, cfg, multirun=bool({"-m", "--multirun"} & set(argv)))
+
+
+def submitit_launcher(dirs: list[Path], name: str) -> bool:
+    """Whether hydra/launcher=`name` runs through submitit (Hydra's submitit_* or a preset built on one)."""
+    if name.startswith("submitit_"):
+        return True
+    return any(
+        "submitit" in (d / "hydra" / "launcher" / f"{name}.yaml").read_text()
+        for d in dirs
+        if (d / "hydra" / "launcher" / f"{name}.yaml").is_file()
+    )
+
+
+def one_line(check, *args) -> None:
+    """Run `check(*args)`; a UserError it raises becomes the one-line error and exit 2."""
+    try:
+        check(*args)
+    except UserError as e:
+        fail(str(e))
 
 
 def check_shards(overrides: list[str], cfg, multirun: bool) -> None:

@@ -9,8 +9,10 @@ classifier sees exactly what it was trained on. `n` rows are kept, the first n o
 
 Model (`SequenceClassifier`): any Hugging Face sequence classifier from a `save_pretrained`
 directory (`path`) or a Hub id in the local cache (`name`); its tokenizer from the same place.
-In Python (testnav.Tester) the data and the model can be objects in memory (`TextItems`,
-`GivenTextModel`), identified by a hash of the texts and of the model's weights.
+In Python (testnav.Tester) the data and the model can be objects in memory (`TextItems`: texts and
+labels, a Hugging Face `datasets.Dataset` or a DataLoader; `GivenTextModel`, or a prediction function,
+testnav/models/function.py), identified by a hash of the texts and of the model's weights (a
+function's: its outputs).
 """
 
 from __future__ import annotations
@@ -110,19 +112,74 @@ class TextTable:
         }
 
 
+TEXT_COLUMNS = (("text",), ("sentence",), ("text_a", "text_b"), ("sentence1", "sentence2"), ("question1", "question2"))
+
+
+def text_rows(data) -> tuple[list, list]:
+    """(texts, labels) from (texts, labels), [(text, label), …], a Hugging Face `datasets.Dataset`
+    with a text column (text, sentence) or a pair (text_a/text_b, sentence1/sentence2,
+    question1/question2) and a label column, or a DataLoader of (texts, labels) batches."""
+    from ..data.given import LABEL_COLUMNS, is_hf_dataset
+
+    if is_hf_dataset(data):
+        columns = list(data.column_names)
+        segments = next((c for c in reversed(TEXT_COLUMNS) if all(x in columns for x in c)), None)
+        label = next((c for c in LABEL_COLUMNS if c in columns), None)
+        if segments is None or label is None:
+            raise UserError(
+                f"Hugging Face dataset with columns {', '.join(columns)}: expected text (or sentence, or "
+                f"a pair text_a/text_b) and label columns"
+            )
+        texts = list(zip(*(data[c] for c in segments))) if len(segments) == 2 else list(data[segments[0]])
+        return texts, list(data[label])
+    if isinstance(data, torch.utils.data.DataLoader):
+        if isinstance(data.sampler, torch.utils.data.RandomSampler):
+            raise UserError("text data: the DataLoader shuffles (shuffle=True); give one with shuffle=False")
+        texts, labels = [], []
+        for batch in data:
+            if not isinstance(batch, (tuple, list)) or len(batch) != 2:
+                raise UserError("text data: a DataLoader must yield (texts, labels) batches")
+            segment, y = batch
+            # default collation: a list of strings, or for pairs [list of text_a, list of text_b]
+            if len(segment) == 2 and all(isinstance(s, (list, tuple)) for s in segment):
+                texts += list(zip(*segment))
+            else:
+                texts += list(segment)
+            labels += torch.as_tensor(y).ravel().tolist()
+        return texts, labels
+    if isinstance(data, tuple) and len(data) == 2:
+        return list(data[0]), [int(y) if isinstance(y, torch.Tensor) else y for y in data[1]]
+    return (list(c) for c in zip(*data)) if len(data) else ([], [])
+
+
+def looks_like_text(data) -> bool:
+    """Whether data for a model without a tokenizer is text (for a prediction function) rather than images."""
+    from ..data.given import is_hf_dataset
+
+    if isinstance(data, (str, Path)):  # an image folder
+        return False
+    if is_hf_dataset(data):
+        return any(all(c in data.column_names for c in cols) for cols in TEXT_COLUMNS)
+    if isinstance(data, torch.utils.data.DataLoader):
+        first = next(iter(data), None)
+        return isinstance(first, (tuple, list)) and len(first) == 2 and not isinstance(first[0], torch.Tensor)
+    if not isinstance(data, (tuple, list)) or not data or not isinstance(data[0], (tuple, list)) or not data[0]:
+        return False
+    first = data[0][0]  # the first text of (texts, labels), or of the first (text, label) row
+    return isinstance(first, str) or (isinstance(first, tuple) and all(isinstance(s, str) for s in first))
+
+
 class TextItems:
-    """Labelled texts in memory: [(text, label)] or [((text_a, text_b), label)], or (texts, labels)."""
+    """Labelled texts in memory: [(text, label)] or [((text_a, text_b), label)], (texts, labels), a Hugging
+    Face `datasets.Dataset` or a DataLoader of (texts, labels) batches."""
 
     def __init__(self, data):
-        """A tuple (texts, labels) of two sequences, or a list of (text, label) rows."""
         try:
-            if isinstance(data, tuple) and len(data) == 2:
-                texts, labels = list(data[0]), [int(y) if isinstance(y, torch.Tensor) else y for y in data[1]]
-            else:
-                texts, labels = (list(c) for c in zip(*data)) if len(data) else ([], [])
+            texts, labels = text_rows(data)
         except (TypeError, ValueError):
             raise UserError(
-                "text data: give (texts, labels), [(text, label), …] or [((text_a, text_b), label), …]"
+                "text data: give (texts, labels), [(text, label), …], [((text_a, text_b), label), …], "
+                "a Hugging Face datasets.Dataset or a DataLoader"
             ) from None
         if len(texts) != len(labels):
             raise UserError(f"text data: {len(texts)} texts but {len(labels)} labels")
@@ -222,6 +279,8 @@ class TextClassification(TextBenchmark):
     def load(self, cache_dir) -> TextLoaded:
         items, labels = self.data.rows()
         model, tokenizer, key = self.model_spec.build()
+        if key is None:  # a prediction function: keyed by its outputs on D
+            key = self.model_spec.key_of(items, model)
         model.eval()
         self._memo.clear()
         width = len(items[0]) if items else 1
@@ -238,6 +297,9 @@ class TextClassification(TextBenchmark):
         todo = [p for p in dict.fromkeys(items) if p not in self._memo]
         for i in range(0, len(todo), self.batch_size):
             chunk = todo[i : i + self.batch_size]
+            if loaded.tokenizer is None:  # a prediction function on the texts themselves
+                self._memo.update(zip(chunk, loaded.model.scores(chunk).argmax(-1).tolist()))
+                continue
             segments = [list(s) for s in zip(*chunk)]
             enc = loaded.tokenizer(
                 *segments, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"

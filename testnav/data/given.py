@@ -7,38 +7,111 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from ..errors import UserError
 
 
 def image_tensors(data, image_size=None) -> tuple[torch.Tensor, torch.Tensor, dict | None]:
-    """(images (N, C, H, W) in [0, 1], labels, a file description or None) from tensors, a torch
-    Dataset of (image, label) or an image-folder path."""
+    """(images (N, C, H, W) in [0, 1], labels, a file description or None) from tensors or arrays,
+    a torch Dataset or DataLoader of (image, label), a Hugging Face `datasets.Dataset` with an image
+    and a label column, or an image-folder path. An image is a tensor or array (C, H, W), (H, W, C) or
+    (H, W), floats in [0, 1] or 8-bit, or a PIL image."""
     if isinstance(data, (str, Path)):
         from .image_folder import ImageFolder
 
         reader = ImageFolder(str(data), image_size=image_size)
         x, y = reader.load()
         return x, y, reader.describe()
-    if isinstance(data, (tuple, list)) and len(data) == 2 and isinstance(data[0], torch.Tensor):
+    if isinstance(data, (tuple, list)) and len(data) == 2 and isinstance(data[0], (torch.Tensor, np.ndarray)):
         x, y = data
+    elif is_hf_dataset(data):
+        x, y = _stack(*hf_columns(data, IMAGE_COLUMNS, "image"), image_size)
+    elif isinstance(data, torch.utils.data.DataLoader):
+        x, y = _from_loader(data, image_size)
     elif isinstance(data, torch.utils.data.Dataset):
-        from . import to_tensor
-
         items = [data[i] for i in range(len(data))]
-        images = [im for im, _ in items]
-        if all(isinstance(im, torch.Tensor) for im in images):
-            x = torch.stack([im.float() for im in images])
-        else:
-            x = to_tensor([im.convert("RGB") for im in images], image_size)  # PIL images, as the readers convert them
-        y = torch.as_tensor([int(lbl) for _, lbl in items])
+        x, y = _stack([im for im, _ in items], [lbl for _, lbl in items], image_size)
     else:
         raise UserError(
-            "image data: give (images, labels) tensors, a torch Dataset of (image, label), "
-            "or the path of an image folder (root/<class>/<image>)"
+            "image data: give (images, labels) tensors or arrays, a torch Dataset or DataLoader of "
+            "(image, label), a Hugging Face datasets.Dataset with image and label columns, or the path of "
+            f"an image folder (root/<class>/<image>); got {type(data).__name__}"
         )
     return checked_images(x, y, image_size)
+
+
+IMAGE_COLUMNS = ("image", "img", "pixel_values", "images")
+LABEL_COLUMNS = ("label", "labels", "fine_label", "class")
+
+
+def is_hf_dataset(data) -> bool:
+    """A Hugging Face `datasets.Dataset` (recognised without importing datasets)."""
+    return type(data).__module__.split(".")[0] == "datasets" and hasattr(data, "column_names")
+
+
+def hf_columns(data, inputs: tuple[str, ...], what: str) -> tuple[list, list]:
+    """(the input column, the label column) of a Hugging Face dataset, by their usual names."""
+    columns = list(data.column_names)
+    x = next((c for c in inputs if c in columns), None)
+    y = next((c for c in LABEL_COLUMNS if c in columns), None)
+    if x is None or y is None:
+        raise UserError(
+            f"Hugging Face dataset with columns {', '.join(columns)}: expected an {what} column "
+            f"({' or '.join(inputs)}) and a label column ({' or '.join(LABEL_COLUMNS)})"
+        )
+    return list(data[x]), list(data[y])
+
+
+def _image(im) -> torch.Tensor:
+    """One image as a (C, H, W) tensor: floats as they are, integers (8-bit values) divided by 255,
+    (H, W, C) transposed."""
+    t = torch.as_tensor(np.asarray(im)) if not isinstance(im, torch.Tensor) else im
+    if t.dim() == 2:
+        t = t[None]
+    elif t.dim() == 3 and t.shape[-1] in (1, 3, 4) and t.shape[0] not in (1, 3, 4):
+        t = t.permute(2, 0, 1)
+    return t.float() if t.is_floating_point() else t.float() / 255.0
+
+
+def _stack(images: list, labels: list, image_size=None) -> tuple[torch.Tensor, torch.Tensor]:
+    if images and all(hasattr(im, "convert") and hasattr(im, "size") for im in images):  # PIL images
+        from . import to_tensor
+
+        x = to_tensor([im.convert("RGB") for im in images], image_size)  # as the readers convert them
+    else:
+        shapes = sorted({tuple(_image(im).shape) for im in images[:1000]})
+        if len(shapes) > 1:
+            raise UserError(f"image data: images of {len(shapes)} shapes (e.g. {shapes[0]} and {shapes[-1]}): one size")
+        x = torch.stack([_image(im) for im in images]) if images else torch.zeros(0, 1, 1, 1)
+    return x, torch.as_tensor([int(lbl) for lbl in labels])
+
+
+def _from_loader(loader, image_size=None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Every batch of a DataLoader, in its order (which must not be shuffled: D is one fixed set)."""
+    if isinstance(loader.sampler, torch.utils.data.RandomSampler):
+        raise UserError("image data: the DataLoader shuffles (shuffle=True); give one with shuffle=False")
+    xs, ys = [], []
+    for batch in loader:
+        if isinstance(batch, dict):
+            batch = (
+                next((batch[c] for c in IMAGE_COLUMNS if c in batch), None),
+                next((batch[c] for c in LABEL_COLUMNS if c in batch), None),
+            )
+        if not isinstance(batch, (tuple, list)) or len(batch) < 2 or batch[0] is None or batch[1] is None:
+            raise UserError("image data: a DataLoader must yield (images, labels) batches (or dicts with image, label)")
+        images, labels = batch[0], batch[1]
+        if isinstance(images, torch.Tensor) and images.dim() == 4:
+            xs.append(images.float() / 255.0 if images.dtype == torch.uint8 else images.float())
+            ys.append(torch.as_tensor(labels).long().ravel())
+        else:
+            x, y = _stack(list(images), list(torch.as_tensor(labels).ravel().tolist()), image_size)
+            xs.append(x)
+            ys.append(y)
+    if not xs:
+        raise UserError("image data: the DataLoader yielded no batch")
+    return torch.cat(xs), torch.cat(ys)
 
 
 def checked_images(x, y, image_size=None) -> tuple[torch.Tensor, torch.Tensor, None]:

@@ -79,13 +79,6 @@ def columns_for(modality: str, settings: dict | None = None) -> list[str]:
     return [n for n in listed if not (n in settings and settings[n] is None)]
 
 
-def metric_classes() -> dict[str, type[Metric]]:
-    """Every metric class of conf/fidelity by the column it writes."""
-    from hydra.utils import get_class
-
-    return {n: get_class(REGISTRY.info(n)["_target_"]) for n in REGISTRY.names()}
-
-
 def sign(column: str, metrics: dict | None = None) -> float:
     """ρ = sign × column, from the metric that writes `column` (`metrics`: a benchmark's own, by
     column; otherwise this package's class of that column); a table's own `rho` column is ρ already."""
@@ -93,7 +86,12 @@ def sign(column: str, metrics: dict | None = None) -> float:
         return metrics[column].sign
     if column == RHO:
         return 1.0
-    cls = metric_classes().get(column)
-    if cls is None:
+    if column not in REGISTRY.names():
         raise UserError(f"no fidelity metric writes the column {column!r} (valid: {', '.join(names())}, {RHO})")
-    return 1.0 if cls.higher_is_better else -1.0
+    from hydra.utils import get_class
+
+    from ..extras import check
+
+    node = REGISTRY.info(column)
+    check(node, f"fidelity {column}")  # only this metric's class is imported: another's extra may be missing
+    return 1.0 if get_class(node["_target_"]).higher_is_better else -1.0

@@ -19,6 +19,7 @@ class Metric(ABC):
 
     higher_is_better: bool
     column: str
+    needs_features = False  # reads the tested model's features (KID on feature=model): a prediction function has none
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

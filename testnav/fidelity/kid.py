@@ -5,7 +5,10 @@ torchmetrics' `KernelInceptionDistance` on one of two feature spaces:
   used only when torch-fidelity is installed *and* its weights file is already in the torch
   hub cache (nothing is downloaded); otherwise the named `fallback` is used, and said so;
 * `feature: model` — the task model's penultimate layer, computed once per perturbed set and
-  shared with the prediction (the extractor handed to torchmetrics is then the identity).
+  shared with the prediction (the extractor handed to torchmetrics is then the identity);
+* `feature: pixels` — a fixed extractor that needs no model: each image area-averaged to
+  16 × 16 per channel, flattened (what KID uses for a model given as a prediction function,
+  which shows no features; testnav/models/function.py).
 The resolved extractor is part of the cache key. Raw KID is a distance; the `kid` fidelity
 config negates it so that higher ρ means higher fidelity, as the paper does.
 """
@@ -36,9 +39,20 @@ def inception_available() -> bool:
     return (Path(torch.hub.get_dir()) / "checkpoints" / INCEPTION_WEIGHTS).exists()
 
 
+FEATURES = ("inception", "model", "pixels")
+PIXELS = 16  # feature=pixels: images area-averaged to PIXELS × PIXELS per channel
+
+
+def pixel_features(images: torch.Tensor) -> torch.Tensor:
+    """(N, C·16·16) float32: each image area-averaged to 16 × 16 per channel (a fixed extractor)."""
+    import torch.nn.functional as F
+
+    return F.adaptive_avg_pool2d(images.float(), PIXELS).flatten(1)
+
+
 def resolve_feature(feature: str, fallback: str | None) -> str:
-    if feature not in ("inception", "model"):
-        raise UserError(f"kid feature={feature} (valid: inception, model)")
+    if feature not in FEATURES:
+        raise UserError(f"kid feature={feature} (valid: {', '.join(FEATURES)})")
     if feature == "inception" and not inception_available():
         where = Path(torch.hub.get_dir()) / "checkpoints" / INCEPTION_WEIGHTS
         if fallback is None:
@@ -87,9 +101,16 @@ class KID(PerSet, Metric):
         self.degree, self.coef, self.seed = int(degree), float(coef), int(seed)
         self.feature = resolve_feature(feature, fallback)
 
+    @property
+    def needs_features(self) -> bool:
+        """Whether it reads the tested model's features (a prediction function has none)."""
+        return self.feature == "model"
+
     def features(self, view) -> torch.Tensor:
         if self.feature == "model":
             return view.features
+        if self.feature == "pixels":
+            return pixel_features(view.images)
         with torch.inference_mode():
             x = view.images.expand(-1, 3, -1, -1) if view.images.shape[1] == 1 else view.images
             x = (x * 255).round().to(torch.uint8)

@@ -13,5 +13,5 @@ One concern per module, so each can be read (and tested) on its own:
 * `protocol` — the report's sentences on seeds, engines and the §3.3 grid's selection;
 * `testifai`, `severity` — TestifAI's figures from the study tables (Fig. 11 rebuilds images).
 
-`scripts/figures.py` (`make figures`) drives them.
+`testnav figures` (testnav/app/figures.py; `make figures`, scripts/figures.py) drives them.
 """

@@ -64,8 +64,11 @@ def fidelity_rank(fidelity: str) -> float:
 
 
 def fidelity_specs() -> dict[str, tuple[str, float]]:
-    """name → (raw column, sign) of every fidelity metric (ρ = sign × column, the sign the metric declares)."""
-    return {name: (name, rho_sign(name)) for name in fidelity_registry.names()}
+    """name → (raw column, sign) of every fidelity metric whose extra is installed here (ρ = sign ×
+    column, the sign the metric declares; chrF and BERT-F1 need the text extra)."""
+    from ..extras import available
+
+    return {n: (n, rho_sign(n)) for n in fidelity_registry.names() if available(fidelity_registry.REGISTRY.info(n))}
 
 
 @dataclass

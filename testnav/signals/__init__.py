@@ -27,6 +27,7 @@ from ..core.sets import PerSet
 
 class Signal(PerSet):
     name = "signal"
+    needs_features = True  # reads the model's activations; DeepGini only its output probabilities
 
     def prepare(self, train) -> None:
         """Calibrate on the training inputs' view (most signals need nothing)."""

@@ -9,6 +9,8 @@ from . import Signal
 
 
 class DeepGini(Signal):
+    needs_features = False
+
     def per_set(self, view) -> torch.Tensor:
         p = view.probabilities
         return view.set_means(1.0 - (p * p).sum(dim=1))
