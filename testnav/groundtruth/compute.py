@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
+from tqdm.auto import tqdm
 
 from ..core.cache import atomic_path, checksum_path, file_lock, verified, write_json_atomic
 from .session import open as open_session
