@@ -36,7 +36,9 @@ class Tester:
     an image-folder path; for text (texts, labels) or [(text, label), …] with single sentences or
     (text_a, text_b) pairs. families: names (`testnav.families.names()`) or Family objects.
     fidelity: a metric of conf/fidelity for the modality, e.g. ssim or kid for images, chrf for text
-    (several: a list, the first one searched)."""
+    (several: a list, the first one searched). progress: None (bars where a person watches: a
+    terminal, a notebook; none in CI logs), True or False. Images are checked before any work
+    (layout, range, finite values; labels against the model's classes on the first batch)."""
 
     def __init__(
         self,

@@ -135,14 +135,14 @@ class LiveExecutor:
     def run(self, tests, progress: bool = False) -> Measured:
         """Every test of `tests` (lattice indices), each stopped early by the rule; `progress`: a bar
         of tests done, with the inferences spent against those of running every test on all of D."""
-        from tqdm.auto import tqdm
+        from ..core.progress import bar
 
         lattice = self.benchmark.lattice
         m = Measured(lattice)
         n_batches = -(-len(self.loaded.labels) // self.rule.batch)
         tests = np.asarray(tests, dtype=np.int64)
         full = len(tests) * len(self.loaded.labels)
-        with tqdm(total=len(tests), desc="low-order tests (tomography)", unit="test", disable=not progress) as pbar:
+        with bar(total=len(tests), desc="low-order tests (tomography)", unit="test", disable=not progress) as pbar:
             for t in tests:
                 theta = tuple(int(v) for v in lattice.theta(t))
                 seen, estimates = [], []
