@@ -403,6 +403,17 @@ def test_cli_query_gate_fails_with_one_line_and_keeps_the_report(tmp_path, cache
     assert r.returncode == 0 and "gate: R(Q) ≥ 0.1 holds" in r.stdout, r.stderr
 
 
+def test_cli_tomography_names_its_tests_and_writes_the_report(tmp_path, cache_dir):
+    out = tmp_path / "tomo"
+    args = ["stage=tomography", *SMALL, "tomography.source=live", "examples=zoom=1", f"cache_dir={cache_dir}"]
+    r = run([*args, f"hydra.run.dir={out}"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    table = pd.read_csv(out / "tomography.csv")
+    assert list(table.columns[:5]) == ["t1", "t2", "t3", "t4", "configuration"] and table.configuration[0] == "clean"
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "Pairs of families" in html and "zoom=1 (×0.9)" in html and (out / "examples-zoom1.csv").exists()
+
+
 def test_cli_text_live_report(tmp_path, texts):
     bert = texts[3]
     pd.DataFrame(SENTENCES, columns=["text", "label"]).to_csv(tmp_path / "s.csv", index=False)
@@ -444,3 +455,44 @@ def test_the_report_renders_in_headless_chromium_offline(which, request, tmp_pat
     assert probe["sorted"] is True  # a click on a numeric heading sorts the ranked list
     assert (tmp_path / "report.png").stat().st_size > 20_000
     print(f"{which}: {probe['images']} images loaded, no console error, sortable")
+
+
+def bad_image_folder(tmp_path):
+    from tests.user_models import image_folder
+
+    photos = image_folder(tmp_path / "photos", classes=5, per_class=2)
+    return [
+        "benchmark=image_classification",
+        f"benchmark.data.root={photos}",
+        "benchmark.data.image_size=32",
+        "benchmark.model.num_classes=3",  # the folder has 5
+        "benchmark.model.random_weights=true",
+    ]
+
+
+def bad_texts(tmp_path, rows):
+    bert = tiny_bert(tmp_path / "bert", [t for t, _ in SENTENCES])
+    pd.DataFrame(rows, columns=["text", "label"]).to_csv(tmp_path / "t.csv", index=False)
+    return [
+        "benchmark=text_classification",
+        f"benchmark.data.path={tmp_path / 't.csv'}",
+        f"benchmark.model.path={bert}",
+    ]
+
+
+@pytest.mark.parametrize(
+    "data, expect",
+    [
+        (bad_image_folder, "labels outside the model's 3 classes (0..2, the width of its logits): 3, 4 on 4 of 10"),
+        (lambda p: bad_texts(p, [("a fine film", 7)]), "label(s) 7 outside the model's 3 classes (0..2)"),
+        (lambda p: bad_texts(p, []), "benchmark text_classification: the test set D is empty"),
+    ],
+    ids=["image folder, labels outside", "text, label outside", "text, empty"],
+)
+def test_cli_bad_data_is_one_line_and_leaves_nothing(data, expect, tmp_path):
+    out = tmp_path / "run"
+    args = [*data(tmp_path), "stage=live", "budget=3", "progress=false", f"cache_dir={tmp_path / 'c'}"]
+    r = run([*args, f"hydra.run.dir={out}"], tmp_path)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and expect in lines[0], r.stderr
+    assert not out.exists()

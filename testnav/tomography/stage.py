@@ -1,8 +1,8 @@
 """`stage=tomography | query | study` behind run.py.
 
 tomography: measure Θ≤2 (replayed from the ground truth's per-input outcomes, or live on
-            the model), fit the surrogate, write tomography.csv (measured / predicted /
-            true r_σ and q_σ per test) and independence.csv to the run directory;
+            the model), fit the surrogate, write tomography.csv (per test, named: measured /
+            predicted / true r_σ and q_σ) and independence.csv to the run directory;
 query:      the same, then ⟦Q⟧ and R(Q) for `query='…'`, measured, predicted and true side by side;
 study:      the §5 studies, as tables under results/tables/testifai/.
 """
@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..core.cache import atomic_path, write_json_atomic
+from ..core.naming import with_names
 from ..core.progress import resolve as resolve_progress
 from ..errors import BelowThreshold, UserError
 from ..pipeline import build_groundtruth, open as open_session, resolve_device
@@ -76,7 +77,7 @@ def run_tomography(cfg, out_dir: Path) -> dict:
     thetas = reports.named(cfg, benchmark)  # checked before any work
     tomo, _ = make_tomography(cfg, benchmark)
     name = benchmark.name
-    write_csv(tomo.table, out_dir / "tomography.csv")
+    write_csv(with_names(tomo.table, benchmark.families), out_dir / "tomography.csv")
     write_csv(tomo.pairs, out_dir / "independence.csv")
     t = tomo.table
     summary = {
