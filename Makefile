@@ -15,7 +15,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # pip prints one warning per missing local index folder; they are noise, not errors.
 QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: install lock lint run test test-all test-slow test-slurm figures reproduce bench clean gpu-check
+.PHONY: install lock lint run test test-all test-slow test-slurm figures reproduce bench clean gpu-check browser
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -50,13 +50,19 @@ lint: install           ## ruff (rules in pyproject.toml): undefined names, unus
 test: lint              ## lint, then the contributor tier, before every commit (offline, both cores; README states its time)
 	$(PY) -m pytest -n 2
 
-test-all: lint          ## lint, then everything: also SIGKILL/resume, concurrency, notebooks, statistics, full lattices (CI)
+test-all: lint browser  ## lint, then everything: also SIGKILL/resume, concurrency, notebooks, statistics, full lattices (CI)
 	$(PY) -m pytest -n 2 -m "slow or not slow"
 
 test-slow: test-all     # the old name
 
 figures: install        ## every figure and table from results/ → results/figures, results/tables, results/report.md
 	$(PY) scripts/figures.py $(if $(RESULTS),--results $(RESULTS))  # RESULTS=DIR: only DIR's runs, drawn beside them; a fresh clone (no runs) first gets the minimal mnist5k sweep
+
+browser:                ## Debian's chromium, for the test that renders report.html in a real browser (root; else that test skips)
+	@if command -v chromium >/dev/null; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then echo "browser: SKIPPED: needs root to install chromium (the browser test will skip)" >&2; exit 0; fi; \
+	{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; } >/dev/null \
+	  || echo "browser: SKIPPED: could not install chromium from the Debian registry (the browser test will skip)" >&2
 
 SLURM_PKGS := slurmctld slurmd slurm-client munge
 test-slurm: install     ## the SLURM launcher test on a throwaway single-node cluster on 127.0.0.1 (root; ~1–3 min)

@@ -37,7 +37,8 @@ def isolated_hydra():
             Singleton._instances[GlobalHydra] = saved
 
 
-ALIASES = {"search.stop_at": "certificate.stop_at"}  # old spellings still in scripts and docs → their key
+# old spellings still in scripts and docs, and short ones, → their key
+ALIASES = {"search.stop_at": "certificate.stop_at", "query": "query.expr", "examples": "report.examples"}
 # a benchmark's metrics and families by name hold only the settings it changes from conf/fidelity and
 # conf/families (testnav.fidelity.metrics_for, testnav.families.make), so setting another one adds it
 # (Hydra's ++); the metric or family itself checks the name

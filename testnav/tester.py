@@ -6,6 +6,9 @@
     table = t.groundtruth()                                     # every θ, cached under a hash of the weights
     run = t.search("tomonav", seed=0, replay=True)              # against that table: Recall@P*, AUC
     t.tomography(); t.query("brightness >= 2 & jpeg <= 1")
+    t.report("report.html")                                     # what breaks it: one self-contained page
+    t.examples("gaussian_blur=2,jpeg=1", k=8)                   # the inputs behind a configuration, flips first
+    t.assert_robust("brightness >= 2", min_accuracy=0.8)        # a CI gate (pytest)
 
 It builds the same objects the YAML benchmarks build (ImageClassification or TextClassification,
 families, metrics and searches by name through their registries) and runs them through the same
@@ -37,7 +40,9 @@ class Tester:
     [(text, label), …], a datasets.Dataset or a DataLoader, with single sentences or (text_a, text_b)
     pairs. families: names (`testnav.families.names()`) or Family objects.
     fidelity: a metric of conf/fidelity for the modality, e.g. ssim or kid for images, chrf for text
-    (several: a list, the first one searched)."""
+    (several: a list, the first one searched). progress: None (bars where a person watches: a
+    terminal, a notebook; none in CI logs), True or False. Images are checked before any work
+    (layout, range, finite values; labels against the model's classes on the first batch)."""
 
     def __init__(
         self,
@@ -58,7 +63,7 @@ class Tester:
         perturb_seed: int = 0,
         batch_size: int = 256,
         max_length: int = 256,
-        progress: bool = False,
+        progress: bool | None = None,
         layout: str = "NCHW",
         output: str = "auto",
     ):
@@ -66,6 +71,7 @@ class Tester:
         from .benchmarks.text_classification import looks_like_text
         from .families import make as family
         from .models.function import FunctionModel, FunctionTextModel, is_function
+        from .core.progress import resolve as resolve_progress
         from .pipeline import compose_config, resolve_device
 
         function = is_function(model)
@@ -89,7 +95,8 @@ class Tester:
             )
         self.fidelity = fidelities[0]
         self.cfg = compose_config()  # the packaged settings of what Tester does not take (tomography, pricing)
-        self.cache_dir, self.device, self.progress = str(cache_dir), resolve_device(device), bool(progress)
+        self.cache_dir, self.device = str(cache_dir), resolve_device(device)
+        self.progress = resolve_progress(progress)  # None: where a person watches (a terminal, a notebook)
         metrics = {f: fidelity_registry.make(f) for f in fidelities}
         if self.text:
             from .benchmarks.text_classification import GivenTextModel, TextClassification, TextItems
@@ -130,6 +137,7 @@ class Tester:
                 batch_size=batch_size,
             )
         self._session, self._tomography = None, {}
+        self._run, self._queries = None, {}  # the last search, the queries answered: what report() shows
 
     @property
     def lattice(self):
@@ -177,12 +185,14 @@ class Tester:
         )
         pipeline.search_for(spec, self.lattice, live=not replay)  # bad settings refused before any work
         if not replay:
-            return pipeline.live(spec, self.session, self.fidelity)
+            self._run = pipeline.live(spec, self.session, self.fidelity, progress=self.progress)
+            return self._run
         search = pipeline.search_for(spec, self.lattice)[0]
         obj, identity = pipeline.groundtruth_objectives(
             self._groundtruth_path(), self.benchmark, self.fidelity, signals=search.requires
         )
-        return pipeline.replay(spec, obj, identity)
+        self._run = pipeline.replay(spec, obj, identity, self.benchmark.families)
+        return self._run
 
     def _groundtruth_path(self) -> Path:
         from .groundtruth.compute import compute_groundtruth
@@ -225,4 +235,63 @@ class Tester:
         from .tomography.stage import answer
 
         Query(expr, [f.name for f in self.benchmark.families])  # a bad query fails before any work
-        return answer(self.tomography(source), expr)
+        self._queries[expr] = answer(self.tomography(source), expr)
+        return self._queries[expr]
+
+    def assert_robust(self, query: str, min_accuracy: float, source: str | None = None) -> dict:
+        """A CI gate: raises AssertionError, with one line naming the query, its estimate (measured,
+        predicted) and the threshold, when R(Q) falls below `min_accuracy`; returns the answer."""
+        from .tomography.query import check_threshold, gate_line
+
+        check_threshold(min_accuracy, "min_accuracy")
+        res = self.query(query, source)
+        line = gate_line(res, min_accuracy)
+        res.update(min_accuracy=float(min_accuracy), passed=line is None, line=line)
+        if line is not None:
+            raise AssertionError(line)
+        return res
+
+    # --- the inputs behind the numbers -------------------------------------------------------
+    def configuration(self, config) -> tuple[int, ...]:
+        """θ from {"gaussian_blur": 2, "jpeg": 1}, "gaussian_blur=2,jpeg=1" or one level per family."""
+        from .core.naming import parse_config
+
+        return parse_config(config, self.benchmark.families, self.benchmark.levels)
+
+    def name(self, config) -> str:
+        """The configuration as the reports name it: "gaussian_blur=2 (σ 1) · jpeg=1 (q 80)"."""
+        from .core.naming import config_name
+
+        return config_name(self.configuration(config), self.benchmark.families)
+
+    @property
+    def inputs(self):
+        from .pipeline.inputs import inputs_of
+
+        return inputs_of(self.session)
+
+    def examples(self, config, k: int = 8) -> pd.DataFrame:
+        """k inputs under a configuration, flips (right → wrong) first: `input` (its index in the
+        data), `label`, `clean_prediction`, `prediction`, `flipped`, `changed`, and the `clean` and
+        `perturbed` input (a C×H×W tensor, or the text)."""
+        return self.inputs.examples(self.configuration(config), k)
+
+    def perturb(self, config):
+        """The whole data set under a configuration: an (N, C, H, W) tensor in [0, 1], or a list of
+        strings (a tuple of two per pair), for augmentation or your own analysis."""
+        return self.inputs.perturb(self.configuration(config))
+
+    def report(self, path="report.html", run: Run | None = None, configs=(), k: int = 8) -> Path:
+        """Write report.html (one self-contained file) about `run` (default: the last search) and the
+        configurations in `configs`, with the queries answered so far; returns its path. Without a
+        search, the tomography's report (computed if needed)."""
+        from . import report
+
+        thetas = [self.configuration(c) for c in configs]
+        run = run or self._run
+        queries = list(self._queries.values())
+        if run is None:
+            source = "replay" if self.text else "live"
+            tomo = self.tomography(source)
+            return report.for_tomography(path, tomo, self.benchmark, self.session, thetas, k, queries, source)
+        return report.for_run(path, run, self.benchmark, self.session, thetas, k, queries)

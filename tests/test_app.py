@@ -77,12 +77,15 @@ def test_single_run_writes_contract_outputs(workdir, cache_dir):
     s2 = json.loads((out2 / "summary.json").read_text())
     timings = {"search_seconds", "certificate_seconds"}  # wall-clock fields, the only ones allowed to differ
     assert {k: v for k, v in s2.items() if k not in timings} == {k: v for k, v in s.items() if k not in timings}
+    # and the same report.html, byte for byte (what it shows is tested in tests/test_what_breaks.py)
+    assert (out / "report.html").read_bytes() == (out2 / "report.html").read_bytes()
 
 
 @pytest.mark.slow  # its own 4⁴ ground truth and four runs: make test-all
 def test_multirun_sweep_with_basic_launcher(workdir, cache_dir):
     sweep = workdir / "sweep"
-    args = ["benchmark.levels=4", "benchmark.test_per_class=20", "budget=300", "progress=false"]
+    # report.html is tested in tests/test_what_breaks.py; four of them here would only cost time
+    args = ["benchmark.levels=4", "benchmark.test_per_class=20", "budget=300", "progress=false", "report.write=false"]
     r = run(
         ["-m", *args, f"cache_dir={cache_dir}", "search=nsga2,random", "seed=range(2)", f"hydra.sweep.dir={sweep}"],
         workdir,
@@ -228,13 +231,14 @@ def test_live_search_evaluates_the_model_and_agrees_with_groundtruth(workdir, ca
             "budget=60",
             "search.pop_size=10",
             "progress=false",
+            "report.write=false",  # the live report: tests/test_what_breaks.py
             f"cache_dir={cache_dir}",
             f"hydra.run.dir={out}",
         ],
         workdir,
     )
     assert r.returncode == 0, r.stderr
-    assert "ranked list R" in r.stdout
+    assert "ranked list R" in r.stdout and not (out / "report.html").exists()
     s = json.loads((out / "summary.json").read_text())
     assert s["live"] and s["evaluations"] == s["unique"] and s["proposals"] == 60 and s["auc_recall"] is None
     assert s["inferences"] == s["evaluations"] * 200 and s["inference_unit"].startswith("inputs (full D")

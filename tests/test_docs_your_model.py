@@ -1,7 +1,8 @@
 """docs/your-model.md as a new user meets it: every code block of each scenario runs, in order, in a
 fresh directory holding what the page says the user starts from (tests/user_models.py). A YAML block
-(or Python block) whose info string names a file is written there; bash blocks run with `python run.py` pointing at the
-checkout's run.py; Python blocks run as one script each. The sections run minutes together on two
+(or Python block) whose info string names a file is written there (a module, a pytest module, a CI job);
+bash blocks run with `python run.py` pointing at the checkout's run.py; other Python blocks run as one
+script each. The sections run minutes together on two
 cores (their times: docs/your-model.md's closing note in the report), so they are in make test-all."""
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ def test_the_page_has_its_scenarios():
         "A text classifier from YAML",
         "A text classifier from Python",
         "A model behind a prediction function",
+        "What breaks it, and a CI gate",
     ]
     for blocks in sections().values():
         assert {lang for lang, _, _ in blocks} <= {"yaml", "bash", "python"}
@@ -62,7 +64,7 @@ def test_every_snippet_runs(title, tmp_path):
     env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}", "PYTHONPATH": str(ROOT)}
     t0 = time.perf_counter()
     for i, (lang, info, code) in enumerate(sections()[title]):
-        if lang == "yaml" or (lang == "python" and info):  # a file the scenario writes (python: a module)
+        if lang == "yaml" or (lang == "python" and info):  # a file the user writes (a config, a test, a CI job)
             assert info, f"{title}: a YAML block must name its file (```yaml DIR/benchmark/NAME.yaml)"
             (tmp_path / info).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / info).write_text(code)

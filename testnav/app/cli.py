@@ -19,7 +19,7 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from ..errors import UserError
+from ..errors import BelowThreshold, UserError
 from ..extras import check as check_extras
 from ..extras import require
 
@@ -32,7 +32,8 @@ def fail(message: str, code: int = 2):
     sys.exit(code)
 
 
-FREE_TEXT = ("query",)  # keys whose values are expressions, not Hydra override syntax
+# keys whose values are expressions or configurations, not Hydra override syntax
+FREE_TEXT = ("query", "query.expr", "examples", "report.examples")
 
 
 def quote_free_text(argv: list[str]) -> list[str]:
@@ -226,11 +227,14 @@ def survive_own_requeue() -> None:
 
 
 def guarded(task, out_dir_of):
-    """Run `task()`. On a UserError remove the run directory it created and exit 2 with one line;
+    """Run `task()`. On a failed gate (BelowThreshold) exit 1 with its one line, the outputs kept;
+    on a UserError remove the run directory it created and exit 2 with one line;
     on any other failure (a bug, Ctrl-C) keep the directory for the post-mortem but mark it with a
     FAILED file holding the traceback, so no folder looks like a finished run."""
     try:
         return task()
+    except BelowThreshold as e:  # a gate that failed: the run's outputs stay (the report is what CI shows)
+        fail(str(e), code=1)
     except UserError as e:
         out_dir = out_dir_of()
         if out_dir is not None and Path(out_dir).exists():

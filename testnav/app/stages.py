@@ -21,10 +21,12 @@ from .. import fidelity, pipeline, searches
 from ..errors import UserError
 from ..groundtruth.compute import compute_groundtruth, read_meta
 from ..core.cache import write_json_atomic
+from ..core.progress import resolve as resolve_progress
 from ..core.table import Objectives, read_table
 from ..registry import instantiate
 from ..stopping.certificate import CertificateConfig, verdict
 from ..tomography.executor import Stopping
+from . import reports
 from .memo import memo_dir, remember, restore, run_key
 
 log = logging.getLogger(__name__)
@@ -54,36 +56,49 @@ def run_spec(cfg: DictConfig) -> pipeline.RunSpec:
     )
 
 
-def load_objectives(cfg: DictConfig, fidelity: str, signals=()) -> tuple[Objectives, dict]:
-    """Normalised (δ, ρ) over Θ (plus any extra signals), from an external table or the benchmark's ground truth."""
+def load_objectives(cfg: DictConfig, fidelity: str, signals=()) -> tuple[Objectives, dict, object]:
+    """Normalised (δ, ρ) over Θ (plus any extra signals), from an external table or the benchmark's
+    ground truth; what identifies them; and the benchmark (None for an external table)."""
     if cfg.groundtruth.table:
         df = read_table(cfg.groundtruth.table)
         obj = Objectives.from_table(
             df, "rho", 1.0, source=f"groundtruth.table={cfg.groundtruth.table}", signals=signals
         )
-        return obj, {
+        identity = {
             "benchmark": Path(cfg.groundtruth.table).stem,
             "fidelity": "rho",
             "table": str(cfg.groundtruth.table),
         }
+        return obj, identity, None
     path, benchmark = pipeline.build_groundtruth(cfg)
-    return pipeline.groundtruth_objectives(path, benchmark, fidelity, signals)
+    return *pipeline.groundtruth_objectives(path, benchmark, fidelity, signals), benchmark
 
 
 def run_search(cfg: DictConfig, out_dir: Path) -> dict:
     spec = run_spec(cfg)
     search = searches.make(spec.search, **spec.overrides)
-    obj, identity = load_objectives(cfg, cfg.fidelity.name, signals=search.requires)
+    if cfg.report.examples and cfg.groundtruth.table:
+        raise UserError("examples=… shows a benchmark's inputs; a replay on groundtruth.table=… has none")
+    if cfg.report.examples:  # checked before any work
+        reports.named(cfg, instantiate(cfg.benchmark))
+    obj, identity, benchmark = load_objectives(cfg, cfg.fidelity.name, signals=search.requires)
+    thetas = reports.named(cfg, benchmark) if benchmark is not None else []
     budget = pipeline.check_budget(cfg.budget, obj.lattice.size)
     memo = memo_dir(cfg, search.name, run_key(cfg, identity["table"], budget, search))
     if restore(cfg, memo, out_dir):  # this exact run finished before (an interrupted or repeated sweep)
         summary = json.loads((out_dir / "summary.json").read_text())
-        print(human_summary(summary, out_dir, f"trace.{cfg.trace_format}") + f"\n  (reused the finished run {memo})")
+        run = pipeline.Run.load(out_dir, cfg.trace_format)
+        written = reports.for_run(cfg, out_dir, run, benchmark, thetas=thetas)
+        print(
+            human_summary(summary, out_dir, f"trace.{cfg.trace_format}", written)
+            + f"\n  (reused the finished run {memo})"
+        )
         return summary
-    run = pipeline.replay(spec, obj, identity)
+    run = pipeline.replay(spec, obj, identity, benchmark.families if benchmark else None)
     run.save(out_dir, cfg.trace_format)
     remember(cfg, out_dir, memo)
-    print(human_summary(run.summary, out_dir, f"trace.{cfg.trace_format}"))
+    written = reports.for_run(cfg, out_dir, run, benchmark, thetas=thetas)
+    print(human_summary(run.summary, out_dir, f"trace.{cfg.trace_format}", written))
     return run.summary
 
 
@@ -91,6 +106,7 @@ def run_live(cfg: DictConfig, out_dir: Path) -> dict:
     spec = run_spec(cfg)
     benchmark = instantiate(cfg.benchmark)
     search, budget = pipeline.search_for(spec, benchmark.lattice, live=True)  # refused before the model loads
+    thetas = reports.named(cfg, benchmark)
     try:
         session = pipeline.open(benchmark, cfg.cache_dir, cfg.device)
     except UserError:
@@ -100,8 +116,9 @@ def run_live(cfg: DictConfig, out_dir: Path) -> dict:
         raise UserError(
             f"live search: benchmark {benchmark.name} cannot be loaded ({type(e).__name__}: {first})"
         ) from e
-    run = pipeline.live(spec, session, cfg.fidelity.name)
+    run = pipeline.live(spec, session, cfg.fidelity.name, progress=cfg.progress)
     run.save(out_dir, cfg.trace_format)
+    written = reports.for_run(cfg, out_dir, run, benchmark, session, thetas)
     summary, top = run.summary, run.ranked.head(5)
     lines = [
         f"live {search.name} on {benchmark.name} · {cfg.fidelity.name} · seed {cfg.seed}: "
@@ -109,12 +126,11 @@ def run_live(cfg: DictConfig, out_dir: Path) -> dict:
         "  first of the ranked list R (Pareto rank, then crowding distance):",
     ]
     lines += [
-        f"    θ={tuple(int(r[f't{i + 1}']) for i in range(benchmark.lattice.n))}  δ={r.delta:.3f}  ρ={r.rho:.3f}  "
-        f"rank {int(r['rank'])}"
-        for _, r in top.iterrows()
+        f"    {r.configuration}  δ={r.delta:.3f}  ρ={r.rho:.3f}  rank {int(r['rank'])}" for _, r in top.iterrows()
     ]
     lines.append(f"  {verdict(summary)}")
-    lines.append(f"  run directory: {out_dir}  (summary.json, trace.{cfg.trace_format}, ranked.{cfg.trace_format})")
+    files = ", ".join(["summary.json", f"trace.{cfg.trace_format}", f"ranked.{cfg.trace_format}", *written])
+    lines.append(f"  run directory: {out_dir}  ({files})")
     print("\n".join(lines))
     return summary
 
@@ -134,7 +150,7 @@ def run_grid_stage(cfg: DictConfig, out_dir: Path) -> dict:
             raise UserError(
                 f"grid.tables entry '{spec}' is neither a table file nor a fidelity (valid: {', '.join(fidelity.names())})"
             )
-        obj, identity = load_objectives(cfg, spec)
+        obj, identity, _ = load_objectives(cfg, spec)
         tables.append((f"{identity['benchmark']}_{spec}", obj))
     summary = run_grid(cfg, tables, out_dir, lambda obj: pipeline.check_budget(cfg.budget, obj.lattice.size))
     best = summary["selected"]
@@ -172,7 +188,7 @@ def run_groundtruth(cfg: DictConfig, out_dir: Path) -> None:
     return None
 
 
-def human_summary(s: dict, out_dir: Path, trace_name: str) -> str:
+def human_summary(s: dict, out_dir: Path, trace_name: str, written=()) -> str:
     orders = ", ".join(f"Θ{k}: {c}" for k, c in enumerate(s["pstar_orders"]) if k > 0)
     full = (
         f"full recall after {s['unique_to_full_recall']:,} unique configurations ({s['budget_to_full_recall']:,} proposals)"
@@ -185,9 +201,18 @@ def human_summary(s: dict, out_dir: Path, trace_name: str) -> str:
             f"  |P*| = {s['pstar_size']}  ({orders})",
             f"  AUC-Recall@P* = {s['auc_recall']:.3f}   final recall = {s['final_recall']:.3f}   {full}",
             f"  unique configurations seen: {s['unique']:,} of {s['space_size']:,}",
-            f"  run directory: {out_dir}  (summary.json, {trace_name}, ranked list)",
+            *front_lines(s.get("front") or []),
+            f"  run directory: {out_dir}  ({', '.join(['summary.json', trace_name, 'ranked list', *written])})",
         ]
     )
+
+
+def front_lines(front: list[dict], most: int = 5) -> list[str]:
+    """The first members of the measured front, named, as the summaries print them."""
+    if not front:
+        return []
+    head = f"  measured front ({len(front)} configurations{', the first ' + str(most) if len(front) > most else ''}):"
+    return [head] + [f"    {m['configuration']}  δ={m['delta']:.3f}  ρ={m['rho']:.3f}" for m in front[:most]]
 
 
 def _tomography_stage(name: str):
@@ -226,4 +251,6 @@ def main(cfg: DictConfig, out_dir: Path) -> dict | None:
     if cfg.trace_format not in pipeline.runs.FORMATS:
         raise UserError(f"trace_format={cfg.trace_format} (valid: {', '.join(pipeline.runs.FORMATS)})")
     CertificateConfig.from_node(cfg.certificate)
+    reports.check_k(cfg)
+    cfg.progress = resolve_progress(cfg.progress)  # auto: bars in a terminal, none in CI logs
     return STAGES[cfg.stage](cfg, out_dir)

@@ -25,7 +25,7 @@ import pandas as pd
 import torch
 
 from ..core.cache import stable_hash
-from ..errors import UserError
+from ..errors import UserError, note
 from ..families.text_base import TextBatch
 from .text import TextBenchmark, TextLoaded, file_fingerprint, load_pretrained, model_fingerprint, require_file
 
@@ -183,6 +183,11 @@ class TextItems:
             ) from None
         if len(texts) != len(labels):
             raise UserError(f"text data: {len(texts)} texts but {len(labels)} labels")
+        if not texts:
+            raise UserError("text data: the data set is empty; give at least one labelled text")
+        if any(not isinstance(t, (str, tuple, list)) for t in texts):
+            bad = next(i for i, t in enumerate(texts) if not isinstance(t, (str, tuple, list)))
+            raise UserError(f"text data: input {bad} is a {type(texts[bad]).__name__}, not a text or a pair of texts")
         self.items = [(t,) if isinstance(t, str) else tuple(str(s) for s in t) for t in texts]
         widths = {len(i) for i in self.items}
         if len(widths) > 1 or not widths <= {1, 2}:
@@ -281,6 +286,8 @@ class TextClassification(TextBenchmark):
         model, tokenizer, key = self.model_spec.build()
         if key is None:  # a prediction function: keyed by its outputs on D
             key = self.model_spec.key_of(items, model)
+        if model.training and isinstance(self.model_spec, GivenTextModel):
+            note(f"{type(model).__name__} was in training mode: testnav switched it to eval mode (dropout off)")
         model.eval()
         self._memo.clear()
         width = len(items[0]) if items else 1
@@ -293,18 +300,22 @@ class TextClassification(TextBenchmark):
         )
 
     @torch.no_grad()
+    def logits(self, loaded: TextLoaded, chunk: list[tuple[str, ...]]) -> torch.Tensor:
+        """The model's logits for one batch of items (pairs encoded as pairs)."""
+        if loaded.tokenizer is None:  # a prediction function on the texts themselves
+            return loaded.model.scores(chunk)
+        segments = [list(s) for s in zip(*chunk)]
+        enc = loaded.tokenizer(
+            *segments, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
+        ).to(loaded.device)
+        return loaded.model(**enc).logits
+
+    @torch.no_grad()
     def predict(self, loaded: TextLoaded, items: list[tuple[str, ...]]) -> np.ndarray:
         todo = [p for p in dict.fromkeys(items) if p not in self._memo]
         for i in range(0, len(todo), self.batch_size):
             chunk = todo[i : i + self.batch_size]
-            if loaded.tokenizer is None:  # a prediction function on the texts themselves
-                self._memo.update(zip(chunk, loaded.model.scores(chunk).argmax(-1).tolist()))
-                continue
-            segments = [list(s) for s in zip(*chunk)]
-            enc = loaded.tokenizer(
-                *segments, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
-            ).to(loaded.device)
-            self._memo.update(zip(chunk, loaded.model(**enc).logits.argmax(-1).cpu().tolist()))
+            self._memo.update(zip(chunk, self.logits(loaded, chunk).argmax(-1).cpu().tolist()))
         out = np.array([self._memo[p] for p in items], dtype=np.int64)
         while len(self._memo) > 200_000:
             self._memo.popitem(last=False)

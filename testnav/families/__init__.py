@@ -33,6 +33,7 @@ class Family(ABC):
     writes_out: bool = False  # apply(x, param, generator, out=None) writes into `out` when given (CPU blocks)
     reference: str | None = None  # the imagecorruptions function it reproduces, which tests and bench compare with
     moves_content: bool = False  # geometric: objects move, so a detection ground truth needs map_boxes
+    param_format: str | None = None  # a table entry as a person reads it, e.g. "σ {}" (None: the values)
 
     def __init__(self, params, name: str | None = None):
         self.params = [tuple(p) if isinstance(p, (list, tuple)) else p for p in params]
@@ -60,6 +61,21 @@ class Family(ABC):
     @abstractmethod
     def apply(self, x: torch.Tensor, param, generator: torch.Generator) -> torch.Tensor:
         """The perturbation at one entry `param` of the severity table (level ≥ 1)."""
+
+    def level_label(self, level: int) -> str:
+        """Level `level` as a person reads it: its table entry through `param_format` ("σ 1.5",
+        "q 80", "r 10, σ 3"), or the bare values; "identity" at level 0."""
+        level = int(level)
+        if level == 0:
+            return "identity"
+        if not 0 < level <= self.max_level:
+            raise UserError(f"level {level} of family {self.name} is outside its table (valid: 0..{self.max_level})")
+        param = self.params[level - 1]
+        values = [format(v, "g") if isinstance(v, float) else str(v) for v in np.ravel(np.asarray(param, dtype=object))]
+        if not self.param_format or self.param_format.count("{}") > len(values):
+            return ", ".join(values)
+        text = self.param_format.format(*values)
+        return text[:-1] if text.startswith("1 ") and text.endswith("s") else text  # "1 word", "2 words"
 
     def map_boxes(self, boxes, level: int, size: tuple[int, int], min_size: float = 1.0):
         """Detection boxes (K, 5) (class, x1, y1, x2, y2) after this family at `level` on images of

@@ -23,6 +23,7 @@ class Brightness(Family):
     reference = "brightness"  # imagecorruptions' function this reproduces (tests, bench)
 
     name = "brightness"
+    param_format = "+{}"
     writes_out = True
 
     def apply(self, x, c, generator, out=None):

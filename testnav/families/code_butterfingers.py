@@ -24,6 +24,7 @@ KEYBOARD[" "] = " "
 
 class ButterFingers(CodeFamily):
     name = "butterfingers"
+    param_format = "p {}"
     masked = True
 
     def __init__(self, params=(0.05, 0.10, 0.15, 0.20, 0.25), name: str | None = None, protected: str = "recode"):

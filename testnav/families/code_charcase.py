@@ -13,6 +13,7 @@ from .code_base import CodeFamily
 
 class CharCase(CodeFamily):
     name = "charcase"
+    param_format = "p {}"
     masked = True
 
     def __init__(self, params=(0.1, 0.2, 0.35, 0.5, 0.7), name: str | None = None, protected: str = "recode"):

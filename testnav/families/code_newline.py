@@ -43,6 +43,7 @@ def after_docstring(head: str, rest: str, n: int) -> str:
 
 class Newline(CodeFamily):
     name = "newline"
+    param_format = "{} lines"
 
     def __init__(self, params=(1, 2, 3, 4, 5), name: str | None = None, where: str = "afterdoc"):
         super().__init__(params, name)

@@ -15,6 +15,7 @@ from .code_base import CodeFamily
 
 class Whitespace(CodeFamily):
     name = "whitespace"
+    param_format = "add {}, del {}"
 
     def __init__(
         self, params=((0.10, 0.05), (0.15, 0.07), (0.20, 0.10), (0.25, 0.12), (0.30, 0.15)), name: str | None = None

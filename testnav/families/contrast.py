@@ -15,6 +15,7 @@ from . import Family
 class Contrast(Family):
     reference = "contrast"  # imagecorruptions' function this reproduces (tests, bench)
     name = "contrast"
+    param_format = "×{}"
 
     def apply(self, x, c, generator):
         m = x.mean(dim=(2, 3), keepdim=True, dtype=torch.float64).to(x.dtype)

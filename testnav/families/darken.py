@@ -16,6 +16,7 @@ from . import Family
 
 class Darken(Family):
     name = "darken"
+    param_format = "×{}"
     low, high = 0.0, 1.0
 
     def __init__(self, params, name: str | None = None):

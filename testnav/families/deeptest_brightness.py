@@ -15,6 +15,7 @@ from . import Family
 
 class DeepTestBrightness(Family):
     name = "brightness"
+    param_format = "+{}"
 
     def apply(self, x, beta, generator):
         return (x + float(beta) / 255.0).clamp(0.0, 1.0)

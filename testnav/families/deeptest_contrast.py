@@ -15,6 +15,7 @@ from . import Family
 
 class DeepTestContrast(Family):
     name = "contrast"
+    param_format = "×{}"
 
     def apply(self, x, alpha, generator):
         return (x * float(alpha)).clamp(0.0, 1.0)

@@ -19,6 +19,7 @@ from .resample import cv2_cubic_zoom_matrix, separable
 class DeepTestScale(Family):
     moves_content = True  # objects move: detection boxes must be mapped with them
     name = "scale"
+    param_format = "×{}, ×{}"
 
     def apply(self, x, param, generator):
         sx, sy = (float(v) for v in param) if isinstance(param, tuple) else (float(param), float(param))

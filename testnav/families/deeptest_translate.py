@@ -20,6 +20,7 @@ from .resample import separable, translate_matrix
 class DeepTestTranslate(Family):
     moves_content = True  # objects move: detection boxes must be mapped with them
     name = "translation"
+    param_format = "{}, {} px"
 
     def __init__(self, params, name: str | None = None, frame_size=None):
         super().__init__(params, name)

@@ -14,4 +14,5 @@ from .darken import Darken
 
 class Exposure(Darken):
     name = "exposure"
+    param_format = "×{}"
     low, high = 1.0, float("inf")

@@ -22,6 +22,7 @@ from . import Family
 class GaussianBlur(Family):
     reference = "gaussian_blur"  # imagecorruptions' function this reproduces (tests, bench)
     name = "gaussian_blur"
+    param_format = "σ {}"
     writes_out = True
 
     def __init__(self, params, name: str | None = None, truncate: float = 4.0):

@@ -120,6 +120,7 @@ def _shuffle_delta1(x: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
 class GlassBlur(Family):
     reference = "glass_blur"  # imagecorruptions' function this reproduces (tests, bench)
     name = "glass_blur"
+    param_format = "σ {}, δ {}, {}×"
     random = True
 
     def apply(self, x, param, generator):

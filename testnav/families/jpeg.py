@@ -24,6 +24,7 @@ from . import Family
 class JPEG(Family):
     reference = "jpeg_compression"  # imagecorruptions' function this reproduces (tests, bench)
     name = "jpeg"
+    param_format = "q {}"
 
     def apply(self, x, quality, generator):
         b, c, h, w = x.shape

@@ -18,6 +18,7 @@ from . import Family, blockwise, uniform
 class MotionBlur(Family):
     reference = "motion_blur"  # imagecorruptions' function this reproduces (tests, bench)
     name = "motion_blur"
+    param_format = "r {}, σ {}"
     random = True
 
     def apply(self, x, param, generator):

@@ -105,6 +105,7 @@ def column_block(upsample: str, n: int, n_small: int) -> torch.Tensor | None:
 class Pixelate(Family):
     reference = "pixelate"  # imagecorruptions' function this reproduces (tests, bench)
     name = "pixelate"
+    param_format = "×{}"
     writes_out = True
 
     def __init__(self, params, name: str | None = None, upsample: str = "box"):

@@ -15,6 +15,7 @@ class Scale(Family):
     moves_content = True  # objects move: detection boxes must be mapped with them
 
     name = "zoom"
+    param_format = "×{}"
 
     def apply(self, x, f, generator):
         b, _, h, w = x.shape

@@ -17,6 +17,7 @@ from .affine import recentre, warp_inverse
 class Shear(Family):
     moves_content = True  # objects move: detection boxes must be mapped with them
     name = "shear"
+    param_format = "{} rad"
     random = True
 
     def apply(self, x, c, generator):

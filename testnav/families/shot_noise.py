@@ -16,6 +16,7 @@ from . import Family
 class ShotNoise(Family):
     reference = "shot_noise"  # imagecorruptions' function this reproduces (tests, bench)
     name = "shot_noise"
+    param_format = "c {}"
     random = True
 
     def apply(self, x, c, generator):

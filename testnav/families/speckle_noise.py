@@ -50,6 +50,7 @@ def normal16(n: int, bits, out: torch.Tensor | None = None) -> torch.Tensor:
 class SpeckleNoise(Family):
     reference = "speckle_noise"  # imagecorruptions' function this reproduces (tests, bench)
     name = "speckle_noise"
+    param_format = "σ {}"
     random = True
 
     def apply(self, x, c, generator):

@@ -33,6 +33,7 @@ for _line in _PAIRS.splitlines():
 
 class Contraction(WordEditFamily):
     name = "contraction"
+    param_format = "{} contractions"
 
     def __init__(self, params=(1, 2, 3, 4, 5), name: str | None = None):
         super().__init__(params, name)

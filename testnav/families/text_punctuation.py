@@ -16,6 +16,7 @@ MARKS = (".", ",", "!", "?", ";", ":")
 
 class Punctuation(WordEditFamily):
     name = "punctuation"
+    param_format = "{} marks"
 
     def __init__(self, params=(1, 2, 3, 4, 5), marks=MARKS, name: str | None = None):
         super().__init__(params, name)

@@ -89,6 +89,7 @@ class JsonLexicon:
 
 class Synonym(WordEditFamily):
     name = "synonym"
+    param_format = "{} synonyms"
     uses_stopwords = True
 
     def __init__(

@@ -27,6 +27,7 @@ def neighbours(ch: str) -> list[str]:
 
 class Typo(WordEditFamily):
     name = "typo"
+    param_format = "{} typos"
     uses_stopwords = True
 
     def __init__(self, params=(1, 2, 3, 4, 5), name: str | None = None, stopwords: bool = True):

@@ -36,6 +36,7 @@ def _interp(x: torch.Tensor, dim: int, taps) -> torch.Tensor:
 class ZoomBlur(Family):
     reference = "zoom_blur"  # imagecorruptions' function this reproduces (tests, bench)
     name = "zoom_blur"
+    param_format = "zoom {}–{}"
 
     def apply(self, x, param, generator):
         h, w = x.shape[-2:]

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from ..core.cache import atomic_path, checksum_path, file_lock, verified, write_json_atomic
+from ..core.progress import bar
 from .session import open as open_session
 from .shards import RunLog, read_runs, shard_chunks
 from .walk import PrefixWalker, sibling_groups
@@ -113,7 +113,7 @@ def evaluate_chunks(session, final: Path, chunks, shard: tuple[int, int], progre
     psi_clean, walker, stack = session.psi_clean, session.walker, session.stack
     record.record["stacked"] = min(stack, lattice.levels)  # sibling sets scored per call
     label = f"ground truth {benchmark.name}" + (f" shard {shard[0]}/{shard[1]}" if shard[1] > 1 else "")
-    with tqdm(
+    with bar(
         total=len(chunks) * len(rest), initial=done * len(rest), desc=label, unit="cfg", disable=not progress
     ) as pbar:
         for chunk in chunks:

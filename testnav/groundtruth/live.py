@@ -36,6 +36,7 @@ class LiveOracle(Oracle):
         self.rho_column, self.rho_sign = rho_column, float(rho_sign)
         self.walker, self.stack = session.walker, session.stack
         self.memo: dict[int, dict] = {}
+        self.outcomes: dict[int, np.ndarray] = {}  # lattice index → (N,) bool: which inputs the model got right
         self.seconds = 0.0
 
     @torch.no_grad()
@@ -48,7 +49,9 @@ class LiveOracle(Oracle):
                 values = {k: v for k, v in s.items() if k not in ("psi", "correct")}
                 values["delta"] = max(self.psi_clean - s["psi"], 0.0)
                 values["rho"] = self.rho_sign * s[self.rho_column]
-                self.memo[self.lattice.index(theta)] = values
+                index = self.lattice.index(theta)
+                self.memo[index] = values
+                self.outcomes[index] = np.asarray(s["correct"], dtype=bool)
         self.seconds += time.perf_counter() - t0
 
     def evaluate(self, indices, names=("delta", "rho")) -> np.ndarray:

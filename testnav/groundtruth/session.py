@@ -16,6 +16,7 @@ import torch
 
 from ..core.memory import keep_freed_memory
 from ..errors import UserError
+from .checks import check_outputs
 from .walk import PrefixWalker, stack_size
 
 
@@ -58,11 +59,13 @@ class Session:
 
 
 def open(benchmark, cache_dir, device: str) -> Session:  # noqa: A001 (the pipeline's verb, as in io.open)
-    """Load `benchmark`'s D and model and put them on `device` (checked first)."""
+    """Load `benchmark`'s D and model and put them on `device` (checked first); one batch of D
+    through the model checks its outputs against the labels (testnav/groundtruth/checks.py)."""
     device = resolve_device(device)
     loaded = benchmark.load_nonempty(cache_dir)
     keep_freed_memory()
     loaded.inputs, loaded.labels = loaded.inputs.to(device), loaded.labels.to(device)
     if isinstance(loaded.model, torch.nn.Module):
         loaded.model.to(device)
+    check_outputs(benchmark, loaded)  # labels the model cannot predict, non-finite logits: refused now
     return Session(benchmark, loaded, device)

@@ -120,6 +120,14 @@ class GivenModel:
     def build(self) -> nn.Module:
         from .classifier import Preprocess
 
+        if getattr(self.module, "training", False):
+            from ..errors import note
+
+            note(
+                f"{type(self.module).__name__} was in training mode: testnav switched it to eval mode "
+                "(dropout off, batch-norm statistics frozen)"
+            )
+
         if isinstance(self.module, Monitored) and self.layer is None and self.mean is None and self.input_size is None:
             return self.module.eval()
         pipeline = None

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..core.progress import resolve
 from ..core.table import Objectives
 from ..errors import UserError
 from ..fidelity import sign as rho_sign
@@ -30,7 +31,7 @@ def compose_benchmark(overrides=()):
 def build_groundtruth(cfg) -> tuple[Path, object]:
     """The path of `cfg`'s benchmark's ground truth (computed or resumed if absent), and the benchmark."""
     benchmark = instantiate(cfg.benchmark)
-    path = compute_groundtruth(benchmark, cfg.cache_dir, resolve_device(cfg.device), progress=cfg.progress)
+    path = compute_groundtruth(benchmark, cfg.cache_dir, resolve_device(cfg.device), progress=resolve(cfg.progress))
     return path, benchmark
 
 

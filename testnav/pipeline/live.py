@@ -27,9 +27,10 @@ def live_oracle(session, fidelity: str) -> LiveOracle:
     return oracles[fidelity]
 
 
-def live(spec: RunSpec, session, fidelity: str) -> Run:
+def live(spec: RunSpec, session, fidelity: str, progress: bool = False) -> Run:
     """One search on the opened benchmark's model, ρ from the metric `fidelity` (a column the
-    benchmark computes): the run's trace, ranked list and summary (no P*: there is no table)."""
+    benchmark computes): the run's trace, ranked list and summary (no P*: there is no table), and
+    the per-input outcomes of every configuration it ran. `progress`: a bar while it runs."""
     benchmark = session.benchmark
     search, budget = search_for(spec, benchmark.lattice, live=True)
     t0 = time.perf_counter()
@@ -37,7 +38,11 @@ def live(spec: RunSpec, session, fidelity: str) -> Run:
     done, spent = oracle.evaluations, oracle.seconds
     costs = np.full(benchmark.lattice.size, len(session.loaded.labels), dtype=np.int64)  # live: all of D per θ
     identity = {"benchmark": benchmark.name, "fidelity": fidelity}
-    run = certified_run(search, spec, budget, oracle, None, costs, FULL_D, identity, live=True)
+    run = certified_run(
+        search, spec, budget, oracle, None, costs, FULL_D, identity, benchmark.families, progress, live=True
+    )
+    thetas = run.ranked[[f"t{i + 1}" for i in range(benchmark.lattice.n)]].to_numpy(np.int64)
+    run.outcomes = {tuple(map(int, t)): oracle.outcomes[benchmark.lattice.index(t)] for t in thetas}
     run.summary.update(
         live=True,
         evaluations=oracle.evaluations - done,

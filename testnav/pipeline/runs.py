@@ -15,7 +15,10 @@ import numpy as np
 import pandas as pd
 
 from ..core.cache import atomic_path, write_json_atomic
+from ..core.naming import COLUMN, family_names, with_names
 from ..core.oracle import Oracle, TableOracle
+from ..core.pareto import nondominated_mask
+from ..core.progress import bar
 from ..core.table import Objectives
 from ..core.trace import make_trace, ranked_list, summarize
 from ..errors import UserError
@@ -52,16 +55,30 @@ class RunSpec:
 @dataclass
 class Run:
     """One search: `summary` (the summary.json fields), `trace` (trace.csv: one row per proposal),
-    `ranked` (ranked.csv: every configuration seen, by Pareto rank then crowding distance)."""
+    `ranked` (ranked.csv: every configuration seen, by Pareto rank then crowding distance, each
+    named in its `configuration` column), and for a live run `outcomes`: θ (a tuple of levels) →
+    which inputs of D the model got right under it, for every configuration it ran (`save` writes
+    them to outcomes.parquet: t1..tn and `correct`, as the ground truth holds them)."""
 
     summary: dict
     trace: pd.DataFrame
     ranked: pd.DataFrame
+    outcomes: dict = field(default_factory=dict, repr=False)
 
     @property
     def front(self) -> pd.DataFrame:
         """The measured Pareto front: rank 0 of the ranked list."""
         return self.ranked[self.ranked["rank"] == 0].reset_index(drop=True)
+
+    @classmethod
+    def load(cls, directory, fmt: str = "csv") -> "Run":
+        """A run as `save` wrote it (without the per-input outcomes of a live run)."""
+        import json
+
+        out = Path(directory)
+        read = pd.read_parquet if fmt == "parquet" else pd.read_csv
+        summary = json.loads((out / "summary.json").read_text())
+        return cls(summary, read(out / f"trace.{fmt}"), read(out / f"ranked.{fmt}"))
 
     def save(self, directory, fmt: str = "csv") -> Path:
         """Write trace, ranked list and summary.json (last) as a run directory of run.py; returns the directory."""
@@ -73,6 +90,12 @@ class Run:
         for df, path in ((self.trace, trace_path), (self.ranked, out / f"ranked.{fmt}")):
             with atomic_path(path) as tmp:
                 df.to_parquet(tmp, index=False) if fmt == "parquet" else df.to_csv(tmp, index=False)
+        if self.outcomes:
+            levels = np.array(list(self.outcomes), dtype=np.int64)
+            df = pd.DataFrame(levels, columns=[f"t{i + 1}" for i in range(levels.shape[1])])
+            df["correct"] = [v.tolist() for v in self.outcomes.values()]
+            with atomic_path(out / "outcomes.parquet") as tmp:
+                df.to_parquet(tmp, index=False)
         write_json_atomic(out / "summary.json", self.summary)
         return out
 
@@ -108,14 +131,32 @@ def search_for(spec: RunSpec, lattice, live: bool = False) -> tuple[Search, int]
 
 
 def certified_run(
-    search: Search, spec: RunSpec, budget: int, oracle: Oracle, pstar, costs, unit: str, identity: dict, live=False
+    search: Search,
+    spec: RunSpec,
+    budget: int,
+    oracle: Oracle,
+    pstar,
+    costs,
+    unit: str,
+    identity: dict,
+    families=None,
+    progress: bool = False,
+    live: bool = False,
 ) -> Run:
-    """`search` against `oracle` under the certificate (stop_on `auto` read for a `live` run or a
-    replay), then its trace, ranked list and summary."""
+    """`search` against `oracle` under the certificate, then its trace, ranked list and summary (stop_on `auto`
+    read for a `live` run or a replay);
+    configurations named after `families` (Family objects; None: t1..tn). `progress`: a bar of
+    proposals against the budget, with the configurations evaluated, the front's size and p_complete."""
     lattice = oracle.lattice
     certified = CertifiedOracle(oracle, Certificate(lattice, spec.certificate.for_run(live), seed=spec.seed))
     t0 = time.perf_counter()
-    proposals, columns = run_certified(search, certified, budget, spec.seed, oracle.evaluate)
+    if progress:
+        with bar(total=budget, desc=f"{search.name} on the model", unit="proposal") as pbar:
+            watched = Watched(certified, pbar)
+            proposals, columns = run_certified(search, watched, budget, spec.seed, oracle.evaluate)
+            watched.show()
+    else:
+        proposals, columns = run_certified(search, certified, budget, spec.seed, oracle.evaluate)
     seconds = time.perf_counter() - t0
     trace = make_trace(proposals, lattice, oracle.evaluate(proposals), pstar, costs)
     for name, column in columns.items():
@@ -124,12 +165,52 @@ def certified_run(
     summary.update(inference_summary(trace, lattice, pstar, costs, unit))
     summary.update(summary_fields(certified.certificate, columns))
     summary["search_seconds"] = round(seconds, 4)
-    return Run(summary, trace, ranked_list(trace, lattice.n))
+    ranked = with_names(ranked_list(trace, lattice.n), families)
+    summary["families"] = family_names(families, lattice.n)
+    front = ranked[ranked["rank"] == 0]
+    summary["front"] = [
+        {"configuration": name, "delta": float(d), "rho": float(r)}
+        for name, d, r in zip(front[COLUMN], front["delta"], front["rho"])
+    ]
+    return Run(summary, trace, ranked)
 
 
-def replay(spec: RunSpec, objectives: Objectives, identity: dict) -> Run:
+class Watched(Oracle):
+    """A certified oracle that shows the run's progress on a bar after each request: proposals
+    made against the budget, configurations evaluated, the measured front's size, p_complete and p_good."""
+
+    def __init__(self, certified: CertifiedOracle, pbar):
+        self.inner, self.bar = certified, pbar
+        self.certificate, self.lattice = certified.certificate, certified.lattice
+
+    @property
+    def stopped(self) -> bool:
+        return self.inner.stopped
+
+    def table(self, names=("delta", "rho")) -> np.ndarray:
+        return self.inner.table(names)
+
+    def evaluate(self, indices, names=("delta", "rho")) -> np.ndarray:
+        out = self.inner.evaluate(indices, names)
+        self.show()
+        return out
+
+    def show(self) -> None:
+        c = self.certificate
+        seen = np.flatnonzero(c.seen)
+        pts = c.values[seen]
+        front = int(nondominated_mask(pts[:, 0], pts[:, 1]).sum()) if len(seen) else 0
+        last = c.records[-1] if c.records else None
+        p = f"p_complete {last.p_complete:.2f}, p_good {last.p_good:.2f}" if last else "p_complete —"
+        self.bar.set_postfix_str(f"evaluated {len(seen)}, front {front}, {p}", refresh=False)
+        self.bar.update(c.b - self.bar.n)
+
+
+def replay(spec: RunSpec, objectives: Objectives, identity: dict, families=None) -> Run:
     """One search against a ground-truth table (`identity`: benchmark, fidelity, table path,
-    what the summary names): Recall@P* and its AUC, inferences priced by `spec.pricing`."""
+    what the summary names): Recall@P* and its AUC, inferences priced by `spec.pricing`;
+    `families` (the benchmark's) name the configurations."""
     search, budget = search_for(spec, objectives.lattice)
     costs, unit = table_costs(identity["table"], objectives.lattice, spec.pricing, spec.pricing_seed)
-    return certified_run(search, spec, budget, TableOracle(objectives), objectives.pstar, costs, unit, identity)
+    oracle = TableOracle(objectives)
+    return certified_run(search, spec, budget, oracle, objectives.pstar, costs, unit, identity, families)

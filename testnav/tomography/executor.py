@@ -133,22 +133,29 @@ class LiveExecutor:
         return correct, t1 - t0, time.perf_counter() - t1
 
     def run(self, tests, progress: bool = False) -> Measured:
-        from tqdm import tqdm
+        """Every test of `tests` (lattice indices), each stopped early by the rule; `progress`: a bar
+        of tests done, with the inferences spent against those of running every test on all of D."""
+        from ..core.progress import bar
 
         lattice = self.benchmark.lattice
         m = Measured(lattice)
         n_batches = -(-len(self.loaded.labels) // self.rule.batch)
-        for t in tqdm(np.asarray(tests, dtype=np.int64), desc="low-order tests", unit="test", disable=not progress):
-            theta = tuple(int(v) for v in lattice.theta(t))
-            seen, estimates = [], []
-            for j in range(n_batches):
-                correct, tt, ti = self._batch_outcomes(theta, j)
-                m.transform_seconds += tt
-                m.inference_seconds += ti
-                seen.append(correct)
-                total = np.concatenate(seen)
-                estimates.append(total.mean())
-                if self.rule.converged(estimates):
-                    break
-            m.tests[int(t)] = np.concatenate(seen)
+        tests = np.asarray(tests, dtype=np.int64)
+        full = len(tests) * len(self.loaded.labels)
+        with bar(total=len(tests), desc="low-order tests (tomography)", unit="test", disable=not progress) as pbar:
+            for t in tests:
+                theta = tuple(int(v) for v in lattice.theta(t))
+                seen, estimates = [], []
+                for j in range(n_batches):
+                    correct, tt, ti = self._batch_outcomes(theta, j)
+                    m.transform_seconds += tt
+                    m.inference_seconds += ti
+                    seen.append(correct)
+                    total = np.concatenate(seen)
+                    estimates.append(total.mean())
+                    if self.rule.converged(estimates):
+                        break
+                m.tests[int(t)] = np.concatenate(seen)
+                pbar.set_postfix_str(f"{m.inferences:,} of {full:,} inferences", refresh=False)
+                pbar.update(1)
         return m

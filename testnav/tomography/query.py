@@ -136,3 +136,27 @@ class Query:
             return OPS[op](tuples[:, column], value)
 
         return ev(self.tree)
+
+
+def check_threshold(value, key: str = "query.min_accuracy") -> float:
+    """A gate's threshold: a number in [0, 1] (an accuracy)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise UserError(f"{key}={value}: an accuracy in [0, 1], e.g. {key}=0.8")
+    return float(value)
+
+
+def gate_line(res: dict, min_accuracy: float) -> str | None:
+    """None when R(Q) (the estimate: measured tests as measured, the rest predicted) reaches
+    `min_accuracy`; else the one line a CI log shows: the query, the estimate with its measured and
+    predicted parts, and the threshold."""
+    if not res["tests"]:
+        raise UserError(f"query {res['query']!r} selects no configuration: there is nothing to hold to a threshold")
+    est = res["R_estimate"]
+    if est >= min_accuracy:
+        return None
+    measured = "—" if res["R_measured"] is None else f"{res['R_measured']:.3f}"
+    return (
+        f"robustness gate failed: query {res['query']!r}: R(Q) = {est:.3f} (measured {measured} on "
+        f"{res['measured']} tests, predicted {res['R_predicted']:.3f} on all {res['tests']}) "
+        f"< min_accuracy {min_accuracy:g}"
+    )

@@ -1,8 +1,8 @@
 """`stage=tomography | query | study` behind run.py.
 
 tomography: measure Θ≤2 (replayed from the ground truth's per-input outcomes, or live on
-            the model), fit the surrogate, write tomography.csv (measured / predicted /
-            true r_σ and q_σ per test) and independence.csv to the run directory;
+            the model), fit the surrogate, write tomography.csv (per test, named: measured /
+            predicted / true r_σ and q_σ) and independence.csv to the run directory;
 query:      the same, then ⟦Q⟧ and R(Q) for `query='…'`, measured, predicted and true side by side;
 study:      the §5 studies, as tables under results/tables/testifai/.
 """
@@ -14,13 +14,15 @@ from pathlib import Path
 import pandas as pd
 
 from ..core.cache import atomic_path, write_json_atomic
-from ..errors import UserError
+from ..core.naming import with_names
+from ..core.progress import resolve as resolve_progress
+from ..errors import BelowThreshold, UserError
 from ..pipeline import build_groundtruth, open as open_session, resolve_device
 from ..registry import instantiate
 from ..groundtruth.compute import compute_groundtruth, outcomes
 from .core import Settings, build, from_groundtruth
 from .executor import LiveExecutor, low_order
-from .query import Query
+from .query import Query, check_threshold, gate_line
 
 
 def write_csv(df: pd.DataFrame, path: Path) -> None:
@@ -28,11 +30,11 @@ def write_csv(df: pd.DataFrame, path: Path) -> None:
         df.to_csv(tmp, index=False)
 
 
-def make_tomography(cfg):
-    """Returns (Tomography, benchmark name)."""
+def make_tomography(cfg, benchmark=None):
+    """Returns (Tomography, benchmark)."""
     if cfg.tomography.source not in ("replay", "live"):
         raise UserError(f"tomography.source={cfg.tomography.source} (valid: replay, live)")
-    benchmark = instantiate(cfg.benchmark)
+    benchmark = benchmark or instantiate(cfg.benchmark)
     tomo = tomography_for(
         benchmark,
         Settings.from_config(cfg),
@@ -40,9 +42,9 @@ def make_tomography(cfg):
         cfg.tomography.quality,
         cfg.cache_dir,
         resolve_device(cfg.device),
-        cfg.progress,
+        resolve_progress(cfg.progress),
     )
-    return tomo, benchmark.name
+    return tomo, benchmark
 
 
 def tomography_for(benchmark, settings: Settings, source: str, quality_col, cache_dir, device: str, progress: bool):
@@ -69,8 +71,13 @@ def tomography_for(benchmark, settings: Settings, source: str, quality_col, cach
 
 
 def run_tomography(cfg, out_dir: Path) -> dict:
-    tomo, name = make_tomography(cfg)
-    write_csv(tomo.table, out_dir / "tomography.csv")
+    from ..app import reports
+
+    benchmark = instantiate(cfg.benchmark)
+    thetas = reports.named(cfg, benchmark)  # checked before any work
+    tomo, _ = make_tomography(cfg, benchmark)
+    name = benchmark.name
+    write_csv(with_names(tomo.table, benchmark.families), out_dir / "tomography.csv")
     write_csv(tomo.pairs, out_dir / "independence.csv")
     t = tomo.table
     summary = {
@@ -92,6 +99,7 @@ def run_tomography(cfg, out_dir: Path) -> dict:
             within_01=float((err.abs() <= 0.1).mean()),
         )
     write_json_atomic(out_dir / "summary.json", summary)
+    written = reports.for_tomography(cfg, out_dir, tomo, benchmark, thetas)
     print(
         f"tomography {name} ({summary['source']}): {summary['measured']} of {summary['tests']} tests measured with "
         f"{summary['inferences']:,} inferences"
@@ -100,7 +108,7 @@ def run_tomography(cfg, out_dir: Path) -> dict:
             if "within_005" in summary
             else ""
         )
-        + f"\n  files: {out_dir}/tomography.csv, independence.csv"
+        + f"\n  files: {out_dir}/{', '.join(['tomography.csv', 'independence.csv', *written])}"
     )
     return summary
 
@@ -129,18 +137,37 @@ def answer(tomo, text: str) -> dict:
 
 
 def run_query(cfg, out_dir: Path) -> dict:
-    if not cfg.query:
+    """R(Q) for `query.expr`, with the gate `query.min_accuracy`: below it, the outputs are written
+    and BelowThreshold names the query, the estimate and the threshold (exit status 1)."""
+    from ..app import reports
+
+    expr, threshold = cfg.query.expr, cfg.query.min_accuracy
+    if not expr:
         raise UserError("stage=query needs query='…', e.g. query='brightness >= 3 & zoom <= 1'")
-    Query(str(cfg.query), [f.name for f in instantiate(cfg.benchmark).families])  # syntax first, before any work
-    tomo, name = make_tomography(cfg)
-    res = answer(tomo, str(cfg.query))
+    if threshold is not None:
+        check_threshold(threshold)
+    benchmark = instantiate(cfg.benchmark)
+    Query(str(expr), [f.name for f in benchmark.families])  # syntax first, before any work
+    thetas = reports.named(cfg, benchmark)
+    tomo, _ = make_tomography(cfg, benchmark)
+    res = answer(tomo, str(expr))
+    line = None
+    if threshold is not None:
+        line = gate_line(res, threshold)
+        res.update(min_accuracy=float(threshold), passed=line is None, line=line)
     write_json_atomic(out_dir / "query.json", res)
+    written = reports.for_tomography(cfg, out_dir, tomo, benchmark, thetas, [res])
     fmt = lambda v: "—" if v is None else f"{v:.3f}"  # noqa: E731
     print(
-        f"{name}: ⟦{res['query']}⟧ = {res['tests']} tests ({res['measured']} measured, {res['inferred']} inferred)\n"
+        f"{benchmark.name}: ⟦{res['query']}⟧ = {res['tests']} tests ({res['measured']} measured, "
+        f"{res['inferred']} inferred)\n"
         f"  R(Q): measured {fmt(res['R_measured'])}  estimated {fmt(res['R_estimate'])}  "
         f"predicted {fmt(res['R_predicted'])}  true {fmt(res['R_true'])}"
+        + (f"\n  gate: R(Q) ≥ {threshold:g} holds" if threshold is not None and line is None else "")
+        + f"\n  files: {out_dir}/{', '.join(['query.json', *written])}"
     )
+    if line is not None:
+        raise BelowThreshold(line)
     return res
 
 

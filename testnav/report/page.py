@@ -1,0 +1,389 @@
+"""Facts (testnav/report/facts.py) as one HTML page, section by section, in the order a person asks:
+is it done, what was tested, what breaks it and which inputs, each family alone and in pairs,
+and the answers to their queries."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from html import escape
+
+import numpy as np
+import pandas as pd
+
+from ..core.naming import COLUMN, level_columns
+from . import figures
+from .facts import Facts, Shown
+from .template import page
+
+MAX_ROWS = 500  # rows of the ranked list written into the page (the file ranked.csv has them all)
+
+
+def pct(x) -> str:
+    return "—" if x is None or (isinstance(x, float) and not np.isfinite(x)) else f"{100 * float(x):.1f} %"
+
+
+def num(x, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and not np.isfinite(x)):
+        return "—"
+    if isinstance(x, (bool, np.bool_)):
+        return "yes" if x else "no"
+    if isinstance(x, (int, np.integer)):
+        return f"{int(x):,}"
+    return f"{float(x):.{digits}f}"
+
+
+def table(df: pd.DataFrame, numeric=(), sortable: bool = True, scroll: bool = False, formats=None) -> str:
+    """A DataFrame as an HTML table; numeric columns right-aligned and sorted as numbers."""
+    formats = formats or {}
+    head = "".join(f'<th class="{"n" if c in numeric else ""}">{escape(str(c))}</th>' for c in df.columns)
+    rows = []
+    for rec in df.itertuples(index=False):
+        cells = []
+        for c, v in zip(df.columns, rec):
+            shown = formats[c](v) if c in formats else num(v) if c in numeric else str(v)
+            data = f' data-v="{float(v)!r}"' if c in numeric and isinstance(v, (int, float, np.number)) else ""
+            cells.append(f'<td class="{"n" if c in numeric else ""}"{data}>{escape(shown)}</td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    html = f'<table class="{"sortable" if sortable else ""}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    return f'<div class="scroll">{html}</div>' if scroll else html
+
+
+def verdict_sentence(s: dict | None) -> str:
+    """p_complete (and the certificate's verdict or p_good, where the summary has them) in words."""
+    if not s or s.get("p_complete") is None:
+        return ""
+    p, unique, space = float(s["p_complete"]), s.get("unique"), s.get("space_size")
+    ran = f"{unique:,} of the {space:,} configurations" if unique is not None and space else "the configurations"
+    words = [
+        f"After testing {ran}, the chance that the measured front below is complete — that no untested "
+        f"configuration would hurt the model more at the same fidelity — is {p:.0%}."
+    ]
+    if s.get("stopped_at"):
+        words.append(f"The search stopped there because that chance reached the threshold {s['stop_at']:.0%}.")
+    if s.get("verdict"):
+        words.append(str(s["verdict"]))
+    elif s.get("p_good") is not None:
+        words.append(f"The chance that no untested configuration is clearly worse is {float(s['p_good']):.0%}.")
+    elif p >= 0.95:
+        words.append("You may stop testing: more configurations are unlikely to reveal a new weakness.")
+    elif p >= 0.5:
+        words.append("More testing may still find a weakness not shown here.")
+    else:
+        words.append("The front is probably incomplete: a larger budget would likely find more.")
+    if s.get("final_recall") is not None:
+        words.append(f"Against the ground truth, the run found {s['final_recall']:.0%} of the true front.")
+    return " ".join(words)
+
+
+def header(f: Facts) -> str:
+    model = f.tested.get("model") or f.tested.get("benchmark")
+    sentence = verdict_sentence(f.summary)
+    gate = [q for q in f.queries if q.get("min_accuracy") is not None]
+    failed = [q for q in gate if not q.get("passed", True)]
+    parts = [f"<h1>What breaks {escape(str(model))}?</h1>", f'<p class="sub">{escape(f.title)}</p>']
+    links = [("tested", "What was tested")]
+    if f.ranked is not None:
+        links.append(("front", "Measured front"))
+    if f.shown:
+        links.append(("inputs", "Inputs"))
+    if f.low_order:
+        links.append(("families", "Families alone and in pairs"))
+    if f.predicted is not None:
+        links.append(("predicted", "Predicted"))
+    if f.queries:
+        links.append(("queries", "Queries"))
+    parts.append("<nav>" + "".join(f'<a href="#{a}">{escape(t)}</a>' for a, t in links) + "</nav>")
+    if sentence:
+        parts.append(f'<p class="verdict">{escape(sentence)}</p>')
+    for q in gate:
+        if q in failed:
+            parts.append(f'<p class="verdict fail">{escape(q["line"])}</p>')
+        else:
+            parts.append(
+                f'<p class="verdict">The robustness gate holds: R({escape(q["query"])}) = {q["R_estimate"]:.3f} '
+                f"≥ {q['min_accuracy']:g}.</p>"
+            )
+    return "\n".join(parts)
+
+
+def what_was_tested(f: Facts) -> str:
+    t = f.tested
+    facts = [
+        (
+            "model",
+            t.get("model") and f"{t['model']}" + (f" ({t['parameters']:,} parameters)" if t.get("parameters") else ""),
+        ),
+        ("benchmark", t.get("benchmark")),
+        ("data", t.get("inputs") and f"{t['inputs']:,} {'texts' if f.text else 'images'}, {t['classes']} classes"),
+        ("clean accuracy", t.get("clean_accuracy") is not None and pct(t["clean_accuracy"])),
+        ("fidelity metric ρ", t.get("fidelity")),
+        ("lattice", f"{len(f.families)} families × {f.levels} levels = {f.levels ** len(f.families):,} configurations"),
+        ("device", t.get("device")),
+        ("table", t.get("table")),
+    ]
+    grid = "".join(f'<div class="fact"><b>{escape(k)}</b>{escape(str(v))}</div>' for k, v in facts if v)
+    out = [f'<h2 id="tested">What was tested</h2><div class="grid">{grid}</div>']
+    if any(labels for _, labels in f.families):
+        levels = pd.DataFrame(
+            [[name, *labels[1:]] for name, labels in f.families],
+            columns=["family", *[f"level {k}" for k in range(1, f.levels)]],
+        )
+        out.append("<h3>Families and their levels (level 0 leaves the input as it is)</h3>")
+        out.append(table(levels, sortable=False))
+    return "\n".join(out)
+
+
+def front_section(f: Facts) -> str:
+    if f.ranked is None or not len(f.ranked):
+        return ""
+    r = f.ranked
+    front = r[r["rank"] == 0]
+    key = "".join(
+        f"<li>{escape(str(row[COLUMN]))} <span class='note'>δ {row['delta']:.3f} · ρ {row['rho']:.3f}</span></li>"
+        for _, row in front.iterrows()
+    )
+    cols = [c for c in [COLUMN, "rank", "delta", "rho", "proposal", "crowding"] if c in r.columns]
+    shown = r[cols].head(MAX_ROWS).rename(columns={"delta": "δ (accuracy lost)", "rho": f"ρ ({f.rho_label})"})
+    numeric = {"rank", "δ (accuracy lost)", f"ρ ({f.rho_label})", "proposal", "crowding"}
+    more = (
+        f"<p class='note'>The first {MAX_ROWS} of {len(r):,} rows; ranked.csv holds them all.</p>"
+        if len(r) > MAX_ROWS
+        else ""
+    )
+    return "\n".join(
+        [
+            '<h2 id="front">Measured front: the worst damage at each level of fidelity</h2>',
+            "<p>Each point is a configuration the search ran: how much accuracy it cost (δ, up) against how "
+            "close the perturbed inputs stay to the clean ones (ρ, right). No configuration measured beats a "
+            "front member on both. The numbers on the plot are the list beside it.</p>",
+            f'<div style="display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start">'
+            f'<img class="fig" alt="measured front" src="{figures.front_figure(r, f.rho_label)}">'
+            f'<ol class="key">{key}</ol></div>',
+            "<h3>Ranked list (Pareto rank, then crowding distance; click a heading to sort)</h3>",
+            table(shown, numeric=numeric, scroll=True),
+            more,
+        ]
+    )
+
+
+TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
+
+
+def text_diff(clean: str, perturbed: str) -> tuple[str, str]:
+    """Word-level diff: the clean text with what was removed struck, the perturbed one with what
+    was added marked."""
+    a, b = TOKENS.findall(clean), TOKENS.findall(perturbed)
+    left, right = [], []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        old, new = escape("".join(a[i1:i2])), escape("".join(b[j1:j2]))
+        if op == "equal":
+            left.append(old)
+            right.append(new)
+        else:
+            left.append(f"<del>{old}</del>" if old else "")
+            right.append(f"<ins>{new}</ins>" if new else "")
+    return "".join(left), "".join(right)
+
+
+def joined(item) -> str:
+    return " ‖ ".join(item) if isinstance(item, tuple) else str(item)
+
+
+def prediction_line(row, name) -> str:
+    label, before, after = int(row["label"]), int(row["clean_prediction"]), int(row["prediction"])
+    cls = lambda k: "right" if k == label else "wrong"  # noqa: E731
+    return (
+        f"label <b>{escape(name(label))}</b> · clean <span class='{cls(before)}'>{escape(name(before))}</span>"
+        f" → perturbed <span class='{cls(after)}'>{escape(name(after))}</span>"
+    )
+
+
+def strip(shown: Shown, text: bool, names: dict) -> str:
+    name = lambda k: names.get(int(k), str(int(k)))  # noqa: E731
+    cards = []
+    for _, row in shown.examples.iterrows():
+        flip = "flip" if row["flipped"] else ""
+        head = f"<div>#{int(row['input'])} {prediction_line(row, name)}</div>"
+        if text:
+            left, right = text_diff(joined(row["clean"]), joined(row["perturbed"]))
+            cards.append(
+                f'<div class="card {flip}">{head}<p><span class="lbl">clean</span>{left}</p>'
+                f'<p><span class="lbl">perturbed</span>{right}</p></div>'
+            )
+        else:
+            cards.append(
+                f'<div class="card {flip}"><div class="pair">'
+                f'<figure><img alt="input {int(row["input"])} clean" src="{figures.thumbnail(row["clean"])}">clean</figure>'
+                f'<figure><img alt="input {int(row["input"])} perturbed" src="{figures.thumbnail(row["perturbed"])}">'
+                f"perturbed</figure></div>{head}</div>"
+            )
+    return f'<div class="{"texts" if text else "strip"}">{"".join(cards)}</div>'
+
+
+def inputs_section(f: Facts, names: dict) -> str:
+    if not f.shown:
+        return ""
+    which = (
+        "each member of the measured front (and each configuration you named)"
+        if f.ranked is not None
+        else "the configuration the tomography predicts worst (and each configuration you named)"
+    )
+    out = [
+        '<h2 id="inputs">Inputs under each configuration</h2>',
+        f"<p>For {which}: inputs clean beside perturbed, with the label and the model's prediction before "
+        "and after. Inputs whose prediction flipped from right to wrong come first, outlined in red; then "
+        "other changed predictions.</p>",
+    ]
+    for s in f.shown:
+        extra = f" · δ {s.delta:.3f} · ρ {s.rho:.3f}" if s.delta is not None else ""
+        out.append(f"<h3>{escape(s.name)} <span class='tag'>{escape(s.why)}</span></h3>")
+        out.append(
+            f"<p>Accuracy {pct(s.accuracy)} (clean {pct(s.clean_accuracy)}); <b>{s.flipped:,} of {s.inputs:,}</b> "
+            f"inputs flipped from right to wrong{escape(extra)}.</p>"
+        )
+        out.append(strip(s, f.text, names))
+        hit = s.per_class[s.per_class["drop"] > 0].head(3)
+        if len(hit):
+            worst = ", ".join(f"{c} ({100 * d:.0f} points)" for c, d in zip(hit["class"], hit["drop"]))
+            out.append(f"<p>Classes that lose the most accuracy: {escape(worst)}.</p>")
+        pc = s.per_class.head(12).drop(columns=["label"])
+        pc = pc.rename(columns={"clean_accuracy": "clean accuracy", "drop": "accuracy drop"})
+        hidden = len(s.per_class) - len(pc)
+        out.append("<details><summary>Accuracy per class (largest drop first)</summary>")
+        out.append(
+            table(
+                pc,
+                numeric={"inputs", "clean accuracy", "accuracy", "flipped", "accuracy drop"},
+                formats={"clean accuracy": pct, "accuracy": pct, "accuracy drop": pct},
+            )
+        )
+        if hidden > 0:
+            out.append(f"<p class='note'>and {hidden} more classes</p>")
+        out.append("</details>")
+    return "\n".join(out)
+
+
+def families_section(f: Facts, lattice) -> str:
+    if not f.low_order:
+        return ""
+    names = f.names
+    labels = [labels for _, labels in f.families]
+    clean = f.low_order.get(0, f.tested.get("clean_accuracy") or np.nan)
+    acc = []
+    for i in range(lattice.n):
+        row = []
+        for level in range(lattice.levels):
+            theta = np.zeros(lattice.n, np.int64)
+            theta[i] = level
+            row.append(f.low_order.get(int(lattice.index(theta)), np.nan))
+        acc.append(row)
+    out = [
+        '<h2 id="families">Each family alone, and in pairs</h2>',
+        f"<p class='note'>Accuracy {escape(f.low_order_note)}.</p>",
+        "<h3>Each family alone, by level (the order-1 tests; dashed: clean accuracy)</h3>",
+        f'<img class="fig" alt="each family alone" src="{figures.order1_figure(names, labels, acc, clean)}">',
+    ]
+    levels = [f"level {k}" for k in range(1, lattice.levels)]
+    one = pd.DataFrame([[n, *a[1:]] for n, a in zip(names, acc)], columns=["family", *levels])
+    out.append(table(one, numeric=set(one.columns[1:]), formats={c: pct for c in one.columns[1:]}))
+    if f.pairs is not None and len(f.pairs):
+        panels = []
+        for _, p in f.pairs.iterrows():
+            i, j = names.index(p["family_i"]), names.index(p["family_j"])
+            grid = np.full((lattice.levels - 1, lattice.levels - 1), np.nan)
+            for a in range(1, lattice.levels):
+                for b in range(1, lattice.levels):
+                    theta = np.zeros(lattice.n, np.int64)
+                    theta[i], theta[j] = a, b
+                    grid[a - 1, b - 1] = f.low_order.get(int(lattice.index(theta)), np.nan)
+            word = "independent" if p["independent"] else "interact"
+            panels.append(
+                (
+                    f"{p['family_i']} × {p['family_j']}: {word} (p {p['p_value']:.3g})",
+                    p["family_i"],
+                    p["family_j"],
+                    grid,
+                )
+            )
+        out.append("<h3>Pairs of families (the order-2 tests): accuracy at each pair of levels</h3>")
+        out.append(f'<img class="fig" alt="pairs of families" src="{figures.order2_figure(panels, lattice.levels)}">')
+        chi = f.pairs[["family_i", "family_j", "chi2", "dof", "p_value", "independent"]].rename(
+            columns={"family_i": "family", "family_j": "with", "chi2": "χ²", "p_value": "p"}
+        )
+        chi["verdict"] = np.where(
+            chi.pop("independent"), "independent: damage multiplies", "interact: together worse or better than apart"
+        )
+        out.append(
+            "<p>TestifAI's χ² test asks whether a pair's accuracy is what the two families alone predict "
+            "(relative to the clean accuracy). Where they interact, combining them is not just the sum of "
+            "its parts.</p>"
+        )
+        out.append(table(chi, numeric={"χ²", "dof", "p"}, formats={"p": lambda v: f"{v:.2g}"}))
+    return "\n".join(out)
+
+
+def predicted_section(f: Facts) -> str:
+    if f.predicted is None or not len(f.predicted):
+        return ""
+    df = f.predicted.drop(columns=level_columns(f.predicted)).rename(
+        columns={"r_pred": "predicted accuracy", "r_true": "true accuracy"}
+    )
+    numeric = {"order", "predicted accuracy", "true accuracy"}
+    return "\n".join(
+        [
+            '<h2 id="predicted">Worst configurations the tomography predicts (not measured)</h2>',
+            table(df, numeric=numeric, formats={c: pct for c in ("predicted accuracy", "true accuracy")}),
+        ]
+    )
+
+
+def queries_section(f: Facts) -> str:
+    if not f.queries:
+        return ""
+    rows = []
+    for q in f.queries:
+        rows.append(
+            {
+                "query": q["query"],
+                "tests": q["tests"],
+                "measured": q["measured"],
+                "inferred": q["inferred"],
+                "R measured": q.get("R_measured"),
+                "R predicted": q.get("R_predicted"),
+                "R estimate": q.get("R_estimate"),
+                **({"R true": q["R_true"]} if q.get("R_true") is not None else {}),
+                **(
+                    {"min accuracy": q["min_accuracy"], "gate": "passed" if q.get("passed") else "FAILED"}
+                    if q.get("min_accuracy") is not None
+                    else {}
+                ),
+            }
+        )
+    df = pd.DataFrame(rows)
+    numeric = {"tests", "measured", "inferred", "R measured", "R predicted", "R estimate", "R true", "min accuracy"}
+    return "\n".join(
+        [
+            '<h2 id="queries">Queries</h2>',
+            "<p>R(Q): the mean accuracy over the configurations a query selects, measured where the tomography "
+            "measured them and predicted elsewhere (the estimate combines both).</p>",
+            table(df, numeric=numeric),
+        ]
+    )
+
+
+def render(f: Facts, lattice, class_names: dict | None = None) -> str:
+    body = [
+        header(f),
+        what_was_tested(f),
+        front_section(f),
+        inputs_section(f, class_names or {}),
+        families_section(f, lattice),
+        predicted_section(f),
+        queries_section(f),
+    ]
+    if f.notes:
+        body.append("<p class='note'>" + "<br>".join(escape(n) for n in f.notes) + "</p>")
+    body.append("<p class='note'>Written by testnav. This page is one file: it needs no network to be read.</p>")
+    model = f.tested.get("model") or f.tested.get("benchmark")
+    return page(escape(f"What breaks {model}? · {f.title}"), "\n".join(b for b in body if b))
