@@ -286,7 +286,7 @@ class TextClassification(TextBenchmark):
         model, tokenizer, key = self.model_spec.build()
         if key is None:  # a prediction function: keyed by its outputs on D
             key = self.model_spec.key_of(items, model)
-        if model.training and isinstance(self.model_spec, GivenTextModel):
+        if isinstance(self.model_spec, GivenTextModel) and model.training:
             note(f"{type(model).__name__} was in training mode: testnav switched it to eval mode (dropout off)")
         model.eval()
         self._memo.clear()
