@@ -131,7 +131,10 @@ def usage(argv: list[str], prog: str) -> str:
         lines.append(f"  {group:<14} {', '.join(shown) or '—'}")
     launchers = sorted(set(group_options(dirs, "hydra/launcher")) | set(BUILTIN_LAUNCHERS))
     lines.append(f"  {'hydra/launcher':<14} {', '.join(o + ' (default)' if o == 'basic' else o for o in launchers)}")
-    keys = [k for k in root if k not in ("defaults", "hydra")]
+    blocks = [
+        k.split("@", 1)[1] for d in root.defaults if not isinstance(d, str) for k in d if k.startswith("settings@")
+    ]
+    keys = [k for k in root if k not in ("defaults", "hydra")] + [f"{b}.…" for b in blocks]
     lines += [
         "",
         f"keys (KEY=VALUE, any nested key too, e.g. benchmark.levels=3): {', '.join(keys)}",

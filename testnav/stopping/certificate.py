@@ -97,7 +97,7 @@ GOOD_EVERY_CAP = 500
 
 @dataclass(frozen=True)
 class CertificateConfig:
-    """The certificate's settings, as conf/config.yaml's `certificate:` node holds them (the
+    """The certificate's settings, as conf/settings/certificate.yaml holds them (the
     single source of their defaults; tests/test_contracts.py holds these to it)."""
 
     stop_at: float | None = None  # end the run once the chosen certificate reaches this; None: never
