@@ -9,8 +9,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Modules are compiled once, by the first process that imports them. Where PYTHONDONTWRITEBYTECODE is
-# set, nothing ever writes them and every process compiles its imports again (a reduced
-# `python run.py`: 12.7 s against 9.2 s); compiling all of the venv up front took 69 s.
+# set, nothing ever writes them and every process compiles its imports again (measured: CHANGELOG.md).
 unexport PYTHONDONTWRITEBYTECODE
 # pip prints one warning per missing local index folder; they are noise, not errors.
 QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || true; }
@@ -21,8 +20,7 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 # uv installs the same pinned releases as pip, resolving and unpacking in parallel and linking from
-# its cache: a fresh clone's install took 8 s with uv's cache warm and 42 s cold, against pip's
-# 2 min 27 s (4 min 11 s with its byte-compiling). Where uv cannot be installed or cannot reach an
+# its cache (times against pip: CHANGELOG.md). Where uv cannot be installed or cannot reach an
 # index, pip installs.
 # Everything (the extras `all` and `test`) at the exact versions of constraints.txt; pyproject.toml
 # itself only declares ranges.
@@ -65,7 +63,7 @@ browser:                ## Debian's chromium, for the test that renders report.h
 	  || echo "browser: SKIPPED: could not install chromium from the Debian registry (the browser test will skip)" >&2
 
 SLURM_PKGS := slurmctld slurmd slurm-client munge
-test-slurm: install     ## the SLURM launcher test on a throwaway single-node cluster on 127.0.0.1 (root; ~1–3 min)
+test-slurm: install     ## the SLURM launcher test on a throwaway single-node cluster on 127.0.0.1 (root)
 	@if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sinfo >/dev/null \
 	    || ! command -v munged >/dev/null; then \
 	  if [ "$$(id -u)" != 0 ]; then echo "test-slurm: SKIPPED: needs root to install $(SLURM_PKGS)" >&2; exit 0; fi; \
@@ -81,10 +79,10 @@ test-slurm: install     ## the SLURM launcher test on a throwaway single-node cl
 	ms=$$(( ($$(date +%s%N) - t0) / 1000000 )); \
 	echo "test-slurm: cluster start to results in $$((ms / 1000)).$$(printf %03d $$((ms % 1000))) s"
 
-reproduce: install      ## regenerate every committed mnist5k number from scratch and compare, line by line (~6 min)
+reproduce: install      ## regenerate every committed mnist5k number from scratch and compare, line by line
 	$(PY) scripts/reproduce.py
 
-bench: install          ## performance as ratios → results/bench.md, results/bench.json (~9 min)
+bench: install          ## performance as ratios → results/bench.md, results/bench.json
 	$(PY) scripts/bench.py
 
 clean:
