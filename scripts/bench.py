@@ -18,10 +18,17 @@ Writes results/bench.md and results/bench.json. Sections:
      full scoring (walk, inference, every metric and signal) timed beside the walk plus the bare model
      forward on the same images; configurations and tables per second, and the ratio of the two
  11. search time per proposal, per search and lattice size, on generated tables (testnav.groundtruth.synthetic)
+ 12. the host: CPU model, vector extensions, cores, torch and numba versions (and what torch and
+     numba dispatch to), so each figure names the machine it was measured on
+ 13. the first run: `python run.py` on a small lattice with empty bytecode and numba caches (a fresh
+     clone) against the same run with both warm
+ 14. the live path: a live NSGA-II search's wall time against its own bound, the walk plus the bare
+     forward over the configurations it evaluated (mnist5k, and a practitioner's digits CNN through
+     testnav.Tester)
 Repeated timings are interleaved (A, B, A, B, …) and reported as median and spread, so a
 noisy shared machine skews both sides alike.
 
-    python scripts/bench.py [--quick]
+    python scripts/bench.py [--quick] [--out results/bench]
 """
 
 from __future__ import annotations
@@ -53,7 +60,7 @@ def interleaved(fns: dict, repeat: int) -> dict:
     return {k: timing.spread(v) for k, v in timing.interleaved(fns, repeat).items()}
 
 
-def run_app(args, cache) -> tuple[float, int, str]:
+def run_app(args, cache, env=None) -> tuple[float, int, str]:
     """Wall time, peak RSS (MiB) and stdout of one `python run.py …` in a fresh process."""
     cmd = [
         PY,
@@ -67,12 +74,141 @@ def run_app(args, cache) -> tuple[float, int, str]:
         f"hydra.run.dir={cache}/run_{time.time_ns()}",
     ]
     t0 = time.perf_counter()
-    r = subprocess.run(cmd, cwd=ROOT, env=ENV, capture_output=True, text=True)
+    r = subprocess.run(cmd, cwd=ROOT, env=env or ENV, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if r.returncode != 0:
         raise SystemExit(f"bench: {' '.join(args)} failed:\n{r.stderr[-2000:]}")
     peak = int(next(ln.split()[1] for ln in r.stderr.splitlines() if ln.startswith("PEAK_RSS_KB"))) // 1024
     return wall, peak, r.stdout
+
+
+EMULATION = ("ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA", "NUMBA_CPU_NAME")
+VECTOR_FLAGS = ("avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16", "amx_tile")
+
+
+def section_host() -> dict:
+    """The machine the figures belong to, and what torch and numba dispatch to on it (an
+    instruction-set cap set in the environment, e.g. ATEN_CPU_CAPABILITY=avx2, is named)."""
+    import platform
+
+    import llvmlite.binding as llvm
+    import numba
+    import torch
+
+    cpu, flags = platform.processor() or platform.machine(), set()
+    info = Path("/proc/cpuinfo")
+    if info.exists():
+        lines = info.read_text().splitlines()
+        cpu = next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("model name")), cpu)
+        flags = set(next((ln.split(":", 1)[1].split() for ln in lines if ln.startswith("flags")), []))
+    capped = {k: os.environ[k] for k in EMULATION if k in os.environ}
+    return {
+        "cpu": cpu,
+        "vector_extensions": [f for f in VECTOR_FLAGS if f in flags],
+        "cores": os.cpu_count(),
+        "torch": torch.__version__,
+        "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "numba": numba.__version__,
+        "numba_cpu": os.environ.get("NUMBA_CPU_NAME") or llvm.get_host_cpu_name(),
+        "instruction_set_capped": capped,
+    }
+
+
+def host_label(h: dict) -> str:
+    isa = (
+        "AVX-512" if "avx512f" in h["vector_extensions"] else "AVX2" if "avx2" in h["vector_extensions"] else "no AVX2"
+    )
+    capped = (
+        f"; capped to {h['torch_cpu_capability']} by {', '.join(h['instruction_set_capped'])} (an emulation of an "
+        "AVX2-only host's instruction set, not of its caches or memory)"
+        if h["instruction_set_capped"]
+        else ""
+    )
+    return (
+        f"{h['cpu']} ({isa}), {h['cores']} cores; torch {h['torch']} dispatching {h['torch_cpu_capability']}, "
+        f"numba {h['numba']} for {h['numba_cpu']}{capped}"
+    )
+
+
+def section_first_run() -> dict:
+    """`python run.py benchmark.levels=2` (16 configurations: the run is mostly start-up) three
+    times in fresh processes: with empty bytecode and numba caches (a fresh clone's first run), with
+    warm bytecode but an empty numba cache, and with both warm. The differences are what the first
+    run spends compiling: Python bytecode, and numba's kernels (cached under __pycache__ after)."""
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        pyc, nbc = Path(tmp) / "pycache", Path(tmp) / "numba"
+        base = {k: v for k, v in ENV.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        runs = {
+            "fresh": {"PYTHONPYCACHEPREFIX": str(pyc), "NUMBA_CACHE_DIR": str(nbc)},
+            "numba_cold": {"PYTHONPYCACHEPREFIX": str(pyc), "NUMBA_CACHE_DIR": str(nbc) + "_2"},
+            "warm": {"PYTHONPYCACHEPREFIX": str(pyc), "NUMBA_CACHE_DIR": str(nbc)},
+        }
+        for name, extra in runs.items():
+            cache = Path(tmp) / f"cache_{name}"
+            out[name] = run_app(["benchmark.levels=2"], cache, env={**base, **extra})[0]
+    out["bytecode_seconds"] = out["fresh"] - out["numba_cold"]
+    out["numba_seconds"] = out["numba_cold"] - out["warm"]
+    return out
+
+
+def section_live(quick: bool) -> dict:
+    """A live NSGA-II search (pipeline.live, budget B, no certificate stop) timed against its bound:
+    a fresh walker over the configurations it evaluated, in lattice order (siblings stacked as the
+    live oracle stacks them), with the bare forward at the benchmark's batch size. The live run does
+    more than the bound on purpose: every metric and signal, the search and the certificate."""
+    from testnav import pipeline
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from practitioner_models import digits_tester
+
+    budget = 60 if quick else 300
+    rows = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        openers = {
+            "mnist5k (LeNet-5, 5,000 images, 6⁴)": lambda: (
+                pipeline.open(pipeline.compose_benchmark([]), tmp, "cpu"),
+                "ssim",
+            ),
+            "digits CNN via Tester (600 images, 5⁴)": lambda: (digits_tester(tmp).session, "ssim"),
+        }
+        for name, opener in openers.items():
+            session, fid = opener()
+            bench = session.benchmark
+            t0 = time.perf_counter()
+            run = pipeline.live(pipeline.RunSpec("nsga2", budget=budget, seed=0), session, fid)
+            live_s = time.perf_counter() - t0
+            thetas = [bench.lattice.theta(i) for i in sorted(pipeline.live_oracle(session, fid).memo)]
+
+            bound_s = statistics.median(
+                timing.timed(functools.partial(_live_bound, session, thetas))[1] for _ in range(3)
+            )
+            rows[name] = {
+                "budget": budget,
+                "evaluated": len(thetas),
+                "lattice": bench.lattice.size,
+                "live_seconds": live_s,
+                "bound_seconds": bound_s,
+                "ratio_to_bound": live_s / bound_s,
+                "search_seconds": run.summary["search_seconds"],
+            }
+    return rows
+
+
+def _live_bound(session, thetas) -> None:
+    """The walk (a fresh walker) and the bare forward over `thetas`, as the live oracle stacks them."""
+    import torch
+
+    from testnav.groundtruth.walk import PrefixWalker, sibling_groups
+
+    bench, loaded = session.benchmark, session.loaded
+    walker = PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed)
+    with torch.inference_mode():
+        for group in sibling_groups(thetas, session.stack):
+            for t in group:
+                x = walker.images(t)
+                for i in range(0, len(x), bench.batch_size):
+                    loaded.model.hidden(x[i : i + bench.batch_size])
 
 
 def section_families(quick: bool) -> dict:
@@ -468,11 +604,30 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller batches (for a smoke run)")
     ap.add_argument("--bound", type=int, default=None, help=argparse.SUPPRESS)  # one section-10 row, as JSON
+    ap.add_argument(
+        "--out", default=str(ROOT / "results" / "bench"), help="writes OUT.md and OUT.json (default results/bench)"
+    )
+    ap.add_argument(
+        "--only", nargs="+", default=None, help=argparse.SUPPRESS
+    )  # some sections only, merged into OUT.json's others (host, first_run, live, groundtruth_bound, families)
     args = ap.parse_args(argv)
     if args.bound:
         print(json.dumps(_bound_at(args.bound, 2 if args.quick else 3, 2 if args.quick else 3), default=float))
         return
-    report = {}
+    out = Path(args.out)
+    if args.only:
+        report = json.loads(out.with_suffix(".json").read_text()) if out.with_suffix(".json").exists() else {}
+        parts = {
+            "host": section_host,
+            "first_run": section_first_run,
+            "live": lambda: section_live(args.quick),
+            "groundtruth_bound": lambda: section_groundtruth_bound(args.quick),
+            "families": lambda: section_families(args.quick),
+        }
+        for name in args.only:
+            report[name] = parts[name]()
+        return write(report, out)
+    report = {"host": section_host()}
     with tempfile.TemporaryDirectory() as tmp:
         cold_wall, cold_rss, _ = run_app([], tmp)
         warm_wall, warm_rss, _ = run_app([], tmp)
@@ -515,11 +670,16 @@ def main(argv=None):
     report["gpu"] = section_gpu(args.quick, report["families"]["rows"])
     if "skipped" in report["gpu"]:
         report["cpu_model"] = section_cpu_model(args.quick)
-    out = ROOT / "results"
-    out.mkdir(exist_ok=True)
-    (out / "bench.json").write_text(json.dumps(report, indent=2, default=float) + "\n")
+    report["first_run"] = section_first_run()
+    report["live"] = section_live(args.quick)
+    return write(report, out)
+
+
+def write(report: dict, out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(json.dumps(report, indent=2, default=float) + "\n")
     md = render(report)
-    (out / "bench.md").write_text(md)
+    out.with_suffix(".md").write_text(md)
     print(md)
 
 
@@ -534,6 +694,8 @@ def render(r: dict) -> str:
     )
     lines = [
         "# make bench",
+        "",
+        f"Host: {host_label(r['host'])}. Every ratio below is measured side by side in this one run on it.",
         "",
         "| measure | value |",
         "|---|---|",
@@ -566,6 +728,25 @@ def render(r: dict) -> str:
             )
             + (f"; {default['ratio_to_bound']:.2f}× with glibc's default allocator on both sides" if default else "")
             + " |"
+        )
+    for levels in ("3^4",):
+        small = r.get("groundtruth_bound", {}).get(levels)
+        if small:
+            lines.append(
+                f"| ground truth ÷ inference bound ({levels.replace('^4', '⁴')}) | {small['ratio_to_bound']:.2f}× "
+                "(target ≤ 1.3×) |"
+            )
+    fr = r.get("first_run")
+    if fr:
+        lines.append(
+            f"| first run (`benchmark.levels=2`): fresh clone / warm | {fr['fresh']:.1f} s / {fr['warm']:.1f} s: "
+            f"{fr['bytecode_seconds']:.1f} s compiling bytecode, {fr['numba_seconds']:.1f} s compiling numba's kernels |"
+        )
+    for name, v in r.get("live", {}).items():
+        lines.append(
+            f"| live NSGA-II, {name}: time ÷ its bound | {v['ratio_to_bound']:.2f}× ({v['evaluated']} of "
+            f"{v['lattice']:,} configurations evaluated in {v['live_seconds']:.1f} s; walk + bare forward "
+            f"{v['bound_seconds']:.1f} s; target ≤ 2×) |"
         )
     for k, v in t.items():
         lines.append(f"| tomography 4D, {k} | {v['inferences']:,} inferences ({v['fraction_of_full']:.1%} of full) |")
