@@ -461,3 +461,27 @@ def test_stopping_figure_from_the_study_table(tmp_path):
     path, sentence = stopping.draw(tmp_path / "s.csv", tmp_path / "s.png")
     assert is_png(path) and "40%–40% of the lattice" in sentence
     assert stopping.draw(tmp_path / "absent.csv", tmp_path / "x.png") is None
+
+
+def test_report_sentence_names_the_rule_that_stopped_and_prices_a_ground_truth():
+    """report.html's verdict: the stop is credited to p_good when the run stopped on it, the advice
+    follows that certificate, and a live run says what measuring every configuration would cost."""
+    from testnav.report.page import verdict_sentence
+
+    live = {
+        "p_complete": 0.10,
+        "p_good": 0.97,
+        "epsilon": 0.01,
+        "unique": 250,
+        "space_size": 1296,
+        "stopped_at": 260,
+        "stop_at": 0.95,
+        "stop_on": "good",
+        "live": True,
+        "wall_seconds": 50.0,
+    }
+    said = verdict_sentence(live)
+    assert "the second chance reached 95%" in said and "You may stop testing" in said
+    assert "about 4 min at this run's 0.20 s per configuration, 5.2× what this search spent" in said
+    exact = verdict_sentence({**live, "stop_on": "complete", "live": False, "stopped_at": None})
+    assert "probably incomplete" in exact and "ground truth" not in exact and "stopped" not in exact

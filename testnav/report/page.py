@@ -50,27 +50,41 @@ def table(df: pd.DataFrame, numeric=(), sortable: bool = True, scroll: bool = Fa
 
 
 def verdict_sentence(s: dict | None) -> str:
-    """p_complete (and the certificate's verdict or p_good, where the summary has them) in words."""
+    """The certificate in words: p_complete, p_good where the summary has it, why the run stopped,
+    what to do next, and, for a live run, what measuring every configuration would cost instead."""
     if not s or s.get("p_complete") is None:
         return ""
     p, unique, space = float(s["p_complete"]), s.get("unique"), s.get("space_size")
+    good = None if s.get("p_good") is None else float(s["p_good"])
     ran = f"{unique:,} of the {space:,} configurations" if unique is not None and space else "the configurations"
     words = [
         f"After testing {ran}, the chance that the measured front below is complete — that no untested "
         f"configuration would hurt the model more at the same fidelity — is {p:.0%}."
     ]
+    if good is not None:
+        eps = float(s.get("epsilon") or 0.01)
+        words.append(
+            f"The chance that no untested configuration beats it by more than {eps:.0%} of either measure's "
+            f"range (a front good enough to act on) is {good:.0%}."
+        )
+    on_good = s.get("stop_on") == "good" and good is not None
     if s.get("stopped_at"):
-        words.append(f"The search stopped there because that chance reached the threshold {s['stop_at']:.0%}.")
-    if s.get("verdict"):
-        words.append(str(s["verdict"]))
-    elif s.get("p_good") is not None:
-        words.append(f"The chance that no untested configuration is clearly worse is {float(s['p_good']):.0%}.")
-    elif p >= 0.95:
+        which = "second" if on_good else "first"
+        words.append(f"The search stopped there because the {which} chance reached {s['stop_at']:.0%}.")
+    settled = good if on_good else p
+    if settled >= 0.95:
         words.append("You may stop testing: more configurations are unlikely to reveal a new weakness.")
-    elif p >= 0.5:
+    elif settled >= 0.5:
         words.append("More testing may still find a weakness not shown here.")
     else:
         words.append("The front is probably incomplete: a larger budget would likely find more.")
+    if s.get("live") and unique and space and unique < space and s.get("wall_seconds"):
+        per = float(s["wall_seconds"]) / unique
+        words.append(
+            f"Measuring all {space:,} configurations instead (a ground truth, stage=groundtruth) would take "
+            f"about {space * per / 60:.0f} min at this run's {per:.2f} s per configuration, "
+            f"{space / unique:.1f}× what this search spent."
+        )
     if s.get("final_recall") is not None:
         words.append(f"Against the ground truth, the run found {s['final_recall']:.0%} of the true front.")
     return " ".join(words)
