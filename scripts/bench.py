@@ -709,11 +709,15 @@ def render(r: dict) -> str:
         r["tomography"],
         r["memory_mib"],
     )
+    host = (
+        [f"Host: {host_label(r['host'])}. Every ratio below is measured side by side in this one run on it.", ""]
+        if r.get("host")
+        else []
+    )
     lines = [
         "# make bench",
         "",
-        f"Host: {host_label(r['host'])}. Every ratio below is measured side by side in this one run on it.",
-        "",
+        *host,
         "| measure | value |",
         "|---|---|",
         f"| `python run.py` cold / warm | {e['cold_seconds']:.1f} s / {e['warm_seconds']:.1f} s (targets ≤ 180 s / ≤ 20 s) |",

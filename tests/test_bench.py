@@ -127,3 +127,35 @@ def test_search_scaling_section_times_every_search_on_a_generated_table(bench, m
     assert list(out) == ["4^4"] and out["4^4"]["configurations"] == 256
     assert set(out["4^4"]["ms_per_proposal"]) == {"nsga2/pymoo", "nsga2/fast", "ga/fast", "greedy", "random", "tomonav"}
     assert all(v > 0 for v in out["4^4"]["ms_per_proposal"].values())
+
+
+def test_the_host_heads_the_report_and_the_new_rows_render(bench):
+    """bench.md names its host (and an instruction-set cap, labelled an emulation), the first run's
+    compile costs and the live path's ratio."""
+    host = bench.section_host()
+    assert host["cores"] >= 1 and host["torch"] and host["numba"] and host["numba_cpu"]
+    capped = {**host, "instruction_set_capped": {"ATEN_CPU_CAPABILITY": "avx2"}, "torch_cpu_capability": "AVX2"}
+    assert "capped to AVX2 by ATEN_CPU_CAPABILITY (an emulation" in bench.host_label(capped)
+    full = {
+        **json.loads((bench.ROOT / "results" / "bench.json").read_text()),
+        "host": capped,
+        "first_run": {"fresh": 30.0, "warm": 20.0, "bytecode_seconds": 4.0, "numba_seconds": 6.0},
+        "live": {
+            "mnist5k": {
+                "evaluated": 250,
+                "lattice": 1296,
+                "live_seconds": 40.0,
+                "bound_seconds": 25.0,
+                "ratio_to_bound": 1.6,
+                "budget": 300,
+                "search_seconds": 38.0,
+            }
+        },
+    }
+    md = bench.render(full)
+    assert md.splitlines()[2].startswith("Host: ") and "capped to AVX2" in md.splitlines()[2]
+    assert (
+        "| first run (`benchmark.levels=2`): fresh clone / warm | 30.0 s / 20.0 s: 4.0 s compiling bytecode, "
+        "6.0 s compiling numba's kernels |" in md
+    )
+    assert "| live NSGA-II, mnist5k: time ÷ its bound | 1.60× (250 of 1,296 configurations" in md
