@@ -482,6 +482,6 @@ def test_report_sentence_names_the_rule_that_stopped_and_prices_a_ground_truth()
     }
     said = verdict_sentence(live)
     assert "the second chance reached 95%" in said and "You may stop testing" in said
-    assert "about 4 min at this run's 0.20 s per configuration, 5.2× what this search spent" in said
+    assert "at most about 4 min, 5.2× what this search spent at its 0.20 s per configuration" in said
     exact = verdict_sentence({**live, "stop_on": "complete", "live": False, "stopped_at": None})
     assert "probably incomplete" in exact and "ground truth" not in exact and "stopped" not in exact

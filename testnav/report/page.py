@@ -80,10 +80,12 @@ def verdict_sentence(s: dict | None) -> str:
         words.append("The front is probably incomplete: a larger budget would likely find more.")
     if s.get("live") and unique and space and unique < space and s.get("wall_seconds"):
         per = float(s["wall_seconds"]) / unique
+        total = space * per
+        took = f"{total:.0f} s" if total < 90 else f"{total / 60:.0f} min" if total < 5400 else f"{total / 3600:.1f} h"
         words.append(
-            f"Measuring all {space:,} configurations instead (a ground truth, stage=groundtruth) would take "
-            f"about {space * per / 60:.0f} min at this run's {per:.2f} s per configuration, "
-            f"{space / unique:.1f}× what this search spent."
+            f"Measuring all {space:,} configurations instead (a ground truth, stage=groundtruth) would take at "
+            f"most about {took}, {space / unique:.1f}× what this search spent at its {per:.2f} s per configuration "
+            "(a ground truth shares work between configurations, so each costs it less)."
         )
     if s.get("final_recall") is not None:
         words.append(f"Against the ground truth, the run found {s['final_recall']:.0%} of the true front.")
