@@ -6,21 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 
 from .. import searches
-from .style import plt, save, styled
+from .style import plt, save, study_rows, styled
 
 
 @styled
 def draw(csv: Path, out: Path) -> tuple[Path, str] | None:
     """results/tables/scale.csv → out (a PNG), with the sentence the report prints under it."""
-    csv = Path(csv)
-    if not csv.exists():
-        return None
-    df = pd.read_csv(csv)
-    df = df[df["ok"].astype(bool)]
-    if df.empty:
+    df = study_rows(csv, lambda d: d["ok"].astype(bool))
+    if df is None:
         return None
     # the profiles run at the most sizes (every generated one in the committed study), averaged
     # per size: a size with more profiles than another would bend the curves

@@ -8,10 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from .. import searches
-from .style import GREY, plt, save, styled
+from .style import GREY, plt, save, study_rows, styled
 
 # (search, rule, label) in the order the bars are drawn
 BARS = (
@@ -26,15 +25,11 @@ HATCH = {"p_good": "", "pymoo_default": "///", "pymoo_robust": "..."}
 @styled
 def draw(csv: Path, out: Path) -> tuple[Path, str] | None:
     """results/tables/stopping_study.csv → out (a PNG), with the sentence the report prints under it."""
-    csv = Path(csv)
-    if not csv.exists():
-        return None
-    df = pd.read_csv(csv)
-    df = df[df["split"] == "test"]
-    if df.empty:
+    df = study_rows(csv, lambda d: d["split"] == "test")
+    if df is None:
         return None
     tables = list(dict.fromkeys(df["table"]))
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharex=True)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), sharex=True)
     width = 0.8 / len(BARS)
     x = np.arange(len(tables))
     for i, (search, rule, label) in enumerate(BARS):
@@ -65,7 +60,7 @@ def draw(csv: Path, out: Path) -> tuple[Path, str] | None:
     sizes = df.drop_duplicates("table").set_index("table")["size"]
     for ax in axes:
         ax.set_ylim(0, 1.12)
-        ax.set_xticks(x, [f"{t}\n{sizes[t]:,}" for t in tables], fontsize=7)
+        ax.set_xticks(x, [f"{t.rsplit('_', 1)[0]}\n{t.rsplit('_', 1)[-1]} · {sizes[t]:,}" for t in tables], fontsize=7)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(
         handles, labels, frameon=False, fontsize=7, ncol=len(BARS), loc="upper center", bbox_to_anchor=(0.5, 1.06)

@@ -60,3 +60,16 @@ def save(fig, path) -> Path:
         fig.savefig(path, format="png", metadata={"Software": None}, bbox_inches="tight", pad_inches=0.05)
     plt.close(fig)
     return path
+
+
+def study_rows(csv: Path, keep):
+    """A study's table (scripts/*_study.py's CSV) with the rows `keep(df)` selects; None where the
+    file is absent or no row is left (the figure is then not drawn)."""
+    import pandas as pd
+
+    csv = Path(csv)
+    if not csv.exists():
+        return None
+    df = pd.read_csv(csv)
+    df = df[keep(df)]
+    return None if df.empty else df
