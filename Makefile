@@ -14,7 +14,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # pip prints one warning per missing local index folder; they are noise, not errors.
 QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: install lock lint run test test-all test-slow test-slurm figures reproduce bench clean gpu-check browser
+.PHONY: install lock lint run test test-all test-slow test-slurm figures reproduce bench bench-avx2 clean gpu-check browser
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -84,6 +84,12 @@ reproduce: install      ## regenerate every committed mnist5k number from scratc
 
 bench: install          ## performance as ratios → results/bench.md, results/bench.json
 	$(PY) scripts/bench.py
+
+# torch, oneDNN, MKL and numba capped to AVX2 on a host with AVX-512: the instruction set of an AVX2-only
+# host (an AMD EPYC's), not its caches or memory; labelled so in the file it writes
+bench-avx2: install     ## the bench with the instruction set capped to AVX2 → results/bench-avx2-emulated.md
+	ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 NUMBA_CPU_NAME=haswell \
+	  $(PY) scripts/bench.py --out results/bench-avx2-emulated
 
 clean:
 	rm -rf results/runs results/multirun results/cache .pytest_cache
