@@ -25,6 +25,9 @@ Writes results/bench.md and results/bench.json. Sections:
  14. the live path: a live NSGA-II search's wall time against its own bound, the walk plus the bare
      forward over the configurations it evaluated (mnist5k, and a practitioner's digits CNN through
      testnav.Tester)
+ 15. the ground truth stage by stage (mnist5k, 6⁴ sample chunks): the walk, the model's forward, the
+     coverage signals' float64 pass, and each metric and signal, in ms per configuration, so that
+     two hosts' benches show where one loses
 Repeated timings are interleaved (A, B, A, B, …) and reported as median and spread, so a
 noisy shared machine skews both sides alike.
 
@@ -193,6 +196,60 @@ def section_live(quick: bool) -> dict:
                 "search_seconds": run.summary["search_seconds"],
             }
     return rows
+
+
+def section_stages(quick: bool) -> dict:
+    """The ground truth's scoring split into its stages, on sample chunks of mnist5k at 6⁴ (the
+    ground truth's own walk and sibling stacks): ms per configuration, medians of 3 rounds after a
+    warm-up."""
+    import torch
+
+    from testnav.groundtruth.compute import chunk_prefixes
+    from testnav.groundtruth.walk import PrefixWalker, sibling_groups, stack_size
+    from testnav.benchmarks.vision import View
+    from testnav.core.memory import keep_freed_memory
+    from testnav.pipeline import compose_benchmark
+    from testnav.signals import Coverage
+
+    keep_freed_memory()
+    bench = compose_benchmark(["benchmark.levels=6"])
+    loaded = bench.load_nonempty(tempfile.gettempdir())
+    bench.prepare_metrics(loaded)
+    chunks = chunk_prefixes(bench.lattice)
+    picked = [chunks[i] for i in (0, len(chunks) // 2)] if quick else [chunks[i] for i in (0, 14, 35)]
+    rest = [tuple(int(v) for v in r) for r in np.ndindex(*(6,) * (bench.lattice.n - 2))]
+    thetas = [c + r for c in picked for r in rest]
+    stack = stack_size(loaded.inputs, "cpu")
+    metrics = {**bench.metrics, **bench.signals}
+    coverage = [m for m in bench.signals.values() if isinstance(m, Coverage) and m.precision == "float64"]
+    rounds: dict[str, list[float]] = {}
+    for r in range(4):  # round 0 warms up, untimed
+        spent = dict.fromkeys(["walk", "forward", *(["float64 pass"] if coverage else []), *metrics], 0.0)
+        walker = PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed)
+        with torch.inference_mode():
+            for group in sibling_groups(thetas, stack):
+                t0 = time.perf_counter()
+                images = [walker.images(t) for t in group]
+                t1 = time.perf_counter()
+                view = View(images, loaded.model, bench.batch_size, amp=bench.amp)
+                view.predictions, view.layers  # noqa: B018  (the forward, computed once per view)
+                t2 = time.perf_counter()
+                spent["walk"] += t1 - t0
+                spent["forward"] += t2 - t1
+                if coverage:
+                    coverage[0].layers(view)  # the float64 pass, shared by every coverage signal
+                    spent["float64 pass"] += time.perf_counter() - t2
+                for name, m in metrics.items():
+                    t3 = time.perf_counter()
+                    m.per_set(view)
+                    spent[name] += time.perf_counter() - t3
+        if r:
+            for k, v in spent.items():
+                rounds.setdefault(k, []).append(v * 1000 / len(thetas))
+    return {
+        "configurations": len(thetas),
+        "ms_per_configuration": {k: statistics.median(v) for k, v in rounds.items()},
+    }
 
 
 def _live_bound(session, thetas) -> None:
@@ -638,6 +695,7 @@ def main(argv=None):
             "host": section_host,
             "first_run": section_first_run,
             "live": lambda: section_live(args.quick),
+            "stages": lambda: section_stages(args.quick),
             "groundtruth_bound": lambda: section_groundtruth_bound(args.quick),
             "families": lambda: section_families(args.quick),
         }
@@ -689,6 +747,7 @@ def main(argv=None):
         report["cpu_model"] = section_cpu_model(args.quick)
     report["first_run"] = section_first_run()
     report["live"] = section_live(args.quick)
+    report["stages"] = section_stages(args.quick)
     return write(report, out)
 
 
@@ -792,7 +851,7 @@ def render(r: dict) -> str:
         r["families"]["markdown"],
         "",
     ]
-    lines += render_model(r) + render_sandbox(r) + render_scaling(r) + render_test_tiers()
+    lines += render_model(r) + render_sandbox(r) + render_scaling(r) + render_stages(r) + render_test_tiers()
     return "\n".join(lines)
 
 
@@ -867,6 +926,27 @@ def render_scaling(r: dict) -> list[str]:
             cells = [f"{v['ms_per_proposal'][n]:.3f} ms" if n in v["ms_per_proposal"] else "not run" for n in names]
             lines.append(f"| {k} = {v['configurations']:,} | " + " | ".join(cells) + " |")
         lines.append("")
+    return lines
+
+
+def render_stages(r: dict) -> list[str]:
+    """Section 15 as Markdown; beside another host's bench, the stage where one loses."""
+    st = r.get("stages")
+    if not st:
+        return []
+    ms = st["ms_per_configuration"]
+    total = sum(ms.values())
+    lines = [
+        f"## The ground truth stage by stage (mnist5k, {st['configurations']} configurations of 6⁴)",
+        "",
+        "ms per configuration, medians of 3 rounds; the float64 pass is the coverage signals' recomputation "
+        "of the monitored layers (shared by NAC, SNAC, KMNC and TKNC, whose rows are then their binning only).",
+        "",
+        "| stage | ms per configuration | share |",
+        "|---|---:|---:|",
+    ]
+    lines += [f"| {k} | {v:.1f} | {v / total:.0%} |" for k, v in ms.items()]
+    lines += [f"| all | {total:.1f} | |", ""]
     return lines
 
 

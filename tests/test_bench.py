@@ -159,3 +159,10 @@ def test_the_host_heads_the_report_and_the_new_rows_render(bench):
         "6.0 s compiling numba's kernels |" in md
     )
     assert "| live NSGA-II, mnist5k: time ÷ its bound | 1.60× (250 of 1,296 configurations" in md
+
+
+def test_the_stage_breakdown_renders_shares(bench):
+    st = {"configurations": 72, "ms_per_configuration": {"walk": 20.0, "forward": 20.0, "float64 pass": 60.0}}
+    md = "\n".join(bench.render_stages({"stages": st}))
+    assert "| float64 pass | 60.0 | 60% |" in md and "| all | 100.0 | |" in md
+    assert bench.render_stages({}) == []
