@@ -68,25 +68,13 @@ class Tester:
         output: str = "auto",
     ):
         from . import fidelity as fidelity_registry
-        from .benchmarks.text_classification import looks_like_text
-        from .families import make as family
-        from .models.function import FunctionModel, FunctionTextModel, is_function
         from .core.progress import resolve as resolve_progress
+        from .models.function import is_function
         from .pipeline import compose_config, resolve_device
 
         function = is_function(model)
-        if function:
-            given = [k for k, v in (("mean", mean), ("std", std), ("input_size", input_size), ("layer", layer)) if v]
-            if given or tokenizer is not None:
-                raise UserError(
-                    f"{', '.join(given) or 'tokenizer'}: a setting of an nn.Module or a Hugging Face model; a "
-                    f"prediction function prepares its inputs itself (it may take layout= and output=)"
-                )
-        elif tokenizer is None and looks_like_text(data):
-            raise UserError("text data: give the model's tokenizer= (or a prediction function on strings)")
-        self.text = tokenizer is not None or (function and looks_like_text(data))
-        modality = "text" if self.text else "vision"
-        valid = fidelity_registry.names(modality)
+        self.text = is_text(data, tokenizer, function, mean=mean, std=std, input_size=input_size, layer=layer)
+        valid = fidelity_registry.names("text" if self.text else "vision")
         fidelities = [fidelity] if isinstance(fidelity, str) else list(fidelity or valid[:1])
         unknown = [f for f in fidelities if f not in valid]
         if unknown:
@@ -97,45 +85,20 @@ class Tester:
         self.cfg = compose_config()  # the packaged settings of what Tester does not take (tomography, pricing)
         self.cache_dir, self.device = str(cache_dir), resolve_device(device)
         self.progress = resolve_progress(progress)  # None: where a person watches (a terminal, a notebook)
-        metrics = {f: fidelity_registry.make(f) for f in fidelities}
+        common = dict(
+            name=name,
+            families=families,
+            levels=levels,
+            metrics={f: fidelity_registry.make(f) for f in fidelities},
+            perturb_seed=perturb_seed,
+            batch_size=batch_size,
+        )
         if self.text:
-            from .benchmarks.text_classification import GivenTextModel, TextClassification, TextItems
-
-            fams = [family(f, modality="text") for f in (families or TEXT_FAMILIES)]
-            self.benchmark = TextClassification(
-                name,
-                fams,
-                levels,
-                metrics,
-                data=TextItems(data),
-                model=FunctionTextModel(model, output) if function else GivenTextModel(model, tokenizer),
-                perturb_seed=perturb_seed,
-                batch_size=batch_size,
-                max_length=max_length,
-            )
+            model_spec = text_model(model, tokenizer, function, output)
+            self.benchmark = text_benchmark(data, model_spec, max_length=max_length, **common)
         else:
-            from .benchmarks.classification import ImageClassification
-            from .data.given import TensorData, image_tensors
-            from .models.monitor import GivenModel
-
-            x, y, description = image_tensors(data, image_size)
-            if not families:
-                raise UserError(
-                    "families: name them, e.g. families=['gaussian_blur', 'brightness', 'contrast', 'jpeg']"
-                )
-            fams = [family(f, image_size=tuple(x.shape[-2:]), channels=x.shape[1]) for f in families]
-            self.benchmark = ImageClassification(
-                name,
-                fams,
-                levels,
-                TensorData(x, y, description),
-                FunctionModel(model, layout, output)
-                if function
-                else GivenModel(model, mean, std, input_size, layer=layer),
-                metrics=metrics,
-                perturb_seed=perturb_seed,
-                batch_size=batch_size,
-            )
+            model_spec = image_model(model, function, layout, output, mean, std, input_size, layer)
+            self.benchmark = image_benchmark(data, model_spec, image_size, **common)
         self._session, self._tomography = None, {}
         self._run, self._queries = None, {}  # the last search, the queries answered: what report() shows
 
@@ -295,3 +258,72 @@ class Tester:
             tomo = self.tomography(source)
             return report.for_tomography(path, tomo, self.benchmark, self.session, thetas, k, queries, source)
         return report.for_run(path, run, self.benchmark, self.session, thetas, k, queries)
+
+
+def is_text(data, tokenizer, function: bool, **module_settings) -> bool:
+    """Whether the Tester tests text; settings that do not fit the kind of model are refused."""
+    from .benchmarks.text_classification import looks_like_text
+
+    if function:
+        given = [k for k, v in module_settings.items() if v]
+        if given or tokenizer is not None:
+            raise UserError(
+                f"{', '.join(given) or 'tokenizer'}: a setting of an nn.Module or a Hugging Face model; a "
+                f"prediction function prepares its inputs itself (it may take layout= and output=)"
+            )
+    elif tokenizer is None and looks_like_text(data):
+        raise UserError("text data: give the model's tokenizer= (or a prediction function on strings)")
+    return tokenizer is not None or (function and looks_like_text(data))
+
+
+def text_model(model, tokenizer, function: bool, output: str):
+    from .benchmarks.text_classification import GivenTextModel
+    from .models.function import FunctionTextModel
+
+    return FunctionTextModel(model, output) if function else GivenTextModel(model, tokenizer)
+
+
+def image_model(model, function: bool, layout, output, mean, std, input_size, layer):
+    from .models.function import FunctionModel
+    from .models.monitor import GivenModel
+
+    return FunctionModel(model, layout, output) if function else GivenModel(model, mean, std, input_size, layer=layer)
+
+
+def text_benchmark(data, model_spec, name, families, levels, metrics, perturb_seed, batch_size, max_length):
+    from .benchmarks.text_classification import TextClassification, TextItems
+    from .families import make as family
+
+    fams = [family(f, modality="text") for f in (families or TEXT_FAMILIES)]
+    return TextClassification(
+        name,
+        fams,
+        levels,
+        metrics,
+        data=TextItems(data),
+        model=model_spec,
+        perturb_seed=perturb_seed,
+        batch_size=batch_size,
+        max_length=max_length,
+    )
+
+
+def image_benchmark(data, model_spec, image_size, name, families, levels, metrics, perturb_seed, batch_size):
+    from .benchmarks.classification import ImageClassification
+    from .data.given import TensorData, image_tensors
+    from .families import make as family
+
+    x, y, description = image_tensors(data, image_size)
+    if not families:
+        raise UserError("families: name them, e.g. families=['gaussian_blur', 'brightness', 'contrast', 'jpeg']")
+    fams = [family(f, image_size=tuple(x.shape[-2:]), channels=x.shape[1]) for f in families]
+    return ImageClassification(
+        name,
+        fams,
+        levels,
+        TensorData(x, y, description),
+        model_spec,
+        metrics=metrics,
+        perturb_seed=perturb_seed,
+        batch_size=batch_size,
+    )
