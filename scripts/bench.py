@@ -169,7 +169,7 @@ def section_live(quick: bool) -> dict:
     rows = {}
     with tempfile.TemporaryDirectory() as tmp:
         openers = {
-            "mnist5k (LeNet-5, 5,000 images, 6⁴)": lambda: (
+            "mnist5k (LeNet-5, 1,000 digits, 6⁴)": lambda: (
                 pipeline.open(pipeline.compose_benchmark([]), tmp, "cpu"),
                 "ssim",
             ),
@@ -258,14 +258,18 @@ def _live_bound(session, thetas) -> None:
 
     from testnav.groundtruth.walk import PrefixWalker, sibling_groups
 
+    from testnav.models.monitor import Monitored
+
     bench, loaded = session.benchmark, session.loaded
+    model = loaded.model
+    forward = model.monitor if isinstance(model, Monitored) else model.hidden  # what View runs
     walker = PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed)
     with torch.inference_mode():
         for group in sibling_groups(thetas, session.stack):
             for t in group:
                 x = walker.images(t)
                 for i in range(0, len(x), bench.batch_size):
-                    loaded.model.hidden(x[i : i + bench.batch_size])
+                    forward(x[i : i + bench.batch_size])
 
 
 def section_families(quick: bool) -> dict:
