@@ -253,3 +253,26 @@ def test_live_search_evaluates_the_model_and_agrees_with_groundtruth(workdir, ca
     for _, row in ranked.iterrows():
         ref = table.loc[(row.t1, row.t2, row.t3, row.t4)]
         assert row.delta == pytest.approx(ref.delta) and row.rho == pytest.approx(ref.ssim)
+
+
+def test_the_live_oracle_scores_only_its_rho_and_what_a_search_asks_for(tmp_path):
+    """A live search scores ψ and its ρ's metric, not every column of a table (no float64 pass for the
+    coverage signals); a search that reads a signal gets it, the entries scored before are scored again
+    with it, and each value equals a full scoring's; an unknown signal is one line."""
+    from testnav import pipeline
+    from testnav.errors import UserError
+
+    bench = pipeline.compose_benchmark(["benchmark.levels=2", "benchmark.test_per_class=10"])
+    session = pipeline.open(bench, tmp_path, "cpu")
+    oracle = pipeline.live_oracle(session, "ssim")
+    oracle.evaluate([3, 5])
+    assert set(oracle.memo[3]) == {"ssim", "delta", "rho"} and oracle.evaluations == 2
+    values = oracle.evaluate([3, 7], names=("delta", "rho", "kmnc"))
+    assert set(oracle.memo[3]) == set(oracle.memo[7]) == {"ssim", "kmnc", "delta", "rho"}
+    assert set(oracle.memo[5]) == {"ssim", "delta", "rho"} and oracle.evaluations == 3
+    theta = tuple(int(v) for v in bench.lattice.theta(7))
+    full = bench.score_sets(session.loaded, [session.walker.images(theta)], [theta])[0]
+    assert values[1, 2] == full["kmnc"] and values[1, 0] == max(oracle.psi_clean - full["psi"], 0.0)
+    assert set(bench.metrics) >= {"ssim", "kid"} and "nac" in bench.signals  # restored after scoring
+    with pytest.raises(UserError, match="computes no signal 'psnr'"):
+        oracle.evaluate([3], names=("delta", "psnr"))

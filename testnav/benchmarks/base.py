@@ -8,6 +8,8 @@ seed, task settings, and the code that computes them (`code_digest`).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from abc import ABC, abstractmethod
 
 from ..core.cache import modules_digest, object_modules, stable_hash
@@ -72,6 +74,19 @@ class Benchmark(ABC):
         """`score` of several perturbed sets (the ground truth hands over a prefix's siblings
         together); benchmarks that can share work across them override this."""
         return [self.score(loaded, x, theta=t) for x, t in zip(sets, thetas)]
+
+    @contextmanager
+    def scoring_only(self, names):
+        """Within the block, `score`/`score_sets` compute only the metrics and signals in `names`
+        (ψ and the outcomes always): a live search needs its ρ and what its search reads, not every
+        column of a ground-truth table (the coverage signals' float64 pass above all)."""
+        kept = self.metrics, self.signals
+        self.metrics = {k: v for k, v in self.metrics.items() if k in names}
+        self.signals = {k: v for k, v in self.signals.items() if k in names}
+        try:
+            yield
+        finally:
+            self.metrics, self.signals = kept
 
     def load_nonempty(self, cache_dir):
         """load(), refusing an empty D: ψ, δ and every fidelity score would be 0/0 downstream."""

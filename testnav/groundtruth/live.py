@@ -36,33 +36,41 @@ class LiveOracle(Oracle):
         self.rho_column, self.rho_sign = rho_column, float(rho_sign)
         self.walker, self.stack = session.walker, session.stack
         self.memo: dict[int, dict] = {}
+        self.scored = {rho_column}  # the metrics and signals scored: ρ's and what searches asked for
         self.outcomes: dict[int, np.ndarray] = {}  # lattice index → (N,) bool: which inputs the model got right
         self.seconds = 0.0
 
     @torch.no_grad()
-    def _fill(self, indices):
+    def _fill(self, indices, names=()):
+        """Score what is not memoised yet: ψ, ρ's metric and the metrics and signals `names` asks
+        for (a search's own objectives), nothing else; an entry scored before without one of them
+        is scored again with everything asked so far."""
         t0 = time.perf_counter()
-        todo = sorted(set(int(i) for i in indices) - self.memo.keys())  # in lattice order: siblings adjacent
-        for group in sibling_groups((self.lattice.theta(i) for i in todo), self.stack):
-            images = [self.walker.images(theta) for theta in group]
-            for theta, s in zip(group, self.benchmark.score_sets(self.loaded, images, group)):
-                values = {k: v for k, v in s.items() if k not in ("psi", "correct")}
-                values["delta"] = max(self.psi_clean - s["psi"], 0.0)
-                values["rho"] = self.rho_sign * s[self.rho_column]
-                index = self.lattice.index(theta)
-                self.memo[index] = values
-                self.outcomes[index] = np.asarray(s["correct"], dtype=bool)
+        columns = {n for n in names if n not in ("delta", "rho")}
+        self.scored |= columns
+        todo = sorted(
+            i for i in set(int(i) for i in indices) if i not in self.memo or not columns <= self.memo[i].keys()
+        )  # in lattice order: siblings adjacent
+        with self.benchmark.scoring_only(self.scored):
+            for group in sibling_groups((self.lattice.theta(i) for i in todo), self.stack):
+                images = [self.walker.images(theta) for theta in group]
+                for theta, s in zip(group, self.benchmark.score_sets(self.loaded, images, group)):
+                    values = {k: v for k, v in s.items() if k not in ("psi", "correct")}
+                    values["delta"] = max(self.psi_clean - s["psi"], 0.0)
+                    values["rho"] = self.rho_sign * s[self.rho_column]
+                    index = self.lattice.index(theta)
+                    self.memo[index] = values
+                    self.outcomes[index] = np.asarray(s["correct"], dtype=bool)
         self.seconds += time.perf_counter() - t0
 
     def evaluate(self, indices, names=("delta", "rho")) -> np.ndarray:
         idx = np.asarray(indices, dtype=np.int64).ravel()
-        self._fill(idx)
-        try:
-            return np.array([[self.memo[int(i)][n] for n in names] for i in idx], dtype=float).reshape(
-                len(idx), len(names)
-            )
-        except KeyError as e:
-            raise UserError(f"live search: benchmark {self.benchmark.name} computes no signal {e.args[0]!r}") from None
+        known = {"delta", "rho", *self.benchmark.metrics, *self.benchmark.signals}
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise UserError(f"live search: benchmark {self.benchmark.name} computes no signal {unknown[0]!r}")
+        self._fill(idx, names)
+        return np.array([[self.memo[int(i)][n] for n in names] for i in idx], dtype=float).reshape(len(idx), len(names))
 
     @property
     def evaluations(self) -> int:
