@@ -24,7 +24,9 @@ Writes results/bench.md and results/bench.json. Sections:
      clone) against the same run with both warm
  14. the live path: a live NSGA-II search's wall time against its own bound, the walk plus the bare
      forward over the configurations it evaluated (mnist5k, and a practitioner's digits CNN through
-     testnav.Tester)
+     testnav.Tester). Target ≤ 1.5×: beyond the bound a live run scores ρ's metric (SSIM is about a
+     tenth of the walk and forward in section 15), runs the search and the certificate, and stacks
+     only the siblings one request holds, where the ground truth stacks every prefix's
  15. the ground truth stage by stage (mnist5k, 6⁴ sample chunks): the walk, the model's forward, the
      coverage signals' float64 pass, and each metric and signal, in ms per configuration, so that
      two hosts' benches show where one loses
@@ -85,6 +87,7 @@ def run_app(args, cache, env=None) -> tuple[float, int, str]:
     return wall, peak, r.stdout
 
 
+LIVE_TARGET = 1.5  # the live path's time over its bound (section 14)
 EMULATION = ("ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA", "NUMBA_CPU_NAME")
 VECTOR_FLAGS = ("avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16", "amx_tile")
 
@@ -842,7 +845,7 @@ def render(r: dict) -> str:
         lines.append(
             f"| live NSGA-II, {name}: time ÷ its bound | {v['ratio_to_bound']:.2f}× ({v['evaluated']} of "
             f"{v['lattice']:,} configurations evaluated in {v['live_seconds']:.1f} s; walk + bare forward "
-            f"{v['bound_seconds']:.1f} s; target ≤ 2×) |"
+            f"{v['bound_seconds']:.1f} s; target ≤ {LIVE_TARGET}×) |"
         )
     for k, v in t.items():
         lines.append(f"| tomography 4D, {k} | {v['inferences']:,} inferences ({v['fraction_of_full']:.1%} of full) |")
