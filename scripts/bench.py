@@ -882,7 +882,9 @@ def render_test_tiers() -> list[str]:
     for tier, r in t["tiers"].items():
         minutes, seconds = divmod(round(r["seconds"]), 60)
         lines.append(
-            f"| `make {tier}` | {minutes} min {seconds:02d} s | {r['pytest'] or ('ok' if r['exit'] == 0 else 'failed')} |"
+            f"| `make {tier}` | {minutes} min {seconds:02d} s | {r['pytest'] or ('ok' if r['exit'] == 0 else 'failed')}"
+            + (f" (make exited {r['exit']})" if r["exit"] else "")
+            + " |"
         )
     return lines + [""]
 
