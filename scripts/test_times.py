@@ -41,7 +41,7 @@ def timed(cmd: list[str], cwd: Path) -> dict:
     done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     seconds = time.perf_counter() - t0
     tail = (done.stdout + done.stderr)[-4000:]
-    summary = re.findall(r"(\d+ passed[^\n]*)", tail)
+    summary = re.findall(r"((?:\d+ \w+, )*\d+ passed[^\n]*)", tail)  # "1 failed, 799 passed, …" whole
     return {
         "command": " ".join(cmd),
         "seconds": round(seconds, 1),
