@@ -52,6 +52,15 @@ BLUE, GREY, RED, GREEN, ORANGE = "#1f77b4", "#7f7f7f", "#d62728", "#2ca02c", "#f
 DPI = 120
 
 
+def error_boxes(ax, data, colors, ticks, fontsize=None) -> None:
+    """Boxes of estimation errors (whiskers over the full range), filled in `colors`, one tick each."""
+    box = ax.boxplot(data, whis=(0, 100), widths=0.5, patch_artist=True, medianprops={"color": "black"})
+    for patch, c in zip(box["boxes"], colors):
+        patch.set_facecolor(c)
+        patch.set_alpha(0.5)
+    ax.set_xticks(np.arange(1, len(data) + 1), ticks, **({"fontsize": fontsize} if fontsize else {}))
+
+
 def _save(fig: Figure, path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -147,11 +156,7 @@ def plot_per_test_errors(per_test: pd.DataFrame, path) -> str:
     with rc_context(STYLE):
         fig = Figure(figsize=(6.4, 4.2))
         ax = fig.add_subplot()
-        box = ax.boxplot(data, whis=(0, 100), widths=0.5, patch_artist=True, medianprops={"color": "black"})
-        for patch, c in zip(box["boxes"], colors):
-            patch.set_facecolor(c)
-            patch.set_alpha(0.5)
-        ax.set_xticks(np.arange(1, len(data) + 1), ticks)
+        error_boxes(ax, data, colors, ticks)
         for y in (-0.1, -0.05, 0.05, 0.1):
             ax.axhline(y, color=GREY, lw=0.8, ls=":" if abs(y) > 0.06 else "--")
         ax.axhline(0, color="black", lw=0.8)
@@ -480,11 +485,7 @@ def plot_estimates(per_test: pd.DataFrame, path) -> str:
     with rc_context(STYLE):
         fig = Figure(figsize=(7.2, 4.2))
         ax = fig.add_subplot()
-        box = ax.boxplot(data, whis=(0, 100), widths=0.5, patch_artist=True, medianprops={"color": "black"})
-        for patch, c in zip(box["boxes"], colors):
-            patch.set_facecolor(c)
-            patch.set_alpha(0.5)
-        ax.set_xticks(np.arange(1, len(data) + 1), ticks, fontsize=8)
+        error_boxes(ax, data, colors, ticks, fontsize=8)
         ax.axhline(0, color="black", lw=0.8)
         ax.set_ylabel("estimation error  r̂_σ − r_σ (order ≥ 3)")
         ax.set_title(_title(per_test, "Forest vs independence estimates (whiskers: full range)"))
