@@ -207,22 +207,12 @@ def section_stages(quick: bool) -> dict:
     warm-up."""
     import torch
 
-    from testnav.groundtruth.compute import chunk_prefixes
-    from testnav.groundtruth.walk import PrefixWalker, sibling_groups, stack_size
     from testnav.benchmarks.vision import View
-    from testnav.core.memory import keep_freed_memory
-    from testnav.pipeline import compose_benchmark
+    from testnav.groundtruth.walk import PrefixWalker, sibling_groups
     from testnav.signals import Coverage
 
-    keep_freed_memory()
-    bench = compose_benchmark(["benchmark.levels=6"])
-    loaded = bench.load_nonempty(tempfile.gettempdir())
-    bench.prepare_metrics(loaded)
-    chunks = chunk_prefixes(bench.lattice)
-    picked = [chunks[i] for i in (0, len(chunks) // 2)] if quick else [chunks[i] for i in (0, 14, 35)]
-    rest = [tuple(int(v) for v in r) for r in np.ndindex(*(6,) * (bench.lattice.n - 2))]
-    thetas = [c + r for c in picked for r in rest]
-    stack = stack_size(loaded.inputs, "cpu")
+    bench, loaded, chunk_thetas, stack = _sample_chunks(6, 2 if quick else 3)
+    thetas = [t for chunk in chunk_thetas for t in chunk]
     metrics = {**bench.metrics, **bench.signals}
     coverage = [m for m in bench.signals.values() if isinstance(m, Coverage) and m.precision == "float64"]
     rounds: dict[str, list[float]] = {}
@@ -539,26 +529,35 @@ def _bound_child(levels: int, quick: bool, keep: bool) -> dict:
     return {**json.loads(out.stdout.strip().splitlines()[-1]), "keep_freed_memory": keep}
 
 
-def _bound_at(levels: int, n_chunks: int, rounds: int) -> dict:
-    import torch
-    from tqdm import tqdm
-
-    from testnav.pipeline import compose_benchmark
-    from testnav.groundtruth.compute import chunk_prefixes, rows_for
-    from testnav.groundtruth.walk import PrefixWalker, sibling_groups, stack_size
+def _sample_chunks(levels: int, n_chunks: int):
+    """mnist5k at ℓ = `levels`, loaded and calibrated as the ground truth is, and `n_chunks` chunks
+    spread over its walk (each a (t1, t2) prefix with every rest): (benchmark, loaded, [θs per chunk],
+    sibling stack size)."""
     from testnav.core.memory import keep_freed_memory
-    from testnav.signals import FLOAT64_BATCH, Coverage
+    from testnav.groundtruth.compute import chunk_prefixes
+    from testnav.groundtruth.walk import stack_size
+    from testnav.pipeline import compose_benchmark
 
     keep_freed_memory()  # as the ground truth does (unless TESTNAV_KEEP_FREED_MEMORY=0): both sides alike
     bench = compose_benchmark([f"benchmark.levels={levels}"])
     loaded = bench.load_nonempty(tempfile.gettempdir())
     bench.prepare_metrics(loaded)
-    psi = bench.score(loaded, loaded.inputs)["psi"]
     chunks = chunk_prefixes(bench.lattice)
     picked = [chunks[i] for i in np.unique(np.linspace(0, len(chunks) - 1, n_chunks).round().astype(int))]
     rest = [tuple(int(v) for v in r) for r in np.ndindex(*(levels,) * (bench.lattice.n - 2))]
-    stack = stack_size(loaded.inputs, "cpu")
-    chunk_thetas = [[c + r for r in rest] for c in picked]
+    return bench, loaded, [[c + r for r in rest] for c in picked], stack_size(loaded.inputs, "cpu")
+
+
+def _bound_at(levels: int, n_chunks: int, rounds: int) -> dict:
+    import torch
+    from tqdm import tqdm
+
+    from testnav.groundtruth.compute import rows_for
+    from testnav.groundtruth.walk import PrefixWalker, sibling_groups
+    from testnav.signals import FLOAT64_BATCH, Coverage
+
+    bench, loaded, chunk_thetas, stack = _sample_chunks(levels, n_chunks)
+    psi = bench.score(loaded, loaded.inputs)["psi"]
 
     def full(walker, group):
         with tqdm(disable=True) as bar:
