@@ -8,9 +8,8 @@ seed, task settings, and the code that computes them (`code_digest`).
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 from abc import ABC, abstractmethod
+from contextlib import contextmanager
 
 from ..core.cache import modules_digest, object_modules, stable_hash
 from ..errors import UserError
