@@ -6,6 +6,7 @@ and pip-style resolution beside the newest and the oldest declared torch."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -109,10 +110,11 @@ def test_outputs_go_under_results_of_the_folder_and_results_dir_moves_them(tmp_p
     table = ext_table(tmp_path / "t.csv")
     work = tmp_path / "work"
     work.mkdir()
-    done = run_inprocess([f"groundtruth.table={table}", "search=random", "budget=10"], cwd=work)
+    done = run_inprocess(["groundtruth.table=../t.csv", "search=random", "budget=10"], cwd=work)
     assert done.returncode == 0, done.stderr
     (summary,) = (work / "results" / "runs").glob("*/*_random_s0/summary.json")
     assert (summary.parent / "testnav.log").is_file()
+    assert json.loads(summary.read_text())["table"] == str(table.resolve())  # named from any folder
     elsewhere = tmp_path / "elsewhere"
     done = run_inprocess(
         [f"groundtruth.table={table}", "search=random", "budget=10", f"results_dir={elsewhere}", "reuse_runs=false"],

@@ -67,7 +67,7 @@ def load_objectives(cfg: DictConfig, fidelity: str, signals=()) -> tuple[Objecti
         identity = {
             "benchmark": Path(cfg.groundtruth.table).stem,
             "fidelity": "rho",
-            "table": str(cfg.groundtruth.table),
+            "table": str(Path(cfg.groundtruth.table).resolve()),
         }
         return obj, identity, None
     path, benchmark = pipeline.build_groundtruth(cfg)

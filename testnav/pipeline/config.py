@@ -53,6 +53,6 @@ def groundtruth_objectives(path: Path, benchmark, fidelity: str, signals=()) -> 
     return obj, {
         "benchmark": benchmark.name,
         "fidelity": fidelity,
-        "table": str(path),
+        "table": str(Path(path).resolve()),  # absolute: the summary names its table from any folder
         "psi_clean": read_meta(path).get("psi_clean"),
     }
