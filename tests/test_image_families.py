@@ -34,6 +34,7 @@ from testnav.families.gaussian_blur import GaussianBlur
 from testnav.families.glass_blur import GlassBlur, shuffle
 from testnav.families.jpeg import JPEG
 from testnav.families.motion_blur import MotionBlur
+from testnav.families.brightness import Brightness
 from testnav.families.pixelate import Pixelate
 from tests.family_reference import reference_corrupt, reference_function, reference_table
 from testnav.families.shot_noise import ShotNoise
@@ -276,10 +277,33 @@ def test_take_is_index_select_on_rows_and_columns():
         assert take(x, dim, index, out=out).data_ptr() == out.data_ptr() and torch.equal(out, want)
 
 
+@pytest.mark.parametrize("channels", [1, 3])
+def test_brightness_compiled_loop_is_bit_identical_to_the_tensor_passes(channels):
+    """The CPU float32 loop (`_brightness`) gives the tensor passes' bits: dark pixels, saturated
+    ones, the uint8 grid, values outside [0, 1], both signs of c, into a block of a larger output."""
+    g = torch.Generator().manual_seed(3)
+    x = torch.rand(40, channels, 17, 19, generator=g)
+    x[:, :, ::5] = 0.0
+    x[:, :, 1::6] = 1.0
+    x[:, :, 2::7] = torch.randint(0, 256, x[:, :, 2::7].shape, generator=g).float() / 255
+    x[:3] = x[:3] * 1.4 - 0.2
+    f = Brightness([0.05, -0.2, 0.3, 0.5, 1.0])
+    for level, c in enumerate(f.params, 1):
+        want = Brightness.tensor_apply(x, c)
+        assert torch.equal(f.apply(x, c, None), want), c
+        out = torch.full((60, *x.shape[1:]), float("nan"))
+        assert f.apply(x, c, None, out=out[10:50]).data_ptr() == out[10:50].data_ptr()
+        assert torch.equal(out[10:50], want) and out[:10].isnan().all() and out[50:].isnan().all()
+        assert torch.equal(f(x, level), want)  # through the family call (blocks, one buffer)
+    x64 = x.double()  # other dtypes keep the tensor passes
+    assert torch.equal(f.apply(x64, 0.3, None), Brightness.tensor_apply(x64, 0.3))
+
+
 @pytest.mark.parametrize("size", [32, 64])
 def test_pixelate_pair_gather_is_bit_identical_to_weighted_taps(size, images, monkeypatch):
-    """The fast path (row pairs summed, then the columns either as one small block matrix product
-    or summed once and gathered once, ½ or ¼) gives exactly the general path's weighted taps
+    """The fast path (row pairs summed, as one small block matrix product with the upsampling or
+    by two row copies, then the columns either as one small block matrix product or summed once
+    and gathered once, ½ or ¼) gives exactly the general path's weighted taps
     (½ + ½ per axis): scaling by powers of two is exact, and a product adds exact zeros."""
     import testnav.families.pixelate as pixelate
 
@@ -291,6 +315,9 @@ def test_pixelate_pair_gather_is_bit_identical_to_weighted_taps(size, images, mo
     # 32 px: every factor has a 16 or 32 column block; 64 px: 57 px (period 64) keeps the gather
     assert [b is None for b in blocks] == [size == 64 and int(size * c) == 57 for c in cs]
     assert {len(b) for b in blocks if b is not None} == {16, 32}
+    # square images: the rows' operator (pairs summed, upsampled) repeats wherever the columns' does
+    leads = [pixelate.row_block("box", size, int(size * c)) for c in cs]
+    assert [r is None for r in leads] == [b is None for b in blocks]
     monkeypatch.setattr(pixelate, "composed_pair_index", lambda *a: None)
     for c, f in zip(cs, fast):
         assert torch.equal(f, Pixelate([c])(x, 1)), c
