@@ -170,7 +170,9 @@ def float64_twin(model: nn.Module) -> nn.Module:
     held = _TWINS.get(id(model))
     if held is not None and held[0]() is model and held[1] == version:
         return held[2]
-    twin = copy.deepcopy(model).double().eval()
+    from .float64 import fuse
+
+    twin = fuse(copy.deepcopy(model).double().eval())  # conv → ReLU → pool runs as one compiled loop
     key = id(model)
     _TWINS[key] = (weakref.ref(model, lambda _r: _TWINS.pop(key, None)), version, twin)
     return twin
