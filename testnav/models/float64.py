@@ -1,18 +1,18 @@
 """Convolution, ReLU and 2 × 2 max pooling in float64 as one compiled loop, for the coverage signals' pass.
 
 The coverage signals bin a model's monitored layers recomputed in float64 (`monitor.float64_twin`).
-torch has no fast float64 convolution on the CPU (oneDNN has no float64 kernels; its fallback
-unfolds each image and multiplies small matrices one image at a time), so on LeNet-5 that pass
-cost more than the model's own float32 forward. `fuse` replaces each Conv2d → ReLU →
-MaxPool2d(2) run of a float64 twin's `nn.Sequential` blocks with `ConvReluPool`, which
-computes all three in one numba loop per image, in cache.
+torch has no oneDNN kernels for float64 convolutions; its fallback unfolds each image and
+multiplies matrices whose inner dimension is the taps per output (in_channels × kh × kw). For a
+first convolution on gray or RGB images that dimension is tiny (LeNet-5: 25), the product cannot
+pay for the unfolding, and this one layer cost about as much as the model's whole float32
+forward. `fuse` replaces such Conv2d → ReLU → MaxPool2d(2) runs in a float64 twin's
+`nn.Sequential` blocks with `ConvReluPool`: the three in one numba loop per image, in cache.
+Convolutions with more taps keep torch's (the matrix product wins there; `make bench`).
 
-Every output is bias + Σ over (input channel, kernel row, kernel column) in that order, added
-one product at a time without contraction: the same bits on every CPU (a sum's order does not
-depend on the instruction set or on a BLAS's blocking), within float64 rounding (≈ 1e-16) of
-torch's own convolution. The two loop shapes (`_spatial` with the output columns innermost, for
-few output channels; `_channels` with the output channels innermost) keep that order, so they
-give the same bits (tested); which is used only changes the speed.
+Every output of the loop is bias + Σ over (input channel, kernel row, kernel column) in that
+order, one product at a time without contraction: the same bits on every CPU (the order depends
+neither on the instruction set nor on a BLAS's blocking), within float64 rounding (≈ 1e-16) of
+torch's convolution.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import torch
 from numba import njit, prange
 from torch import nn
 
-CHANNELS_INNERMOST = 8  # from this many output channels a vector over them beats one over columns
+DIRECT_TAPS = 64  # fused where in_channels × kh × kw is at most this (see `fusable`)
 
 
 @njit(nogil=True, cache=True, error_model="numpy", inline="always")
@@ -42,8 +42,8 @@ def _pool_relu(acc, out):
 
 
 @njit(nogil=True, cache=True, error_model="numpy", parallel=True)
-def _spatial(x, w, b, pad, out):
-    """Image by image: for each output channel, the kernel's taps in order over whole rows."""
+def _direct(x, w, b, pad, out):
+    """Image by image: for each output channel, the kernel's taps in order, each over whole rows."""
     n, c_in, h, wd = x.shape
     c_out, _, kh, kw = w.shape
     ho, wo = h + 2 * pad - kh + 1, wd + 2 * pad - kw + 1
@@ -65,32 +65,6 @@ def _spatial(x, w, b, pad, out):
     return out
 
 
-@njit(nogil=True, cache=True, error_model="numpy", parallel=True)
-def _channels(x, wt, b, pad, out):
-    """Image by image: for each tap and output pixel, every output channel at once (wt is the
-    weight as (C_in, kh, kw, C_out))."""
-    n, c_in, h, wd = x.shape
-    _, kh, kw, c_out = wt.shape
-    ho, wo = h + 2 * pad - kh + 1, wd + 2 * pad - kw + 1
-    for i in prange(n):
-        xp = np.zeros((c_in, h + 2 * pad, wd + 2 * pad))
-        xp[:, pad : pad + h, pad : pad + wd] = x[i]
-        acc = np.empty((ho, wo, c_out))
-        acc[:, :] = b
-        for c in range(c_in):
-            for ky in range(kh):
-                for kx in range(kw):
-                    wk = wt[c, ky, kx]
-                    for y in range(ho):
-                        row = xp[c, y + ky]
-                        for j in range(wo):
-                            v, dst = row[j + kx], acc[y, j]
-                            for o in range(c_out):
-                                dst[o] += wk[o] * v
-        _pool_relu(acc.transpose(2, 0, 1), out[i])
-    return out
-
-
 class ConvReluPool(nn.Module):
     """conv → ReLU → 2 × 2 max pool in float64, one compiled loop per image on the CPU (the
     original modules elsewhere)."""
@@ -101,31 +75,31 @@ class ConvReluPool(nn.Module):
         weight = conv.weight.detach().double()
         bias = conv.bias.detach().double() if conv.bias is not None else weight.new_zeros(len(weight))
         self.pad = int(conv.padding[0])
-        self.channels_innermost = len(weight) >= CHANNELS_INNERMOST
-        self.weight = (weight.permute(1, 2, 3, 0) if self.channels_innermost else weight).contiguous().numpy()
-        self.bias = bias.contiguous().numpy()
+        self.weight, self.bias = weight.contiguous().numpy(), bias.contiguous().numpy()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.device.type != "cpu" or x.dtype != torch.float64 or x.dim() != 4:
             return self.original(x)
-        kh, kw = self.weight.shape[1:3] if self.channels_innermost else self.weight.shape[2:]
+        kh, kw = self.weight.shape[2:]
         ho, wo = x.shape[2] + 2 * self.pad - kh + 1, x.shape[3] + 2 * self.pad - kw + 1
         out = torch.empty((len(x), len(self.bias), ho // 2, wo // 2), dtype=torch.float64)
-        kernel = _channels if self.channels_innermost else _spatial
         threads = numba.get_num_threads()
         numba.set_num_threads(max(1, min(threads, torch.get_num_threads())))
         try:
-            kernel(x.contiguous().numpy(), self.weight, self.bias, self.pad, out.numpy())
+            _direct(x.contiguous().numpy(), self.weight, self.bias, self.pad, out.numpy())
         finally:
             numba.set_num_threads(threads)
         return out
 
 
 def fusable(conv: nn.Module, relu: nn.Module, pool: nn.Module) -> bool:
-    """A plain convolution (stride 1, no dilation or groups, zero padding the same on every side),
-    a ReLU and a 2 × 2 max pool of stride 2."""
+    """A plain convolution (stride 1, no dilation or groups, zero padding the same on every side)
+    with few taps per output (in_channels × kh × kw ≤ DIRECT_TAPS), a ReLU and a 2 × 2 max pool of
+    stride 2. With more taps torch's own float64 convolution (each image unfolded, then a matrix
+    product with that inner dimension) is the faster one."""
     return (
         type(conv) is nn.Conv2d
+        and conv.in_channels * conv.kernel_size[0] * conv.kernel_size[1] <= DIRECT_TAPS
         and conv.stride == (1, 1)
         and conv.dilation == (1, 1)
         and conv.groups == 1
