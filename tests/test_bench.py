@@ -147,6 +147,7 @@ def test_the_host_heads_the_report_and_the_new_rows_render(bench):
                 "live_seconds": 40.0,
                 "bound_seconds": 25.0,
                 "ratio_to_bound": 1.6,
+                "ratio_per_round": [1.7, 1.6, 1.5],
                 "budget": 300,
                 "search_seconds": 38.0,
             }
@@ -159,6 +160,7 @@ def test_the_host_heads_the_report_and_the_new_rows_render(bench):
         "6.0 s compiling numba's kernels |" in md
     )
     assert "| live NSGA-II, mnist5k: time ÷ its bound | 1.60× (250 of 1,296 configurations" in md
+    assert "bare forward 25.0 s; medians of 3 paired rounds: 1.70×, 1.60×, 1.50×; target ≤ 1.5×) |" in md
 
 
 def test_the_stage_breakdown_renders_shares(bench):
