@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+import torch
 import pandas as pd
 import pytest
 
@@ -50,6 +51,25 @@ def test_prefix_sharing_counts_and_equals_naive(table):
                 x = bench.families[i](x, lvl, prefix_generator(bench.perturb_seed, theta[: i + 1]))
         shared = PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed).images(theta)
         assert np.array_equal(x.numpy(), shared.numpy())
+
+
+def test_a_live_walkers_prefix_cache_gives_the_same_images_with_fewer_applications(table):
+    """Out of lattice order (as a live search asks), the cached walker gives every configuration the
+    images a fresh walk gives, applies fewer families than the stack alone, and keeps its cache
+    within its bytes (inner prefixes only; the least recently used go first)."""
+    bench, path, _ = table
+    loaded = bench.load(path.parents[1])
+    rng = np.random.default_rng(0)
+    thetas = [tuple(int(v) for v in rng.integers(0, 3, 4)) for _ in range(40)]
+    per = loaded.inputs.numel() * loaded.inputs.element_size()
+    plain = PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed)
+    cached = PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed, cache_bytes=6 * per)
+    for theta in thetas:
+        fresh = PrefixWalker(bench.families, loaded.inputs, bench.perturb_seed).images(theta)
+        assert torch.equal(cached.images(theta), fresh) and torch.equal(plain.images(theta), fresh), theta
+        assert cached.cached_bytes <= 6 * per and all(len(p) < 4 for p in cached.cache)
+    assert 0 < cached.applications < plain.applications
+    assert len(cached.cache) == 6
 
 
 def test_stacked_siblings_score_as_each_set_alone(table):

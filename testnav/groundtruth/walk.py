@@ -9,6 +9,8 @@ prefix gives the same images however (and in whichever process) it is reached.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import torch
 
 from ..core.cache import stable_hash
@@ -24,29 +26,68 @@ def prefix_generator(seed: int, prefix: tuple[int, ...], batch: int | None = Non
 
 
 class PrefixWalker:
-    """Applies families along prefixes, keeping the current path's images on a stack."""
+    """Applies families along prefixes, keeping the current path's images on a stack.
 
-    def __init__(self, families, inputs: torch.Tensor, seed: int):
+    `cache_bytes` > 0 also keeps the images of recently used inner prefixes (not whole
+    configurations) in a least-recently-used cache of that many bytes, for walks that do not come
+    in lattice order: a live search asks generation by generation, and each generation revisits
+    prefixes an earlier one walked. A prefix's images do not depend on how it is reached, so a
+    cached prefix gives the same images as walking it again. The ground truth walks in lattice
+    order, where the stack alone shares every prefix, and keeps no cache. Only tensors are cached
+    (text and code inputs, lists of strings, are walked again)."""
+
+    def __init__(self, families, inputs: torch.Tensor, seed: int, cache_bytes: int = 0):
         self.families, self.seed = families, seed
         self.stack: list[tuple[tuple[int, ...], torch.Tensor]] = [((), inputs)]
         self.applications = 0  # non-identity family applications performed
+        self.cache_bytes = int(cache_bytes)
+        self.cache: OrderedDict[tuple[int, ...], torch.Tensor] = OrderedDict()
+        self.cached_bytes = 0
 
     def images(self, theta: tuple[int, ...]) -> torch.Tensor:
-        depth = 0
-        while depth + 1 < len(self.stack) and self.stack[depth + 1][0] == theta[: depth + 1]:
-            depth += 1
-        del self.stack[depth + 1 :]
-        x = self.stack[-1][1]
-        for i in range(depth, len(theta)):
+        theta = tuple(theta)
+        keep = 0  # the stack is a path of prefixes, each extending the one before
+        while keep + 1 < len(self.stack) and theta[: len(self.stack[keep + 1][0])] == self.stack[keep + 1][0]:
+            keep += 1
+        del self.stack[keep + 1 :]
+        start, x = len(self.stack[-1][0]), self.stack[-1][1]
+        for depth in range(len(theta) - 1, start, -1) if self.cache else ():
+            hit = self.cache.get(theta[:depth])
+            if hit is not None:
+                self.cache.move_to_end(theta[:depth])
+                self.stack.append((theta[:depth], hit))
+                start, x = depth, hit
+                break
+        for i in range(start, len(theta)):
             prefix = theta[: i + 1]
             if theta[i] > 0:
                 x = self.families[i](x, theta[i], prefix_generator(self.seed, prefix))
                 self.applications += 1
+                if self.cache_bytes and i + 1 < len(theta) and isinstance(x, torch.Tensor):
+                    self._remember(prefix, x)
             self.stack.append((prefix, x))
         return x
 
+    def _remember(self, prefix: tuple[int, ...], x: torch.Tensor) -> None:
+        size = x.numel() * x.element_size()
+        if size > self.cache_bytes:
+            return
+        self.cache[prefix] = x
+        self.cached_bytes += size
+        while self.cached_bytes > self.cache_bytes:
+            _, old = self.cache.popitem(last=False)
+            self.cached_bytes -= old.numel() * old.element_size()
+
 
 STACK_BYTES = {"cpu": 1 << 26, "cuda": 1 << 30}  # images of sibling sets scored together (per call)
+PREFIX_CACHE_BYTES = {"cpu": 1 << 30, "cuda": 1 << 30}  # a live walker's cache of inner prefixes
+
+
+def live_walker(families, inputs, seed: int) -> PrefixWalker:
+    """A walker for configurations asked out of lattice order (live searches), with a prefix cache
+    sized for the device the inputs are on."""
+    device = "cuda" if isinstance(inputs, torch.Tensor) and inputs.device.type == "cuda" else "cpu"
+    return PrefixWalker(families, inputs, seed, cache_bytes=PREFIX_CACHE_BYTES[device])
 
 
 def stack_size(inputs, device: str) -> int:
