@@ -24,9 +24,10 @@ Writes results/bench.md and results/bench.json. Sections:
      clone) against the same run with both warm
  14. the live path: a live NSGA-II search's wall time against its own bound, the walk plus the bare
      forward over the configurations it evaluated (mnist5k, and a practitioner's digits CNN through
-     testnav.Tester), timed in pairs over 3 rounds after a warm-up. Target ≤ 1.5×: beyond the bound a live run scores ρ's metric (SSIM is about a
-     tenth of the walk and forward in section 15), runs the search and the certificate, and stacks
-     only the siblings one request holds, where the ground truth stacks every prefix's
+     testnav.Tester), timed in pairs over 3 rounds after a warm-up. Target ≤ 1.5×: beyond the
+     bound a live run scores ρ's metric (SSIM is about a tenth of the walk and forward in section
+     15), runs the search and the certificate, and stacks only the siblings one request holds,
+     where the ground truth stacks every prefix's
  15. the ground truth stage by stage (mnist5k, 6⁴ sample chunks): the walk, the model's forward, the
      coverage signals' float64 pass, and each metric and signal, in ms per configuration, so that
      two hosts' benches show where one loses
@@ -211,7 +212,7 @@ def section_live(quick: bool) -> dict:
 
 
 def _rounds(ratios) -> str:
-    """ "; medians of n paired rounds: a×, b×, …" where a section timed rounds, else nothing."""
+    """The rounds a row's median came from, as a clause of its cell (nothing where it has none)."""
     return f"; medians of {len(ratios)} paired rounds: {', '.join(f'{x:.2f}×' for x in ratios)}" if ratios else ""
 
 

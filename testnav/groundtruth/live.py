@@ -17,7 +17,7 @@ import torch
 
 from ..errors import UserError
 from ..core.oracle import Oracle
-from .walk import live_walker, sibling_groups
+from .walk import PREFIX_CACHE_BYTES, PrefixWalker, sibling_groups
 
 
 class LiveOracle(Oracle):
@@ -35,7 +35,9 @@ class LiveOracle(Oracle):
         self.psi_clean = session.psi_clean
         self.rho_column, self.rho_sign = rho_column, float(rho_sign)
         self.stack = session.stack  # its own walker: requests come out of lattice order, so it caches prefixes
-        self.walker = live_walker(benchmark.families, session.loaded.inputs, benchmark.perturb_seed)
+        self.walker = PrefixWalker(
+            benchmark.families, session.loaded.inputs, benchmark.perturb_seed, cache_bytes=PREFIX_CACHE_BYTES
+        )
         self.memo: dict[int, dict] = {}
         self.scored = {rho_column}  # the metrics and signals scored: ρ's and what searches asked for
         self.outcomes: dict[int, np.ndarray] = {}  # lattice index → (N,) bool: which inputs the model got right

@@ -80,14 +80,7 @@ class PrefixWalker:
 
 
 STACK_BYTES = {"cpu": 1 << 26, "cuda": 1 << 30}  # images of sibling sets scored together (per call)
-PREFIX_CACHE_BYTES = {"cpu": 1 << 30, "cuda": 1 << 30}  # a live walker's cache of inner prefixes
-
-
-def live_walker(families, inputs, seed: int) -> PrefixWalker:
-    """A walker for configurations asked out of lattice order (live searches), with a prefix cache
-    sized for the device the inputs are on."""
-    device = "cuda" if isinstance(inputs, torch.Tensor) and inputs.device.type == "cuda" else "cpu"
-    return PrefixWalker(families, inputs, seed, cache_bytes=PREFIX_CACHE_BYTES[device])
+PREFIX_CACHE_BYTES = 1 << 30  # a live oracle's walker: its cache of inner prefixes (requests come out of lattice order)
 
 
 def stack_size(inputs, device: str) -> int:

@@ -26,21 +26,6 @@ from torch import nn
 DIRECT_TAPS = 64  # fused where in_channels × kh × kw is at most this (see `fusable`)
 
 
-@njit(nogil=True, cache=True, error_model="numpy", inline="always")
-def _pool_relu(acc, out):
-    """out (O, Ho // 2, Wo // 2) = ReLU of the 2 × 2 maxima of acc (O, Ho, Wo)."""
-    for o in range(out.shape[0]):
-        for y in range(out.shape[1]):
-            for x in range(out.shape[2]):
-                v = max(
-                    acc[o, 2 * y, 2 * x],
-                    acc[o, 2 * y, 2 * x + 1],
-                    acc[o, 2 * y + 1, 2 * x],
-                    acc[o, 2 * y + 1, 2 * x + 1],
-                )
-                out[o, y, x] = v if v > 0.0 else 0.0
-
-
 @njit(nogil=True, cache=True, error_model="numpy", parallel=True)
 def _direct(x, w, b, pad, out):
     """Image by image: for each output channel, the kernel's taps in order, each over whole rows."""
@@ -61,7 +46,16 @@ def _direct(x, w, b, pad, out):
                             row, dst = xp[c, y + ky], acc[o, y]
                             for j in range(wo):
                                 dst[j] += wv * row[j + kx]
-        _pool_relu(acc, out[i])
+        for o in range(c_out):  # ReLU of the 2 × 2 maxima
+            for y in range(ho // 2):
+                for j in range(wo // 2):
+                    v = max(
+                        acc[o, 2 * y, 2 * j],
+                        acc[o, 2 * y, 2 * j + 1],
+                        acc[o, 2 * y + 1, 2 * j],
+                        acc[o, 2 * y + 1, 2 * j + 1],
+                    )
+                    out[i, o, y, j] = v if v > 0.0 else 0.0
     return out
 
 
