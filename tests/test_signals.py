@@ -195,8 +195,9 @@ def test_coverage_signals_bin_a_float64_pass_of_the_model_by_default():
 
 def test_float64_twin_runs_a_first_conv_relu_pool_as_one_loop_within_rounding_of_torch():
     """The twin's Conv2d → ReLU → MaxPool2d(2) runs with few taps per output are `ConvReluPool`
-    (LeNet-5's first; its second, 150 taps, keeps torch's); its float64 values are torch's within
-    float64 rounding, on LeNet-5 as on an RGB convolution with padding and odd sizes."""
+    (LeNet-5's first; its second, 150 taps, keeps torch's convolution, then a `ReluPool`); its
+    float64 values are torch's within float64 rounding, on LeNet-5 as on an RGB convolution with
+    padding and odd sizes, and `ReluPool`'s are torch's to the bit, NaN included."""
     import copy
 
     from testnav.models import float64 as f64
@@ -206,7 +207,7 @@ def test_float64_twin_runs_a_first_conv_relu_pool_as_one_loop_within_rounding_of
     torch.manual_seed(0)
     model = LeNet5().eval()
     twin, plain = float64_twin(model), copy.deepcopy(model).double().eval()
-    assert [type(m).__name__ for m in twin.conv] == ["ConvReluPool", "Conv2d", "ReLU", "MaxPool2d", "Flatten"]
+    assert [type(m).__name__ for m in twin.conv] == ["ConvReluPool", "Conv2d", "ReluPool", "Flatten"]
     x = torch.rand(50, 1, 28, 28, generator=torch.Generator().manual_seed(2)).double()
     with torch.inference_mode():
         for got, want in zip(twin.hidden(x), plain.hidden(x)):
@@ -217,6 +218,12 @@ def test_float64_twin_runs_a_first_conv_relu_pool_as_one_loop_within_rounding_of
         assert fused(xi).shape == (7, 12, 5, 4) and (fused(xi) - pool(relu(conv(xi)))).abs().max() < 1e-13
         strided = xi.transpose(2, 3).contiguous().transpose(2, 3)  # the loop reads a contiguous copy
         assert torch.equal(fused(strided), fused(xi))
+        odd = torch.randn(5, 4, 9, 7, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
+        odd[0, 0, 2, 3] = float("nan")
+        for v in (odd, odd[1]):  # batched and one image; the odd last row and column are dropped
+            got, want = f64.ReluPool()(v), pool(relu(v))
+            assert got.shape == want.shape and torch.equal(got.nan_to_num(-1.0), want.nan_to_num(-1.0))
+        assert f64.ReluPool()(odd)[0, 0, 1, 1].isnan()
     # only plain convolutions with few taps, followed by ReLU and a 2 × 2 pool, are fused
     seq = torch.nn.Sequential(
         torch.nn.Conv2d(1, 4, 3, stride=2), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
@@ -225,4 +232,4 @@ def test_float64_twin_runs_a_first_conv_relu_pool_as_one_loop_within_rounding_of
         torch.nn.Conv2d(4, 4, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
     )  # fmt: skip
     fused_seq = [type(m).__name__ for m in f64.fuse(seq.double())]
-    assert fused_seq == [*["Conv2d", "ReLU", "MaxPool2d"] * 3, "ConvReluPool"]
+    assert fused_seq == ["Conv2d", "ReluPool", "Conv2d", "ReLU", "MaxPool2d", "Conv2d", "ReluPool", "ConvReluPool"]
