@@ -115,7 +115,14 @@ def test_report_renders_the_bound_and_search_scaling_rows(bench):
     # and into results/bench.md as a whole: the committed report's other sections plus these two
     full = {**json.loads((bench.ROOT / "results" / "bench.json").read_text()), **r}
     md = bench.render(full)
-    assert "| ground truth ÷ inference bound (6⁴, walk + bare forward, section below) | 1.25× (target ≤ 1.3×) |" in md
+    assert "| ground truth ÷ its inference bound (6⁴) | 1.25× (target ≤ 1.3×; bound: walk + bare forward) |" in md
+    # where the coverage signals bin a float64 pass, the bound includes it, the bare ratio beside it
+    coverage = {**r["groundtruth_bound"]["6^4"], "float64_pass": True, "ratio_to_bound_with_float64": 1.2}
+    md = bench.render({**full, "groundtruth_bound": {"6^4": {**coverage, "ratio_to_bound": 2.1}}})
+    assert (
+        "| ground truth ÷ its inference bound (6⁴) | 1.20× (target ≤ 1.3×; bound: walk + forward + the coverage "
+        "signals' float64 pass); 2.10× against the walk and the bare forward alone |" in md
+    )
     assert "## Ground truth against its inference bound" in md and "## Search time per proposal" in md
 
 
