@@ -37,8 +37,7 @@ period), the row pairs' sums and the upsampling of rows are one product too, fro
 (q, q) block of 0, 1 and 2 (one pixel counted twice) that writes each upsampled row as a + b
 directly, the same single rounding as the row copies and their sum. The columns' product then
 runs over all H rows instead of the small ones, still cheaper than the two row gathers, their sum
-and the last row copy it replaces (`make bench`). Its result, as large as the output, comes from
-the families' buffer pool (`buffers.batch_buffer`), so it does not page-fault in afresh each call.
+and the last row copy it replaces (`make bench`).
 """
 
 from __future__ import annotations
@@ -49,7 +48,6 @@ import torch
 
 from ..errors import UserError
 from . import Family
-from .buffers import batch_buffer
 from .resample import apply_taps, pil_box_matrix, pil_nearest_index, sparse_taps, take
 
 
@@ -155,8 +153,7 @@ class Pixelate(Family):
             lead = row_block(self.upsample, h, sh) if block is not None else None
             if lead is not None:  # rows summed and upsampled in one product, then the columns
                 q, shape = len(lead), x.shape
-                blocks = (*shape[:-2], h // q, q, w)  # the intermediate from the pool, as the output
-                up = torch.matmul(lead.to(x.dtype), x.reshape(blocks), out=batch_buffer(shape, x.dtype).view(blocks))
+                up = torch.matmul(lead.to(x.dtype), x.reshape(*shape[:-2], h // q, q, w))
                 cols = out.view(-1, len(block)) if out is not None else None
                 return torch.matmul(up.view(-1, len(block)), block.to(x.dtype), out=cols).view(shape)
             if block is not None:
