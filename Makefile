@@ -86,9 +86,10 @@ bench: install          ## performance as ratios → results/bench.md, results/b
 	$(PY) scripts/bench.py
 
 # torch, oneDNN, MKL and numba capped to AVX2 on a host with AVX-512: the instruction set of an AVX2-only
-# host (an AMD EPYC's), not its caches or memory; labelled so in the file it writes
+# host (an AMD EPYC's), not its caches or memory; labelled so in the file it writes. numba needs both
+# variables: NUMBA_CPU_NAME alone keeps the host's features, AVX-512 included
 bench-avx2: install     ## the bench with the instruction set capped to AVX2 → results/bench-avx2-emulated.md
-	ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 NUMBA_CPU_NAME=haswell \
+	ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 NUMBA_CPU_NAME=haswell NUMBA_CPU_FEATURES= \
 	  $(PY) scripts/bench.py --out results/bench-avx2-emulated
 
 clean:

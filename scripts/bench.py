@@ -89,7 +89,13 @@ def run_app(args, cache, env=None) -> tuple[float, int, str]:
 
 
 LIVE_TARGET = 1.5  # the live path's time over its bound (section 14)
-EMULATION = ("ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA", "NUMBA_CPU_NAME")
+EMULATION = (
+    "ATEN_CPU_CAPABILITY",
+    "MKL_ENABLE_INSTRUCTIONS",
+    "ONEDNN_MAX_CPU_ISA",
+    "NUMBA_CPU_NAME",
+    "NUMBA_CPU_FEATURES",
+)
 VECTOR_FLAGS = ("avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16", "amx_tile")
 
 
@@ -101,6 +107,7 @@ def section_host() -> dict:
     import llvmlite.binding as llvm
     import numba
     import torch
+    from numba.core import config
 
     cpu, flags = platform.processor() or platform.machine(), set()
     info = Path("/proc/cpuinfo")
@@ -117,6 +124,9 @@ def section_host() -> dict:
         "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "numba": numba.__version__,
         "numba_cpu": os.environ.get("NUMBA_CPU_NAME") or llvm.get_host_cpu_name(),
+        # NUMBA_CPU_NAME alone keeps the host's features (AVX-512 included); an empty NUMBA_CPU_FEATURES
+        # takes the named CPU's own
+        "numba_features": "host" if config.CPU_FEATURES is None else (config.CPU_FEATURES or "the CPU's own"),
         "instruction_set_capped": capped,
     }
 
@@ -133,7 +143,7 @@ def host_label(h: dict) -> str:
     )
     return (
         f"{h['cpu']} ({isa}), {h['cores']} cores; torch {h['torch']} dispatching {h['torch_cpu_capability']}, "
-        f"numba {h['numba']} for {h['numba_cpu']}{capped}"
+        f"numba {h['numba']} for {h['numba_cpu']} ({h.get('numba_features', 'host')} features){capped}"
     )
 
 

@@ -175,3 +175,33 @@ def test_the_stage_breakdown_renders_shares(bench):
     md = "\n".join(bench.render_stages({"stages": st}))
     assert "| float64 pass | 60.0 | 60% |" in md and "| all | 100.0 | |" in md
     assert bench.render_stages({}) == []
+
+
+def test_the_avx2_emulation_caps_numba_too():
+    """`make bench-avx2`'s environment keeps numba's kernels off AVX-512 registers: NUMBA_CPU_NAME
+    alone would keep the host's features (on an AVX-512 host its loops then use zmm registers)."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    from tests.cli import RUN_PY
+
+    line = next(ln for ln in (RUN_PY.parent / "Makefile").read_text().splitlines() if "NUMBA_CPU_NAME=" in ln)
+    env = dict(re.findall(r"(\w+)=(\S*)", line.split("$(PY)")[0]))
+    assert env.get("NUMBA_CPU_NAME") == "haswell" and env.get("NUMBA_CPU_FEATURES") == ""
+    probe = (
+        "import numpy as np\nfrom numba import njit\n"
+        "@njit(cache=False)\ndef f(a, b):\n    for i in range(len(a)):\n        a[i] = a[i] * 2.0 + b[i]\n"
+        "f(np.ones(64), np.ones(64))\nprint(list(f.inspect_asm().values())[0])"
+    )
+
+    def asm(extra):
+        base = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_CPU")}
+        r = subprocess.run([sys.executable, "-c", probe], env={**base, **extra}, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-1000:]
+        return r.stdout
+
+    assert "zmm" not in asm(env)
+    if "avx512f" in (open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""):
+        assert "zmm" in asm({"NUMBA_CPU_NAME": "haswell"})  # why the features must be named as well
