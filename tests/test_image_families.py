@@ -24,6 +24,7 @@ from PIL import Image, ImageEnhance
 from testnav import families as family_registry
 from testnav.data.scenes import scenes
 from testnav.families import bit_stream, uniform
+from testnav.families import make as family_make
 from testnav.families.darken import Darken
 from testnav.families.deeptest_brightness import DeepTestBrightness
 from testnav.families.deeptest_contrast import DeepTestContrast
@@ -297,6 +298,47 @@ def test_brightness_compiled_loop_is_bit_identical_to_the_tensor_passes(channels
         assert torch.equal(f(x, level), want)  # through the family call (blocks, one buffer)
     x64 = x.double()  # other dtypes keep the tensor passes
     assert torch.equal(f.apply(x64, 0.3, None), Brightness.tensor_apply(x64, 0.3))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.uint8])
+def test_gaussian_blur_compiled_loop_is_bit_identical_to_the_tensor_passes(dtype):
+    """The CPU loop (`_blur`) gives the tensor passes' bits for radii 1 … 12 (kernels wider than
+    the image included), glass blur's ×255 and ÷255 scales, uint8 and float32 planes, 1 and 3
+    channels, and writes into a block of a larger output."""
+    from testnav.families.gaussian_blur import gaussian_blur, gaussian_taps, tensor_blur
+
+    g = torch.Generator().manual_seed(5)
+    for shape in [(3, 3, 17, 23), (2, 1, 9, 5), (4, 3, 32, 32)]:
+        x = torch.rand(shape, generator=g)
+        x[:, :, ::4] = 1.0
+        x = (x * 255).to(torch.uint8) if dtype == torch.uint8 else x
+        for sigma in (0.3, 0.6, 1.0, 2.5, 3.0):
+            for scale in (1.0, 255.0, 1 / 255):
+                want = tensor_blur(x, gaussian_taps(sigma), scale)
+                assert torch.equal(gaussian_blur(x, sigma, scale=scale), want), (shape, sigma, scale)
+        out = torch.full((len(x) + 2, *x.shape[1:]), float("nan"))
+        assert gaussian_blur(x, 1.5, out=out[1:-1]).data_ptr() == out[1:-1].data_ptr()
+        assert torch.equal(out[1:-1], tensor_blur(x, gaussian_taps(1.5))) and out[0].isnan().all()
+
+
+def test_speckle_compiled_loop_is_bit_identical_to_the_tensor_passes(images, monkeypatch):
+    """The CPU float32 loop (`_speckle`, LLVM's fma) gives `torch.addcmul`'s bits, clip included,
+    for every table entry of the three tables, over blocks whose length is not a multiple of the
+    loop's 512 values, and draws the same bit stream."""
+    import testnav.families as base
+
+    x = images(23, 20)  # 1,200 values an image
+    x[:2] = x[:2] * 1.6 - 0.3  # values outside [0, 1]
+    x[2, :, :5] = 0.0
+    monkeypatch.setattr(base, "CPU_BLOCK_ELEMENTS", x[0].numel() * 7)  # blocks of 7, 7, 7, 2 images
+    for table in ("imagenet_c_32", "imagenet_c_64", "imagenet_c_224"):
+        compiled = family_make("speckle_noise", table=table)
+        passes = family_make("speckle_noise", table=table)
+        passes.compiled = False
+        for level in range(1, compiled.max_level + 1):
+            want = passes(x, level, gen(level))
+            assert torch.equal(compiled(x, level, gen(level)), want), (table, level)
+    assert torch.equal(compiled.apply(x.double(), 0.3, gen(1)), passes.apply(x.double(), 0.3, gen(1)))
 
 
 @pytest.mark.parametrize("size", [32, 64])
