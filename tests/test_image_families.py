@@ -32,7 +32,7 @@ from testnav.families.deeptest_scale import DeepTestScale
 from testnav.families.deeptest_translate import DeepTestTranslate
 from testnav.families.exposure import Exposure
 from testnav.families.gaussian_blur import GaussianBlur
-from testnav.families.glass_blur import GlassBlur, shuffle
+from testnav.families.glass_blur import GlassBlur, shuffle, shuffle_offsets, tensor_shuffle
 from testnav.families.jpeg import JPEG
 from testnav.families.motion_blur import MotionBlur
 from testnav.families.brightness import Brightness
@@ -403,19 +403,31 @@ def numba_offsets():
     return offsets
 
 
+@pytest.mark.parametrize("how", [shuffle, tensor_shuffle])
 @pytest.mark.parametrize("c", [(0.7, 1, 2), (0.9, 2, 1), (1.1, 3, 2), (1.5, 4, 2)])
-def test_glass_blur_shuffle_equals_numba_kernel_given_its_offsets(c, images, numba_offsets):
-    """The vectorised shuffle (pointer doubling over already-visited sources) reproduces the
-    sequential numba scan *exactly* when fed the offsets numba drew: the only difference of
-    GlassBlur from the reference is its random stream. Also pins the copy-not-swap quirk."""
+def test_glass_blur_shuffle_equals_numba_kernel_given_its_offsets(c, how, images, numba_offsets):
+    """Both shuffles (the CPU's compiled scan over a pixel map, and the vectorised one: pointer
+    doubling over already-visited sources) reproduce the sequential numba scan *exactly* when fed
+    the offsets numba drew: the only difference of GlassBlur from the reference is its random
+    stream. Also pins the copy-not-swap quirk."""
     from imagecorruptions.corruptions import _shuffle_pixels_njit_glass_blur
 
     u8 = to_u8(images(64)[:6])
     for i, img in enumerate(u8):
         ref = _shuffle_pixels_njit_glass_blur(64, 64, img.copy(), c, 77 + i)
         off = torch.from_numpy(numba_offsets(64, 64, c, 77 + i))[None]
-        ours = shuffle(torch.from_numpy(img).permute(2, 0, 1)[None].float(), off, c[1])
+        ours = how(torch.from_numpy(img).permute(2, 0, 1)[None].float(), off, c[1])
         assert np.array_equal(ours[0].permute(1, 2, 0).byte().numpy(), ref)
+
+
+@pytest.mark.parametrize("delta", [1, 2, 3])
+def test_glass_blur_compiled_scan_equals_the_vectorised_shuffle(images, delta):
+    """uint8 batches (glass blur's intermediate) with the family's own int8 offsets, 1–3 iterations,
+    on images of a size that is not square."""
+    x = (images(30)[:5, :, :, :22] * 255).to(torch.uint8)
+    for iterations in (1, 2, 3):
+        off = shuffle_offsets(gen(delta), 5, 30, 22, delta, iterations)
+        assert torch.equal(shuffle(x, off, delta), tensor_shuffle(x, off, delta)), iterations
 
 
 def test_glass_blur_full_pipeline_given_numba_offsets(images, numba_offsets, monkeypatch):
@@ -601,8 +613,6 @@ def test_glass_blur_offsets_are_uniform_on_their_range(delta):
     """Random bytes' top bits where 2δ is a power of two, randint otherwise: every offset in
     [−δ, δ−1], each value equally often (χ² test), same draws for the same seed."""
     from scipy import stats
-
-    from testnav.families.glass_blur import shuffle_offsets
 
     o = shuffle_offsets(gen(3), 40, 32, 32, delta, 2)
     assert o.shape == (40, 2, 32 - 2 * delta, 32 - 2 * delta, 2)

@@ -13,7 +13,9 @@ Parameters per level: (σ, δ = max_delta, iterations). Follows imagecorruptions
    swap (checked against the numba kernel in tests);
 3. clip(gaussian(x, σ)).
 
-Why this is exact although the scan is sequential: with copy semantics, pixel p reads its
+On the CPU the scan runs as written, compiled (`_scan`), on a map of source pixels that is then
+gathered once per channel. Elsewhere it runs vectorised (`tensor_shuffle`), exact although the
+scan is sequential: with copy semantics, pixel p reads its
 source q = p + (dy, dx) either before q has been visited (then it gets q's value from the
 start of the iteration) or after (then it gets whatever q received, recursively). Which case
 holds depends only on the scan order, not on the data, so every pixel's value at the end of an
@@ -34,7 +36,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
+from numba import njit
 
 from . import Family, bit_stream, blockwise, random_bytes
 from .gaussian_blur import gaussian_blur
@@ -57,6 +61,43 @@ def shuffle_offsets(generator: torch.Generator, b: int, height: int, width: int,
 
 
 def shuffle(x: torch.Tensor, offsets: torch.Tensor, delta: int) -> torch.Tensor:
+    """The sequential copy-scan of imagecorruptions' glass blur on x (B, C, H, W), with offsets
+    as from `shuffle_offsets`: compiled on the CPU, vectorised elsewhere (the same result)."""
+    if x.device.type != "cpu":
+        return tensor_shuffle(x, offsets, delta)
+    b, c, h, w = x.shape
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    _scan(x.view(b, c, h * w).numpy(), offsets.contiguous().numpy(), delta, out.view(b, c, h * w).numpy())
+    return out
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _scan(x, offsets, delta, out):
+    """x, out (B, C, H·W): per image, the scan on a map of source pixels (each scanned pixel takes
+    its source's current entry: copy semantics), then one gather per channel."""
+    b, channels, hw = x.shape
+    iterations, nr, nc = offsets.shape[1:4]
+    h, w = nr + 2 * delta, nc + 2 * delta
+    src = np.empty(hw, np.int64)
+    for i in range(b):
+        for p in range(hw):
+            src[p] = p
+        for it in range(iterations):
+            for a in range(nr):
+                row = h - delta - a
+                for c in range(nc):
+                    col = w - delta - c
+                    dx, dy = offsets[i, it, a, c, 0], offsets[i, it, a, c, 1]
+                    src[row * w + col] = src[(row + dy) * w + col + dx]
+        for ch in range(channels):
+            xi, oi = x[i, ch], out[i, ch]
+            for p in range(hw):
+                oi[p] = xi[src[p]]
+    return out
+
+
+def tensor_shuffle(x: torch.Tensor, offsets: torch.Tensor, delta: int) -> torch.Tensor:
     """Apply the sequential copy-scan of imagecorruptions' glass blur, vectorised.
 
     x (B, C, H, W); offsets as from `shuffle_offsets` (any integer dtype, any device).
