@@ -646,3 +646,28 @@ def test_batch_buffer_is_a_plain_writable_tensor_of_the_asked_shape():
     assert small.shape == (4, 3) and small.dtype == torch.float64
     big[1:3] = 2.5
     assert float(big[1:3].sum()) == 2.5 * big[1:3].numel() and torch.equal(big.clone()[2], big[2])
+
+
+@pytest.mark.slow
+def test_compiled_loops_give_the_same_bits_on_a_cpu_without_fma(tmp_path):
+    """Compiled for a generic x86-64 (no FMA instruction: LLVM calls libm's correctly rounded fmaf),
+    speckle noise's and the Gaussian blur's loops still give the tensor passes' bits."""
+    import os
+    import subprocess
+    import sys
+
+    probe = (
+        "import torch\n"
+        "from testnav.families import make\n"
+        "from testnav.families.gaussian_blur import gaussian_blur, gaussian_taps, tensor_blur\n"
+        "x = torch.rand(6, 3, 20, 20, generator=torch.Generator().manual_seed(1))\n"
+        "s, t = make('speckle_noise', table='imagenet_c_32'), make('speckle_noise', table='imagenet_c_32')\n"
+        "t.compiled = False\n"
+        "g = lambda: torch.Generator().manual_seed(2)\n"
+        "assert all(torch.equal(s(x, k, g()), t(x, k, g())) for k in range(1, 6))\n"
+        "assert torch.equal(gaussian_blur(x, 1.3, scale=255.0), tensor_blur(x, gaussian_taps(1.3), 255.0))\n"
+        "from numba.core import config; print(config.CPU_NAME)\n"
+    )
+    env = {**os.environ, "NUMBA_CPU_NAME": "x86-64", "NUMBA_CPU_FEATURES": "", "NUMBA_CACHE_DIR": str(tmp_path)}
+    r = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "x86-64", r.stderr[-2000:]
