@@ -66,12 +66,15 @@ class Tester:
         progress: bool | None = None,
         layout: str = "NCHW",
         output: str = "auto",
+        confidence: float = 0.95,
     ):
         from . import fidelity as fidelity_registry
         from .core.progress import resolve as resolve_progress
         from .models.function import is_function
+        from .core.intervals import check_confidence
         from .pipeline import compose_config, resolve_device
 
+        self.confidence = check_confidence(confidence)
         function = is_function(model)
         self.text = is_text(data, tokenizer, function, mean=mean, std=std, input_size=input_size, layer=layer)
         valid = fidelity_registry.names("text" if self.text else "vision")
@@ -163,9 +166,14 @@ class Tester:
         return compute_groundtruth(self.benchmark, self.cache_dir, self.device, progress=self.progress)
 
     def groundtruth(self) -> pd.DataFrame:
-        """Every θ of the lattice (one row each: levels, ψ, δ, raw fidelity, per-input outcomes), computed
-        once and cached under a key that hashes the model's weights, the data and the families."""
-        return pd.read_parquet(self._groundtruth_path())
+        """Every θ of the lattice (one row each: levels, ψ with its interval `psi_low`, `psi_high` at the
+        Tester's `confidence`, δ, raw fidelity, per-input outcomes), computed once and cached under a key
+        that hashes the model's weights, the data and the families."""
+        from .core.intervals import with_psi_intervals
+        from .groundtruth.compute import read_meta
+
+        path = self._groundtruth_path()
+        return with_psi_intervals(pd.read_parquet(path), read_meta(path)["n_inputs"], self.confidence)
 
     def tomography(self, source: str | None = None):
         """TestifAI's partial tomography: tests of order ≤ 2 measured (live on the model, or replayed from
@@ -191,27 +199,47 @@ class Tester:
             )
         return self._tomography[source]
 
-    def query(self, expr: str, source: str | None = None) -> dict:
+    def query(self, expr: str, source: str | None = None, sample: int = 0) -> dict:
         """R(Q) for a Boolean query over family levels, e.g. "brightness >= 2 & jpeg <= 1": measured,
-        estimated and predicted (and true, with source="replay")."""
-        from .tomography.query import Query
-        from .tomography.stage import answer
+        estimated and predicted (and true, with source="replay"), and [R_low, R_high] at the Tester's
+        `confidence`, a bound that holds however wrong the forest is on the tests it predicts. It narrows
+        as tests are measured: `sample` of the query's unmeasured tests are measured for it first."""
+        from .tomography.gate import answer
+        from .tomography.query import Query, check_sample
 
         Query(expr, [f.name for f in self.benchmark.families])  # a bad query fails before any work
-        self._queries[expr] = answer(self.tomography(source), expr)
+        check_sample(sample, "sample")
+        self._queries[expr] = answer(self.tomography(source), expr, self.confidence, sample)
         return self._queries[expr]
 
-    def assert_robust(self, query: str, min_accuracy: float, source: str | None = None) -> dict:
-        """A CI gate: raises AssertionError, with one line naming the query, its estimate (measured,
-        predicted) and the threshold, when R(Q) falls below `min_accuracy`; returns the answer."""
-        from .tomography.query import check_threshold, gate_line
+    def assert_robust(
+        self,
+        query: str,
+        min_accuracy: float,
+        confidence: float | None = None,
+        measure: str = "auto",
+        source: str | None = None,
+    ) -> dict:
+        """A CI gate on R(Q)'s interval at `confidence` (default: the Tester's), never on an estimate:
+        returns the answer when R_low ≥ `min_accuracy`; raises AssertionError when R_high < it, and
+        `Undecided` (an AssertionError too) when the interval holds it. measure="auto" first measures
+        the query's unmeasured tests, in random order, until the interval decides or every test is
+        measured; "never" decides on what the tomography measured. The error is one line: the query,
+        the interval, the threshold and the tests measured."""
+        from .core.intervals import check_confidence
+        from .tomography.gate import Undecided, check_measure, gate
+        from .tomography.query import Query, check_threshold
 
         check_threshold(min_accuracy, "min_accuracy")
-        res = self.query(query, source)
-        line = gate_line(res, min_accuracy)
-        res.update(min_accuracy=float(min_accuracy), passed=line is None, line=line)
-        if line is not None:
-            raise AssertionError(line)
+        confidence = check_confidence(self.confidence if confidence is None else confidence)
+        check_measure(measure)
+        Query(query, [f.name for f in self.benchmark.families])
+        res = gate(self.tomography(source), query, min_accuracy, confidence, measure)
+        self._queries[query] = res
+        if res["decision"] == "fail":
+            raise AssertionError(res["line"])
+        if res["decision"] == "undecided":
+            raise Undecided(res["line"])
         return res
 
     # --- the inputs behind the numbers -------------------------------------------------------

@@ -215,18 +215,35 @@ def test_a_report_without_a_search_is_the_tomographys(tmp_path):
 
 # --- the CI gate -----------------------------------------------------------------------------
 def test_assert_robust_is_a_pytest_gate(images):
+    from testnav.tomography.gate import Undecided
+
     t, _, _ = images
     res = t.assert_robust("zoom >= 1", min_accuracy=0.0)
-    assert res["passed"] and res["line"] is None
+    assert res["passed"] and res["decision"] == "pass" and res["R_low"] >= 0.0
+    assert res["line"].startswith("robustness gate passed: query 'zoom >= 1': R(Q) in [")
     with pytest.raises(AssertionError) as e:
         t.assert_robust("zoom >= 2", min_accuracy=0.999)
     line = str(e.value)
-    assert "\n" not in line and line.startswith("robustness gate failed: query 'zoom >= 2': R(Q) = ")
-    assert "measured" in line and "predicted" in line and line.endswith("< min_accuracy 0.999")
+    assert type(e.value) is AssertionError and "\n" not in line
+    assert re.fullmatch(
+        r"robustness gate failed: query 'zoom >= 2': R\(Q\) in \[0\.\d{3}, 0\.\d{3}\] at 95% \(.*tests? measured.*\); "
+        r"R_high 0\.\d{3} < min_accuracy 0\.999",
+        line,
+    ), line
+    # a threshold inside the interval, nothing measured for it: undecided, an AssertionError too
+    res = t.query("zoom >= 1 & shear >= 1")
+    inside = round((res["R_low"] + res["R_high"]) / 2, 3)
+    with pytest.raises(Undecided, match=r"undecided: .*measure='never'") as e:
+        t.assert_robust("zoom >= 1 & shear >= 1", min_accuracy=inside, measure="never")
+    assert isinstance(e.value, AssertionError) and "\n" not in str(e.value)
     with pytest.raises(UserError, match=r"min_accuracy=1.5: an accuracy in \[0, 1\]"):
         t.assert_robust("zoom >= 1", min_accuracy=1.5)
     with pytest.raises(UserError, match="unknown family 'zom'"):
         t.assert_robust("zom >= 1", min_accuracy=0.5)
+    with pytest.raises(UserError, match="measure='sometimes' \\(valid: auto, never\\)"):
+        t.assert_robust("zoom >= 1", min_accuracy=0.5, measure="sometimes")
+    with pytest.raises(UserError, match=r"confidence=1.2: a probability in \(0, 1\)"):
+        t.assert_robust("zoom >= 1", min_accuracy=0.5, confidence=1.2)
 
 
 # --- progress ----------------------------------------------------------------------------------
@@ -390,17 +407,29 @@ def test_cli_query_gate_fails_with_one_line_and_keeps_the_report(tmp_path, cache
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 1 and len(lines) == 1, r.stderr
     assert re.fullmatch(
-        r"error: robustness gate failed: query 'gaussian_blur >= 1': R\(Q\) = 0\.\d{3} \(measured 0\.\d{3} on \d+ "
-        r"tests, predicted 0\.\d{3} on all 54\) < min_accuracy 0\.999",
+        r"error: robustness gate failed: query 'gaussian_blur >= 1': R\(Q\) in \[0\.\d{3}, 0\.\d{3}\] at 95% "
+        r"\(.* of 54 tests measured.*\); R_high 0\.\d{3} < min_accuracy 0\.999",
         lines[0],
-    )
+    ), lines[0]
     res = json.loads((out / "query.json").read_text())
-    assert res["passed"] is False and res["line"] == lines[0].removeprefix("error: ")
+    assert res["passed"] is False and res["decision"] == "fail" and res["line"] == lines[0].removeprefix("error: ")
+    assert res["R_low"] <= res["R_corrected"] <= res["R_high"] < 0.999
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "robustness gate failed" in html and "worst predicted" in html
     ok = tmp_path / "ok"
     r = run([*common, "query=zoom <= 1", "query.min_accuracy=0.1", f"hydra.run.dir={ok}"], tmp_path)
-    assert r.returncode == 0 and "gate: R(Q) ≥ 0.1 holds" in r.stdout, r.stderr
+    assert r.returncode == 0 and "robustness gate passed" in r.stdout and "R_low" in r.stdout, r.stderr
+    # undecided: the threshold inside the interval, and measure=never: exit 3, one line
+    res = json.loads((ok / "query.json").read_text())
+    inside = round((res["R_low"] + res["R_high"]) / 2, 3)
+    und = tmp_path / "undecided"
+    args = [*common, "query=zoom <= 1", f"query.min_accuracy={inside}", "query.measure=never", f"hydra.run.dir={und}"]
+    r = run(args, tmp_path)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 3 and len(lines) == 1 and "robustness gate undecided: query 'zoom <= 1'" in lines[0], (
+        r.stderr
+    )
+    assert f"holds min_accuracy {inside:g}" in lines[0] and (und / "query.json").exists()
 
 
 def test_cli_tomography_names_its_tests_and_writes_the_report(tmp_path, cache_dir):

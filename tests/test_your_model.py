@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -232,6 +233,12 @@ def test_tester_on_tensors_live_replay_groundtruth_and_queries(tmp_path):
     assert set(live.front["rank"]) == {0} and {"t1", "t2", "delta", "rho"} <= set(live.ranked.columns)
     table = t.groundtruth()
     assert len(table) == 9 and {"psi", "delta", "ssim", "correct"} <= set(table.columns)
+    # ψ's interval on the 12 inputs, at the Tester's confidence (0.95): Wilson's, as statsmodels gives it
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(np.rint(table.psi * 12), 12, alpha=0.05, method="wilson")
+    assert np.allclose(table.psi_low, low) and np.allclose(table.psi_high, high)
+    assert list(table.columns).index("psi_low") == list(table.columns).index("psi") + 1
     run = t.search("random", seed=1, replay=True)
     for field in (
         "benchmark",

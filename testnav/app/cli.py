@@ -20,6 +20,7 @@ from pathlib import Path
 from omegaconf import OmegaConf
 
 from ..errors import BelowThreshold, UserError
+from ..tomography.gate import Undecided
 from ..extras import check as check_extras
 from ..extras import require
 
@@ -227,7 +228,8 @@ def survive_own_requeue() -> None:
 
 
 def guarded(task, out_dir_of):
-    """Run `task()`. On a failed gate (BelowThreshold) exit 1 with its one line, the outputs kept;
+    """Run `task()`. On a failed gate (BelowThreshold) exit 1 with its one line, on an undecided one
+    (Undecided) exit 3, the outputs kept;
     on a UserError remove the run directory it created and exit 2 with one line;
     on any other failure (a bug, Ctrl-C) keep the directory for the post-mortem but mark it with a
     FAILED file holding the traceback, so no folder looks like a finished run."""
@@ -235,6 +237,8 @@ def guarded(task, out_dir_of):
         return task()
     except BelowThreshold as e:  # a gate that failed: the run's outputs stay (the report is what CI shows)
         fail(str(e), code=1)
+    except Undecided as e:  # a gate that could not decide on its interval
+        fail(str(e), code=3)
     except UserError as e:
         out_dir = out_dir_of()
         if out_dir is not None and Path(out_dir).exists():

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -10,7 +11,17 @@ import pandas as pd
 from ..core.lattice import Lattice
 from .executor import Measured, Stopping, low_order, replay_tests
 from .independence import chi2_pairs, independent_estimates, product_estimates
-from .surrogate import RobustnessSurrogate, ScoreSurrogate
+from .surrogate import AdditiveLogitSurrogate, RobustnessSurrogate, ScoreSurrogate
+
+SURROGATES = {"forest": RobustnessSurrogate, "additive": AdditiveLogitSurrogate}
+
+
+def check_surrogate(name: str) -> str:
+    if name not in SURROGATES:
+        from ..errors import UserError
+
+        raise UserError(f"tomography.surrogate={name} (valid: {', '.join(SURROGATES)})")
+    return name
 
 
 @dataclass
@@ -23,6 +34,7 @@ class Settings:
     alpha: float = 0.05
     relative_to_clean: bool = True
     seed: int = 0
+    surrogate: str = "forest"  # forest (the paper's) | additive (logit-additive over orders ≤ 2)
 
     @property
     def rule(self) -> Stopping:
@@ -42,6 +54,7 @@ class Settings:
             float(t.alpha),
             bool(t.relative_to_clean),
             int(t.seed),
+            check_surrogate(str(t.get("surrogate", "forest"))),
         )
 
 
@@ -54,6 +67,25 @@ class Tomography:
         pd.DataFrame
     )  # one row per σ: levels, order, measured, n, r_measured, r_pred, r_est, r_indep, r_product, (q_*), (r_true)
     pairs: pd.DataFrame  # χ² per family pair
+    n_inputs: int = 0  # N, the inputs a test reads when early stopping does not end it
+    seed: int = 0
+    # measure(indices) -> {index: outcomes}: more tests under the same early-stopping rule (replayed
+    # from the ground truth, or live on the model); None where nothing more can be measured
+    measure: Callable | None = None
+    sampled: dict = field(default_factory=dict)  # tests measured for queries after the build: index -> outcomes
+
+    def sample_order(self) -> np.ndarray:
+        """The seeded random order in which queries measure their unmeasured tests (one order for
+        every query, so the tests a query measures are a simple random sample of its unmeasured ones)."""
+        return np.random.default_rng([self.seed, 63]).permutation(self.lattice.size)
+
+    def measure_tests(self, indices) -> None:
+        """Measure the tests of `indices` not measured yet (kept in `sampled` for later queries)."""
+        todo = [int(i) for i in indices if int(i) not in self.sampled and not self.table.measured.iat[int(i)]]
+        if todo:
+            if self.measure is None:
+                raise RuntimeError("this tomography cannot measure more tests")
+            self.sampled.update(self.measure(todo))
 
 
 def build(
@@ -64,11 +96,13 @@ def build(
     quality_measured=None,
     truth: np.ndarray | None = None,
     quality_truth: np.ndarray | None = None,
+    n_inputs: int = 0,
+    measure=None,
 ) -> Tomography:
     """quality_measured: lattice index -> q_σ for the measured tests (or None)."""
     r = {i: float(np.mean(v)) for i, v in measured.tests.items()}
     n = {i: len(v) for i, v in measured.tests.items()}
-    r_pred = RobustnessSurrogate(seed=settings.seed).fit(lattice, measured.tests).predict()
+    r_pred = SURROGATES[settings.surrogate](seed=settings.seed).fit(lattice, measured.tests).predict()
     is_measured = np.zeros(lattice.size, bool)
     is_measured[list(measured.tests)] = True
     r_meas = np.full(lattice.size, np.nan)
@@ -99,7 +133,8 @@ def build(
         if len(pairs)
         else pairs
     )
-    return Tomography(lattice, list(names), measured, table, pairs)
+    n_inputs = n_inputs or max((len(v) for v in measured.tests.values()), default=0)
+    return Tomography(lattice, list(names), measured, table, pairs, n_inputs, settings.seed, measure)
 
 
 def sub_lattice(outcomes: np.ndarray, lattice: Lattice, keep: list[int]):
@@ -115,4 +150,18 @@ def from_groundtruth(outcomes: np.ndarray, lattice: Lattice, names, settings: Se
     """Replay: low-order tests read from the per-input outcomes (|Θ|, N) of a ground truth."""
     measured = replay_tests(outcomes, lattice, low_order(lattice, settings.max_order), settings.rule, settings.seed)
     qm = {i: float(quality[i]) for i in measured.tests} if quality is not None else None
-    return build(lattice, names, measured, settings, qm, truth=outcomes.mean(axis=1), quality_truth=quality)
+
+    def measure(indices) -> dict:
+        return replay_tests(outcomes, lattice, indices, settings.rule, settings.seed).tests
+
+    return build(
+        lattice,
+        names,
+        measured,
+        settings,
+        qm,
+        truth=outcomes.mean(axis=1),
+        quality_truth=quality,
+        n_inputs=outcomes.shape[1],
+        measure=measure,
+    )

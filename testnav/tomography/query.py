@@ -145,18 +145,8 @@ def check_threshold(value, key: str = "query.min_accuracy") -> float:
     return float(value)
 
 
-def gate_line(res: dict, min_accuracy: float) -> str | None:
-    """None when R(Q) (the estimate: measured tests as measured, the rest predicted) reaches
-    `min_accuracy`; else the one line a CI log shows: the query, the estimate with its measured and
-    predicted parts, and the threshold."""
-    if not res["tests"]:
-        raise UserError(f"query {res['query']!r} selects no configuration: there is nothing to hold to a threshold")
-    est = res["R_estimate"]
-    if est >= min_accuracy:
-        return None
-    measured = "—" if res["R_measured"] is None else f"{res['R_measured']:.3f}"
-    return (
-        f"robustness gate failed: query {res['query']!r}: R(Q) = {est:.3f} (measured {measured} on "
-        f"{res['measured']} tests, predicted {res['R_predicted']:.3f} on all {res['tests']}) "
-        f"< min_accuracy {min_accuracy:g}"
-    )
+def check_sample(value, key: str = "sample") -> int:
+    """How many of a query's unmeasured tests to measure for its bound: a whole number ≥ 0."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise UserError(f"{key}={value}: a whole number of tests ≥ 0 (0: measure none)")
+    return value

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..core.cache import atomic_path, write_json_atomic
+from ..core.intervals import check_confidence
 from ..core.naming import with_names
 from ..core.progress import resolve as resolve_progress
 from ..errors import BelowThreshold, UserError
@@ -22,7 +23,8 @@ from ..registry import instantiate
 from ..groundtruth.compute import compute_groundtruth, outcomes
 from .core import Settings, build, from_groundtruth
 from .executor import LiveExecutor, low_order
-from .query import Query, check_threshold, gate_line
+from .gate import Undecided, answer, check_measure, gate
+from .query import Query, check_sample, check_threshold
 
 
 def write_csv(df: pd.DataFrame, path: Path) -> None:
@@ -64,10 +66,14 @@ def tomography_for(benchmark, settings: Settings, source: str, quality_col, cach
         q = df[quality_col].to_numpy(float) if quality_col else None
         return from_groundtruth(outcomes(df), benchmark.lattice, names, settings, q)
     loaded = open_session(benchmark, cache_dir, device).loaded
-    measured = LiveExecutor(benchmark, loaded, settings.rule, settings.seed).run(
-        low_order(benchmark.lattice, settings.max_order), progress=progress
-    )
-    return build(benchmark.lattice, [f.name for f in benchmark.families], measured, settings)
+    executor = LiveExecutor(benchmark, loaded, settings.rule, settings.seed)
+    measured = executor.run(low_order(benchmark.lattice, settings.max_order), progress=progress)
+
+    def measure(indices) -> dict:
+        return executor.run(indices).tests
+
+    names = [f.name for f in benchmark.families]
+    return build(benchmark.lattice, names, measured, settings, n_inputs=len(loaded.labels), measure=measure)
 
 
 def run_tomography(cfg, out_dir: Path) -> dict:
@@ -118,27 +124,10 @@ def cfg_inputs(tomo, t) -> int:
     return int(n.max()) if len(n) else 0
 
 
-def answer(tomo, text: str) -> dict:
-    q = Query(text, tomo.names)
-    quality = tomo.table["q_est"].to_numpy() if "q_est" in tomo.table else None
-    mask = q.mask(tomo.lattice.tuples, quality)
-    t = tomo.table[mask]
-    out = {
-        "query": text,
-        "tests": int(mask.sum()),
-        "measured": int(t.measured.sum()),
-        "inferred": int((~t.measured).sum()),
-        "R_measured": float(t.r_measured.mean()) if t.measured.any() else None,
-        "R_predicted": float(t.r_pred.mean()) if len(t) else None,
-        "R_estimate": float(t.r_est.mean()) if len(t) else None,
-        "R_true": float(t.r_true.mean()) if "r_true" in t and len(t) else None,
-    }
-    return out
-
-
 def run_query(cfg, out_dir: Path) -> dict:
-    """R(Q) for `query.expr`, with the gate `query.min_accuracy`: below it, the outputs are written
-    and BelowThreshold names the query, the estimate and the threshold (exit status 1)."""
+    """R(Q) for `query.expr` with [R_low, R_high] at `query.confidence`, and the gate
+    `query.min_accuracy`: the outputs are written, then a failed gate raises BelowThreshold (exit
+    status 1) and an undecided one Undecided (exit status 3), each with its one line."""
     from ..app import reports
 
     expr, threshold = cfg.query.expr, cfg.query.min_accuracy
@@ -146,15 +135,17 @@ def run_query(cfg, out_dir: Path) -> dict:
         raise UserError("stage=query needs query='…', e.g. query='brightness >= 3 & zoom <= 1'")
     if threshold is not None:
         check_threshold(threshold)
+    confidence = check_confidence(cfg.query.confidence, "query.confidence")
+    measure = check_measure(cfg.query.measure, "query.measure")
+    sample = check_sample(cfg.query.sample, "query.sample")
     benchmark = instantiate(cfg.benchmark)
     Query(str(expr), [f.name for f in benchmark.families])  # syntax first, before any work
     thetas = reports.named(cfg, benchmark)
     tomo, _ = make_tomography(cfg, benchmark)
-    res = answer(tomo, str(expr))
-    line = None
-    if threshold is not None:
-        line = gate_line(res, threshold)
-        res.update(min_accuracy=float(threshold), passed=line is None, line=line)
+    if threshold is None:
+        res = answer(tomo, str(expr), confidence, sample)
+    else:
+        res = gate(tomo, str(expr), threshold, confidence, measure)
     write_json_atomic(out_dir / "query.json", res)
     written = reports.for_tomography(cfg, out_dir, tomo, benchmark, thetas, [res])
     fmt = lambda v: "—" if v is None else f"{v:.3f}"  # noqa: E731
@@ -162,12 +153,16 @@ def run_query(cfg, out_dir: Path) -> dict:
         f"{benchmark.name}: ⟦{res['query']}⟧ = {res['tests']} tests ({res['measured']} measured, "
         f"{res['inferred']} inferred)\n"
         f"  R(Q): measured {fmt(res['R_measured'])}  estimated {fmt(res['R_estimate'])}  "
-        f"predicted {fmt(res['R_predicted'])}  true {fmt(res['R_true'])}"
-        + (f"\n  gate: R(Q) ≥ {threshold:g} holds" if threshold is not None and line is None else "")
+        f"predicted {fmt(res['R_predicted'])}  true {fmt(res['R_true'])}\n"
+        f"  R(Q) in [{fmt(res['R_low'])}, {fmt(res['R_high'])}] at {res['confidence']:.0%} "
+        f"({res['sampled']} unmeasured tests measured for it)"
+        + (f"\n  {res['line']}" if threshold is not None and res["decision"] == "pass" else "")
         + f"\n  files: {out_dir}/{', '.join(['query.json', *written])}"
     )
-    if line is not None:
-        raise BelowThreshold(line)
+    if threshold is not None and res["decision"] == "fail":
+        raise BelowThreshold(res["line"])
+    if threshold is not None and res["decision"] == "undecided":
+        raise Undecided(res["line"])
     return res
 
 

@@ -63,3 +63,46 @@ class ScoreSurrogate:
     def predict(self, indices=None) -> np.ndarray:
         idx = np.arange(self.lattice.size) if indices is None else np.asarray(indices)
         return self.forest.predict(self.lattice.theta(idx))
+
+
+class AdditiveLogitSurrogate:
+    """r̂_σ from the measured tests of order ≤ 2 alone, added up on the logit scale: the clean test's
+    logit, each active family's main effect (its first-order test against the clean one) and each
+    pair's interaction (its second-order test against the two main effects). A second-order
+    expansion, so a third- or fourth-order test is predicted to lose what its families and pairs
+    lose together, where the forest, which never saw a test of that order, cannot go below its
+    training tests (docs/readings.md, "Query bounds"). Needs every test of order ≤ 2 measured."""
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed  # unused: the expansion is exact arithmetic on the measured tests
+
+    def fit(self, lattice: Lattice, tests: dict) -> "AdditiveLogitSurrogate":
+        theta = lattice.tuples
+        active = theta > 0
+        order = active.sum(axis=1)
+        low = np.flatnonzero(order <= 2)
+        missing = [int(i) for i in low if int(i) not in tests]
+        if missing:
+            raise ValueError(f"the additive surrogate needs every test of order ≤ 2 ({len(missing)} unmeasured)")
+        logit = np.full(lattice.size, np.nan)
+        for i in low:
+            v = np.asarray(tests[int(i)], float)
+            p = (v.sum() + 0.5) / (len(v) + 1)  # the add-half estimate: finite at 0 and 1
+            logit[i] = np.log(p / (1 - p))
+        clean = logit[0]
+        main = np.zeros((lattice.n, lattice.levels))  # main[f, level]
+        for i in np.flatnonzero(order == 1):
+            f = int(np.flatnonzero(active[i])[0])
+            main[f, theta[i, f]] = logit[i] - clean
+        pred = np.full(lattice.size, clean)
+        for f in range(lattice.n):
+            pred += main[f, theta[:, f]]
+        for i in np.flatnonzero(order == 2):
+            f, g = np.flatnonzero(active[i])
+            inter = logit[i] - clean - main[f, theta[i, f]] - main[g, theta[i, g]]
+            pred[(theta[:, f] == theta[i, f]) & (theta[:, g] == theta[i, g])] += inter
+        self.lattice, self.r = lattice, 1 / (1 + np.exp(-pred))
+        return self
+
+    def predict(self, indices=None) -> np.ndarray:
+        return self.r if indices is None else self.r[np.asarray(indices)]
