@@ -705,6 +705,61 @@ def section_tomography(table: Path) -> dict:
     }
 
 
+def section_gate(table: Path | None = None) -> dict:
+    """The three-valued gate's cost on mnist5k, replayed: orthant queries of orders 2–4 (every 20th),
+    thresholds at R_true − 0.05 and + 0.05; the tests each gate measured to decide, its inferences
+    against measuring every unmeasured test of the query on all inputs, and its time."""
+    import itertools
+
+    import pandas as pd
+
+    from testnav.core.lattice import Lattice
+    from testnav.groundtruth.compute import outcomes
+    from testnav.tomography.core import Settings, from_groundtruth
+    from testnav.tomography.gate import answer, gate
+
+    if table is None:
+        from testnav.pipeline import build_groundtruth, compose_config
+
+        table, _ = build_groundtruth(compose_config(["progress=false"]))
+    out = outcomes(pd.read_parquet(table))
+    names = ["f1", "f2", "f3", "f4"]
+    queries = [
+        " & ".join(f"{names[f]} >= {a}" for f, a in zip(fams, lv))
+        for order in (2, 3, 4)
+        for fams in itertools.combinations(range(4), order)
+        for lv in itertools.product(range(1, 6), repeat=order)
+    ][::20]
+    rows = []
+    for offset in (-0.05, 0.05):
+        tomo = from_groundtruth(out, Lattice(4, 6), names, Settings())  # a fresh one: nothing measured for queries
+        for q in queries:
+            truth = answer(tomo, q)["R_true"]
+            before = sum(len(v) for v in tomo.sampled.values())
+            t0 = time.perf_counter()
+            g = gate(tomo, q, min(max(truth + offset, 0), 1))
+            seconds = time.perf_counter() - t0
+            spent = sum(len(v) for v in tomo.sampled.values()) - before
+            rows.append(
+                dict(
+                    decision=g["decision"],
+                    sampled=g["sampled"],
+                    unmeasured=g["inferred"],
+                    inferences_share=spent / max(g["inferred"] * out.shape[1], 1),
+                    seconds=seconds,
+                )
+            )
+    df = pd.DataFrame(rows)
+    return {
+        "gates": len(df),
+        "decided": float((df.decision != "undecided").mean()),
+        "sampled_median": float(df.sampled.median()),
+        "sampled_share_median": float((df.sampled / df.unmeasured.clip(lower=1)).median()),
+        "inferences_share_median": float(df.inferences_share.median()),
+        "seconds_median": float(df.seconds.median()),
+    }
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller batches (for a smoke run)")
@@ -729,6 +784,7 @@ def main(argv=None):
             "stages": lambda: section_stages(args.quick),
             "groundtruth_bound": lambda: section_groundtruth_bound(args.quick),
             "families": lambda: section_families(args.quick),
+            "gate": section_gate,
         }
         for name in args.only:
             report[name] = parts[name]()
@@ -770,6 +826,7 @@ def main(argv=None):
         report["sandbox"] = section_sandbox(args.quick)
         report["replay"] = section_replay(table)
         report["tomography"] = section_tomography(table)
+        report["gate"] = section_gate(table)
     report["groundtruth_bound"] = section_groundtruth_bound(args.quick)
     report["search_scaling"] = section_search_scaling(args.quick)
     report["families"] = section_families(args.quick)
@@ -844,6 +901,14 @@ def render(r: dict) -> str:
         )
     for k, v in t.items():
         lines.append(f"| tomography 4D, {k} | {v['inferences']:,} inferences ({v['fraction_of_full']:.1%} of full) |")
+    gv = r.get("gate")
+    if gv:
+        lines.append(
+            f"| robustness gate at R_true ± 0.05 (mnist5k, replayed, {gv['gates']} gates) | {gv['decided']:.0%} decided; "
+            f"median {gv['sampled_median']:.0f} unmeasured tests measured ({gv['sampled_share_median']:.0%} of the "
+            f"query's), {gv['inferences_share_median']:.1%} of the inferences of measuring them all, "
+            f"{gv['seconds_median'] * 1000:.0f} ms per gate |"
+        )
     lines += [
         f"| peak RSS: `python run.py` cold (ground truth) | {m['run_py_cold_including_groundtruth']} MiB |",
         f"| peak RSS: grid replay | {m['grid_replay']} MiB |",
