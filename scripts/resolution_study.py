@@ -232,27 +232,44 @@ def large(seeds, cache_dir: Path, searches=LARGE_SEARCHES, epsilons=EPSILONS, bu
     return rows
 
 
-def diagnose(search: str, seed: int, eps, cache_dir: Path, budget: int = 6_000) -> dict:
-    """One cnn6 replay that never stops (stop_on=good's schedule), every checkpoint's readings with the
-    truth there: whether the front was ε-complete at the tolerance the certificate used, and how many
-    unmeasured configurations improve it by more than that (`escapes`). Read by `why`."""
+def diagnosed_table(name: str, cache_dir: Path):
+    """(Objectives, N) of `name`: cnn6, or gen/<profile>/<n>x<ℓ>/<seed>, a generated table read as if
+    measured on 400 inputs."""
+    from testnav import pipeline
+    from testnav.core.table import Objectives
+    from testnav.groundtruth.synthetic import PROFILES, synthetic_table
+
+    if name == "cnn6":
+        from verdict_models import tester
+
+        t = tester("cnn6", cache_dir)
+        table_path = existing_groundtruth(t)
+        obj, _ = pipeline.groundtruth_objectives(table_path, t.benchmark, "ssim")
+        return obj, pipeline.runs.table_inputs(table_path)
+    _, profile, size, seed = name.split("/")
+    n, levels = map(int, size.split("x"))
+    return Objectives.from_table(
+        synthetic_table(**{**PROFILES[profile], "n": n, "levels": levels}, seed=int(seed))
+    ), 400
+
+
+def diagnose(search: str, seed: int, eps, cache_dir: Path, budget: int = 6_000, name: str = "cnn6") -> dict:
+    """One replay of table `name` that never stops (stop_on=good's schedule), every checkpoint's
+    readings with the truth there: whether the front was ε-complete at the tolerance the certificate
+    used, and how many unmeasured configurations improve it by more than that (`escapes`)."""
     import dataclasses
 
-    from verdict_models import tester
-
-    from testnav import pipeline, searches
+    from testnav import searches
     from testnav.core.oracle import TableOracle
     from testnav.stopping import certificate as cm
     from testnav.stopping.epsilon import Resolution, eps_dominated, tolerance
 
-    path = CACHE / f"diagnose__cnn6__{search}__{eps}__{seed}.json"
+    path = CACHE / f"diagnose__{name.replace('/', '-')}__{search}__{eps}__{seed}.json"
     if path.exists():
         return json.loads(path.read_text())
-    t = tester("cnn6", cache_dir)
-    table_path = existing_groundtruth(t)
-    obj, _ = pipeline.groundtruth_objectives(table_path, t.benchmark, "ssim")
+    obj, inputs = diagnosed_table(name, cache_dir)
     values = np.column_stack([obj.delta, obj.rho])
-    res = Resolution.at(pipeline.runs.table_inputs(table_path), delta_span=obj.delta_span)
+    res = Resolution.at(inputs, delta_span=obj.delta_span)
     s = searches.make(search)
     s.fit(obj.lattice, budget)
     oracle = TableOracle(obj)
@@ -344,7 +361,7 @@ def markdown(df: pd.DataFrame) -> str:
 
 
 def report() -> pd.DataFrame:
-    rows = [json.loads(p.read_text()) for p in sorted(CACHE.glob("*.json"))]
+    rows = [json.loads(p.read_text()) for p in sorted(CACHE.glob("*.json")) if p.name.startswith(("live__", "large__"))]
     if not rows:
         raise SystemExit(f"no runs under {CACHE}: run `live` or `large` first")
     df = pd.DataFrame(rows)
@@ -366,6 +383,7 @@ def main(argv=None) -> int:
     ap.add_argument("--cache-dir", default=str(ROOT / "results" / "cache"))
     ap.add_argument("--searches", nargs="+", default=list(LARGE_SEARCHES))
     ap.add_argument("--epsilon", nargs="+", default=[str(e) for e in EPSILONS])
+    ap.add_argument("--table", default="cnn6", help="diagnose: cnn6 or gen/<profile>/<n>x<ℓ>/<seed>")
     args = ap.parse_args(argv)
     cache_dir = Path(args.cache_dir)
     if args.what == "live":
@@ -377,7 +395,7 @@ def main(argv=None) -> int:
         for e in args.epsilon:
             for search in args.searches:
                 for seed in args.seeds or [0]:
-                    d = diagnose(search, seed, e if e == "auto" else float(e), cache_dir)
+                    d = diagnose(search, seed, e if e == "auto" else float(e), cache_dir, name=args.table)
                     for c in d["checkpoints"]:
                         print(
                             search,
