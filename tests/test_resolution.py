@@ -133,6 +133,14 @@ def test_a_replay_at_auto_states_its_resolution_and_tells_the_front_apart(tmp_pa
     assert plain.summary["epsilon"] == 0.01 and not any(k.startswith("epsilon_") for k in plain.summary)
     assert "distinguishable" not in plain.front and "distinguishable" not in plain.summary["front"][0]
     assert "told apart" not in report.for_run(tmp_path / "plain.html", plain).read_text()
+    # at another confidence, the half-width at that confidence
+    spec = pipeline.RunSpec("random", budget=60, certificate=CertificateConfig(epsilon="auto"), confidence=0.99)
+    wider = pipeline.replay(spec, obj, identity).summary
+    assert (
+        wider["epsilon"] == pytest.approx(Resolution.at(400, 0.99).half_width) and wider["epsilon_confidence"] == 0.99
+    )
+    with pytest.raises(UserError, match=r"^confidence=1.5: a probability in \(0, 1\)"):
+        pipeline.RunSpec(confidence=1.5)
 
 
 def test_auto_on_a_table_that_does_not_say_its_n_is_refused_in_one_line(tmp_path):

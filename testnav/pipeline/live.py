@@ -39,7 +39,8 @@ def live(spec: RunSpec, session, fidelity: str, progress: bool = False) -> Run:
     done, spent = oracle.evaluations, oracle.seconds
     costs = np.full(benchmark.lattice.size, len(session.loaded.labels), dtype=np.int64)  # live: all of D per θ
     identity = {"benchmark": benchmark.name, "fidelity": fidelity}
-    resolution = Resolution.at(len(session.loaded.labels)) if spec.certificate.epsilon == AUTO else None
+    auto = spec.certificate.epsilon == AUTO
+    resolution = Resolution.at(len(session.loaded.labels), spec.confidence) if auto else None
     run = certified_run(
         search,
         spec,

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.cache import atomic_path, write_json_atomic
+from ..core.intervals import check_confidence
 from ..core.naming import COLUMN, family_names, with_names
 from ..core.oracle import Oracle, TableOracle
 from ..core.pareto import nondominated_mask
@@ -37,7 +38,8 @@ class RunSpec:
     with `overrides` of its settings, the proposal budget (None: the paper's 5 × |Θ|), the seed,
     the certificate's settings, whether the default population may be fitted to a small lattice
     (`fit`: not when the user chose it), and the early-stopping rule that prices a replay's
-    inferences (TestifAI's, with its input-order seed)."""
+    inferences (TestifAI's, with its input-order seed), and the confidence at which epsilon=auto
+    reads the accuracies' resolution."""
 
     search: object = "nsga2"
     overrides: dict = field(default_factory=dict)
@@ -47,10 +49,12 @@ class RunSpec:
     fit: bool = True
     pricing: Stopping = Stopping()
     pricing_seed: int = 0
+    confidence: float = 0.95
 
     def __post_init__(self):
         check_budget(self.budget)
         check_seed(self.seed)
+        check_confidence(self.confidence)
 
 
 @dataclass
@@ -236,7 +240,8 @@ def replay(spec: RunSpec, objectives: Objectives, identity: dict, families=None)
     search, budget = search_for(spec, objectives.lattice)
     resolution = None
     if spec.certificate.epsilon == AUTO:  # refused before any work where the table cannot say its N
-        resolution = Resolution.at(table_inputs(identity["table"]), delta_span=objectives.delta_span)
+        n = table_inputs(identity["table"])
+        resolution = Resolution.at(n, spec.confidence, delta_span=objectives.delta_span)
     costs, unit = table_costs(identity["table"], objectives.lattice, spec.pricing, spec.pricing_seed)
     oracle = TableOracle(objectives)
     return certified_run(
