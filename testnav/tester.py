@@ -126,14 +126,17 @@ class Tester:
         replay: bool = False,
         stop_at: float | None = None,
         stop_on: str = "auto",
-        epsilon: float = 0.01,
+        epsilon: float | str = "auto",
         **params,
     ) -> Run:
         """A search of `budget` proposals (None: 5 × |Θ|). Live (default): the model is run on each new
         configuration (memoised across searches); replay=True: against the ground truth (computed on
         first use), which adds Recall@P* and its AUC. stop_at: end once the stopping certificate reaches
-        it: p_good (no unmeasured θ improves the front by more than `epsilon` of an objective's range)
-        with stop_on="good", the exact p_complete with "complete"; "auto": good live, complete replayed.
+        it: p_good (no unmeasured θ improves the front by more than `epsilon`) with stop_on="good", the
+        exact p_complete with "complete"; "auto": good live, complete replayed. epsilon: "auto" (default,
+        live and replayed) is the measurement's resolution, the interval half-width of an accuracy on this
+        data set's N inputs at the Tester's `confidence` (δ by that much accuracy, ρ by that share of its range; the summary
+        states the number); a number is a share of each objective's range, as in run.py's replays (0.01).
         params: the search's settings (conf/search/<name>.yaml), e.g. pop_size."""
         from . import pipeline
         from .stopping.certificate import CertificateConfig
@@ -148,6 +151,7 @@ class Tester:
             fit="pop_size" not in params,  # the default population fitted to a small lattice, a chosen one kept
             pricing=Stopping.from_node(self.cfg.tomography),
             pricing_seed=int(self.cfg.tomography.seed),
+            confidence=self.confidence,  # epsilon="auto": the resolution at the Tester's confidence
         )
         pipeline.search_for(spec, self.lattice, live=not replay)  # bad settings refused before any work
         if not replay:

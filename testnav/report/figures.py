@@ -30,16 +30,46 @@ def figure_uri(fig) -> str:
     return data_uri(buf.getvalue())
 
 
-def front_figure(ranked, rho_label: str) -> str:
+def front_figure(ranked, rho_label: str, delta_error: float | None = None, told=None) -> str:
     """δ against ρ for every measured configuration; the front's members numbered 1..m in the
-    order of the ranked list."""
+    order of the ranked list. `delta_error`: δ's resolution, drawn as ± error bars on the front;
+    `told` (bool per front member, in the ranked list's order): the members told apart at it,
+    the others drawn hollow."""
     with plt.rc_context(RC):
         fig, ax = plt.subplots(figsize=(5.2, 3.6))
         rest = ranked[ranked["rank"] > 0]
-        front = ranked[ranked["rank"] == 0].sort_values("rho")
+        members = ranked[ranked["rank"] == 0]
+        front = members.sort_values("rho")
         ax.scatter(rest["rho"], rest["delta"], s=14, color=GREY, label="measured", zorder=2)
         ax.plot(front["rho"], front["delta"], color=TEAL, lw=1, zorder=3)
-        ax.scatter(front["rho"], front["delta"], s=30, color=TEAL, label="measured front", zorder=4)
+        if delta_error is not None:
+            ax.errorbar(
+                front["rho"],
+                front["delta"],
+                yerr=delta_error,
+                fmt="none",
+                ecolor=TEAL,
+                elinewidth=0.8,
+                capsize=2,
+                alpha=0.6,
+                zorder=3,
+                label=f"± {delta_error:.3g} (the resolution of δ)",
+            )
+        if told is None:
+            ax.scatter(front["rho"], front["delta"], s=30, color=TEAL, label="measured front", zorder=4)
+        else:
+            apart = np.asarray(told, bool)
+            kept, within = members[apart], members[~apart]
+            ax.scatter(kept["rho"], kept["delta"], s=30, color=TEAL, label="front: told apart", zorder=4)
+            ax.scatter(
+                within["rho"],
+                within["delta"],
+                s=30,
+                facecolors="white",
+                edgecolors=TEAL,
+                zorder=4,
+                label="front: within the resolution",
+            )
         number = {idx: i + 1 for i, idx in enumerate(ranked.index[ranked["rank"] == 0])}
         for idx, r in front.iterrows():
             ax.annotate(

@@ -12,10 +12,13 @@ import numpy as np
 import pandas as pd
 
 from ..core.naming import COLUMN, level_columns
+from ..pipeline.runs import resolution_tolerance
+from ..stopping.epsilon import representatives
 from . import figures
 from .facts import Facts, Shown
 from .template import page
 
+WITHIN = ' class="within"'  # a front member not told apart at the measurement's resolution
 MAX_ROWS = 500  # rows of the ranked list written into the page (the file ranked.csv has them all)
 
 
@@ -63,9 +66,17 @@ def verdict_sentence(s: dict | None) -> str:
     ]
     if good is not None:
         eps = float(s.get("epsilon") or 0.01)
+        if s.get("epsilon_setting") == "auto":
+            within = (
+                f"{eps:.3f} of accuracy, the resolution of an accuracy measured on its "
+                f"{int(s['epsilon_inputs']):,} inputs ({float(s['epsilon_confidence']):.0%} interval half-width), "
+                f"or {eps:.1%} of the fidelity's range"
+            )
+        else:
+            within = f"{eps:.0%} of either measure's range"
         words.append(
-            f"The chance that no untested configuration beats it by more than {eps:.0%} of either measure's "
-            f"range (a front good enough to act on) is {good:.0%}."
+            f"The chance that no untested configuration beats it by more than {within} (a front good enough to "
+            f"act on) is {good:.0%}."
         )
     on_good = s.get("stop_on") == "good" and good is not None
     if s.get("stopped_at"):
@@ -149,10 +160,25 @@ def front_section(f: Facts) -> str:
         return ""
     r = f.ranked
     front = r[r["rank"] == 0]
+    eps = resolution_tolerance(f.summary or {})
+    told = representatives(front[["delta", "rho"]].to_numpy(float), eps) if eps is not None else None
+    within = np.zeros(len(front), bool) if told is None else ~told
     key = "".join(
-        f"<li>{escape(str(row[COLUMN]))} <span class='note'>δ {row['delta']:.3f} · ρ {row['rho']:.3f}</span></li>"
-        for _, row in front.iterrows()
+        f"<li{WITHIN if w else ''}>{escape(str(row[COLUMN]))} "
+        f"<span class='note'>δ {row['delta']:.3f} · ρ {row['rho']:.3f}{' · within the resolution' if w else ''}</span></li>"
+        for w, (_, row) in zip(within, front.iterrows())
     )
+    resolution = ""
+    if told is not None:
+        s = f.summary
+        resolution = (
+            f"<p>At the measurement's resolution, ± {s['epsilon']:.3f} of accuracy (the "
+            f"{float(s['epsilon_confidence']):.0%} interval half-width of an accuracy on "
+            f"{int(s['epsilon_inputs']):,} inputs; the error bars), <b>{int(told.sum())} of the {len(told)} "
+            "front members are told apart</b>. Each of the others (hollow, marked in the list) hurts the model "
+            "no more than a kept member, within that resolution, at a fidelity at most as good: a second test "
+            "set of the same size could reorder them.</p>"
+        )
     cols = [c for c in [COLUMN, "rank", "delta", "rho", "proposal", "crowding"] if c in r.columns]
     shown = r[cols].head(MAX_ROWS).rename(columns={"delta": "δ (accuracy lost)", "rho": f"ρ ({f.rho_label})"})
     numeric = {"rank", "δ (accuracy lost)", f"ρ ({f.rho_label})", "proposal", "crowding"}
@@ -161,14 +187,16 @@ def front_section(f: Facts) -> str:
         if len(r) > MAX_ROWS
         else ""
     )
+    front_png = figures.front_figure(r, f.rho_label, None if eps is None else float(eps[0]), told)
     return "\n".join(
         [
             '<h2 id="front">Measured front: the worst damage at each level of fidelity</h2>',
             "<p>Each point is a configuration the search ran: how much accuracy it cost (δ, up) against how "
             "close the perturbed inputs stay to the clean ones (ρ, right). No configuration measured beats a "
             "front member on both. The numbers on the plot are the list beside it.</p>",
+            *([resolution] if resolution else []),
             f'<div style="display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start">'
-            f'<img class="fig" alt="measured front" src="{figures.front_figure(r, f.rho_label)}">'
+            f'<img class="fig" alt="measured front" src="{front_png}">'
             f'<ol class="key">{key}</ol></div>',
             "<h3>Ranked list (Pareto rank, then crowding distance; click a heading to sort)</h3>",
             table(shown, numeric=numeric, scroll=True),
