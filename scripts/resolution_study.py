@@ -253,7 +253,10 @@ def diagnosed_table(name: str, cache_dir: Path):
     ), 400
 
 
-def diagnose(search: str, seed: int, eps, cache_dir: Path, budget: int = 6_000, name: str = "cnn6") -> dict:
+DIAGNOSE_BUDGET = {"tomonav": 12_000, "nsga2": 40_000}  # proposals of a never-stopping run
+
+
+def diagnose(search: str, seed: int, eps, cache_dir: Path, name: str = "cnn6") -> dict:
     """One replay of table `name` that never stops (stop_on=good's schedule), every checkpoint's
     readings with the truth there: whether the front was ε-complete at the tolerance the certificate
     used, and how many unmeasured configurations improve it by more than that (`escapes`)."""
@@ -264,12 +267,13 @@ def diagnose(search: str, seed: int, eps, cache_dir: Path, budget: int = 6_000, 
     from testnav.stopping import certificate as cm
     from testnav.stopping.epsilon import Resolution, eps_dominated, tolerance
 
-    path = CACHE / f"diagnose__{name.replace('/', '-')}__{search}__{eps}__{seed}.json"
+    path = CACHE / f"diagnose2__{name.replace('/', '-')}__{search}__{eps}__{seed}.json"
     if path.exists():
         return json.loads(path.read_text())
     obj, inputs = diagnosed_table(name, cache_dir)
     values = np.column_stack([obj.delta, obj.rho])
     res = Resolution.at(inputs, delta_span=obj.delta_span)
+    budget = DIAGNOSE_BUDGET[search]
     s = searches.make(search)
     s.fit(obj.lattice, budget)
     oracle = TableOracle(obj)
@@ -309,6 +313,97 @@ def diagnose(search: str, seed: int, eps, cache_dir: Path, budget: int = 6_000, 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, default=float))
     return out
+
+
+# p_good's rule re-read on the diagnosed checkpoints (`rules`): (label, cap on the relax r, cap on |front|);
+# None: as the certificate reads it (testnav.stopping.certificate.good_probability)
+RULES = [
+    ("as it is", None, None),
+    ("r ≤ 4", 4, None),
+    ("r ≤ 2", 2, None),
+    ("no relax (r = 1)", 1, None),
+    ("|front| ≤ 40", None, 40),
+    ("|front| ≤ 40, r ≤ 4", 4, 40),
+    ("|front| ≤ 20", None, 20),
+]
+
+
+def rule_p(c: dict, relax_cap, front_cap) -> float:
+    """p_good at checkpoint `c` with the relax r capped at `relax_cap` and |front| at `front_cap`."""
+    from testnav.stopping import certificate as cm
+
+    if c["remaining"] == 0 or c["fresh_good"] or not np.isfinite(c["missing_good"]) or c["front"] == 0:
+        return cm.good_probability(
+            c["fresh_good"], c["missing_good"], c["front"], c["remaining"], c["unique"], c["improved"]
+        )
+    held = c["unique"] / max(c["improved"], 1)
+    r = held**cm.GOOD_RELAX_POWER if held >= cm.GOOD_QUIET else 1.0
+    r = min(r, relax_cap) if relax_cap else r
+    front = min(c["front"], front_cap) if front_cap else c["front"]
+    return float(np.exp(-min(c["missing_good"], c["remaining"]) / (cm.GOOD_SHARE * front * r)))
+
+
+def rules() -> str:
+    """The diagnosed cnn6 runs re-read under RULES: per search and ε, the stops and how many were
+    ε-complete; and each run's stop as the certificate reads it (what it estimated, its tolerance)."""
+    from testnav.stopping import certificate as cm
+
+    runs = [json.loads(p.read_text()) for p in sorted(CACHE.glob("diagnose2__cnn6__*.json"))]
+    rows = []
+    for d in runs:
+        for label, rcap, fcap in RULES:
+            at = next((c for c in d["checkpoints"] if rule_p(c, rcap, fcap) >= STOP_AT), None)
+            rows.append(
+                {
+                    "search": d["search"],
+                    "epsilon": str(d["epsilon"]),
+                    "seed": d["seed"],
+                    "rule": label,
+                    "stop": np.nan if at is None else at["unique"] / d["size"],
+                    "ok": np.nan if at is None else float(at["escapes"] == 0),
+                }
+            )
+    df = pd.DataFrame(rows)
+    lines = [
+        "# p_good's rule re-read on cnn6's checkpoints (scripts/resolution_study.py rules)",
+        "",
+        f"Replays that never stop (TomoNav {DIAGNOSE_BUDGET['tomonav']:,} proposals, NSGA-II "
+        f"{DIAGNOSE_BUDGET['nsga2']:,}), seeds 0–4; at each checkpoint the certificate's readings and the truth "
+        "(`escapes`: unmeasured configurations that improve the front by more than the tolerance used there). A "
+        f"stop is the first checkpoint where p_good ≥ {STOP_AT} under the rule. p_good = exp(−missing_ε / "
+        "(GOOD_SHARE · |front| · r)), r = (u / u_ε)^GOOD_RELAX_POWER once u ≥ GOOD_QUIET · u_ε.",
+        "",
+        "| search | ε | rule | stopped | median stop / |Θ| | ε-complete at stop |",
+        "|---|---|---|---|---|---|",
+    ]
+    for (search, eps, rule), g in df.groupby(["search", "epsilon", "rule"], sort=False):
+        f = g[g.stop.notna()]
+        lines.append(
+            f"| {search} | {eps} | {rule} | {len(f)} of {len(g)} | {pct(f.stop.median() if len(f) else np.nan)} "
+            f"| {int(f.ok.sum())} of {len(f)} |"
+        )
+    lines += [
+        "",
+        "Each run's stop as the certificate reads it:",
+        "",
+        "| search | ε | seed | stop (unique) | missing_ε (calibrated) | |front| | u_ε | r | tolerance | escapes |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for d in runs:
+        at = next((c for c in d["checkpoints"] if c["p_good"] >= STOP_AT), None)
+        if at is None:
+            continue
+        held = at["unique"] / max(at["improved"], 1)
+        r = held**cm.GOOD_RELAX_POWER if held >= cm.GOOD_QUIET else 1.0
+        lines.append(
+            f"| {d['search']} | {d['epsilon']} | {d['seed']} | {at['unique']:,} | {at['missing_good']:.2f} | {at['front']} "
+            f"| {at['improved']:,} | {r:.1f} | {cm.GOOD_SHARE * at['front'] * r:.0f} | {at['escapes']} |"
+        )
+    text = "\n".join(lines) + "\n"
+    path = OUT.parent / "resolution_study_rules.md"
+    path.write_text(text)
+    print(f"wrote {path.relative_to(ROOT)}")
+    return text
 
 
 def pct(x) -> str:
@@ -378,7 +473,7 @@ def report() -> pd.DataFrame:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("live", "large", "diagnose", "report"))
+    ap.add_argument("what", choices=("live", "large", "diagnose", "rules", "report"))
     ap.add_argument("--seeds", type=int, nargs="+")
     ap.add_argument("--cache-dir", default=str(ROOT / "results" / "cache"))
     ap.add_argument("--searches", nargs="+", default=list(LARGE_SEARCHES))
@@ -386,6 +481,9 @@ def main(argv=None) -> int:
     ap.add_argument("--table", default="cnn6", help="diagnose: cnn6 or gen/<profile>/<n>x<ℓ>/<seed>")
     args = ap.parse_args(argv)
     cache_dir = Path(args.cache_dir)
+    if args.what == "rules":
+        rules()
+        return 0
     if args.what == "live":
         live(args.seeds or [0, 1, 2], cache_dir)
     elif args.what == "large":
