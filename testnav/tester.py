@@ -104,6 +104,7 @@ class Tester:
             self.benchmark = image_benchmark(data, model_spec, image_size, **common)
         self._session, self._tomography = None, {}
         self._run, self._queries = None, {}  # the last search, the queries answered: what report() shows
+        self._findings = None  # the last scan: what report() opens with
 
     @property
     def lattice(self):
@@ -159,6 +160,28 @@ class Tester:
         )
         self._run = pipeline.replay(spec, obj, identity, self.benchmark.families)
         return self._run
+
+    def scan(
+        self,
+        budget_seconds: float | None = None,
+        failure_modes: int = 5,
+        fidelity_floor="auto",
+        seed: int = 0,
+        stop_at: float = 0.95,
+        examples: int = 8,
+    ):
+        """What breaks the model, in one call: a `testnav.findings.Findings` (`.families`,
+        `.interactions`, `.failure_modes`; `print` it, `.report(path)`, `.save(path)`). Every family
+        alone is measured first, which prices a configuration; if the whole lattice then fits
+        `budget_seconds` (None: 600 s) it is measured (a cached ground truth is read at once), else
+        the pairs and a TomoNav search under the stopping certificate (`stop_at`, p_good) spend it.
+        `failure_modes`: how many minimal configurations to list; `fidelity_floor`: the fidelity (on
+        the metric's own scale) below which inputs count as destroyed and are left out of them
+        ("auto": SSIM 0.25, chrF 40; None: no floor); `examples`: inputs kept per failure mode."""
+        from .scan import scan
+
+        self._findings = scan(self, budget_seconds, failure_modes, fidelity_floor, seed, stop_at, examples)
+        return self._findings
 
     def _groundtruth_path(self) -> Path:
         from .groundtruth.compute import compute_groundtruth
@@ -273,11 +296,13 @@ class Tester:
         return self.inputs.perturb(self.configuration(config))
 
     def report(self, path="report.html", run: Run | None = None, configs=(), k: int = 8) -> Path:
-        """Write report.html (one self-contained file) about `run` (default: the last search) and the
-        configurations in `configs`, with the queries answered so far; returns its path. Without a
-        search, the tomography's report (computed if needed)."""
+        """Write report.html (one self-contained file) and return its path: after `scan()`, the scan's
+        findings; else about `run` (default: the last search) and the configurations in `configs`,
+        with the queries answered so far; without a search, the tomography's report (computed if needed)."""
         from . import report
 
+        if run is None and not configs and self._findings is not None:
+            return self._findings.report(path, k)  # the scan's: the findings first
         thetas = [self.configuration(c) for c in configs]
         run = run or self._run
         queries = list(self._queries.values())
