@@ -225,3 +225,31 @@ def test_bad_scan_settings_are_one_line_before_any_work(kwargs, expect, tmp_path
         t.scan(**kwargs)
     assert expect in str(err.value) and "\n" not in str(err.value)
     assert t._session is None  # nothing was loaded
+
+
+def test_a_replayed_runs_report_shows_accuracy_points_and_raw_fidelity_not_normalised_values(scanned, tmp_path):
+    """The replay contract keeps min–max normalised δ and ρ in the trace; the report shows the
+    absolute loss in points and SSIM on its own scale, read back from the ground truth."""
+    t, _, table = scanned
+    run = t.search("nsga2", budget=60, seed=0, replay=True)
+    assert run.trace["delta"].max() == pytest.approx(1.0)  # normalised, as the contract says
+    html = t.report(tmp_path / "r.html", run=run).read_text()
+    assert "accuracy lost (points)" in html and "fidelity (ssim)" in html and "normalised" not in html
+    member = run.front.iloc[0]
+    row = table[(table[["t1", "t2", "t3"]] == member[["t1", "t2", "t3"]].to_numpy()).all(axis=1)].iloc[0]
+    assert f"{100 * row['delta']:.1f} points lost · ssim {row['ssim']:.3g}" in html
+
+
+def test_a_long_front_numbers_at_most_ten_points_its_ends_and_its_knee():
+    import pandas as pd
+
+    from testnav.report.figures import MAX_LABELS, few
+
+    x = np.linspace(0, 1, 40)
+    front = pd.DataFrame({"rho": x, "delta": np.where(x < 0.3, 1 - x, 0.7 * (1 - x) / 0.7)}, index=range(100, 140))
+    chosen = few(front, "rho", "delta")
+    assert len(chosen) == MAX_LABELS and len(set(chosen)) == MAX_LABELS
+    assert {100, 139} <= set(chosen)  # both ends
+    knee = 100 + int(np.argmin(np.abs(x - 0.3)))
+    assert any(abs(c - knee) <= 1 for c in chosen)
+    assert few(front.head(7), "rho", "delta") == list(range(100, 107))

@@ -43,14 +43,34 @@ def draw_front(ax, df, x: str, y: str, sizes, label: str):
     return front
 
 
-def front_figure(ranked, rho_label: str) -> str:
-    """δ against ρ for every measured configuration; the front's members numbered 1..m in the
-    order of the ranked list."""
+MAX_LABELS = 10  # numbers written on a front's plot: more pile onto each other
+
+
+def few(front, x: str, y: str, k: int = MAX_LABELS) -> list:
+    """At most k index labels of a front worth a number on its plot: its two ends, its knee (farthest
+    from the line between them, both axes scaled to their range), then members spread along it."""
+    front = front.sort_values(x)
+    if len(front) <= k:
+        return list(front.index)
+    xs, ys = front[x].to_numpy(float), front[y].to_numpy(float)
+    xs = (xs - xs.min()) / (np.ptp(xs) or 1)
+    ys = (ys - ys.min()) / (np.ptp(ys) or 1)
+    d = np.abs((xs[-1] - xs[0]) * (ys[0] - ys) - (xs[0] - xs) * (ys[-1] - ys[0]))
+    picks = [0, len(front) - 1, int(np.argmax(d))] + [int(round(v)) for v in np.linspace(0, len(front) - 1, k)]
+    return list(dict.fromkeys(front.index[p] for p in picks))[:k]
+
+
+def front_figure(ranked, rho_label: str, scale: float = 1.0, y_label: str = "degradation δ (accuracy lost)") -> str:
+    """δ (× `scale`, on the axis `y_label`) against ρ for every measured configuration; the front's
+    members numbered 1..m in the order of the ranked list, at most MAX_LABELS of the numbers written
+    (the ends, the knee, members spread along it)."""
+    ranked = ranked.assign(delta=scale * ranked["delta"])
     with plt.rc_context(RC):
         fig, ax = plt.subplots(figsize=(5.2, 3.6))
         front = draw_front(ax, ranked, "rho", "delta", (14, 30), "measured front")
         number = {idx: i + 1 for i, idx in enumerate(ranked.index[ranked["rank"] == 0])}
-        for idx, r in front.iterrows():
+        for idx in few(front, "rho", "delta"):
+            r = front.loc[idx]
             ax.annotate(
                 str(number[idx]),
                 (r["rho"], r["delta"]),
@@ -60,7 +80,7 @@ def front_figure(ranked, rho_label: str) -> str:
                 color="#083d3e",
             )
         ax.set_xlabel(f"fidelity ρ ({rho_label}; right: closer to the clean input)")
-        ax.set_ylabel("degradation δ (accuracy lost)")
+        ax.set_ylabel(y_label)
         ax.legend(loc="best", frameon=False)
         ax.grid(alpha=0.3)
         return figure_uri(fig)

@@ -72,7 +72,9 @@ def verdict_sentence(s: dict | None) -> str:
         which = "second" if on_good else "first"
         words.append(f"The search stopped there because the {which} chance reached {s['stop_at']:.0%}.")
     settled = good if on_good else p
-    if settled >= 0.95:
+    if s.get("final_recall") is not None:
+        pass  # replayed: the ground truth says below how much of the true front was found, no guess needed
+    elif settled >= 0.95:
         words.append("You may stop testing: more configurations are unlikely to reveal a new weakness.")
     elif settled >= 0.5:
         words.append("More testing may still find a weakness not shown here.")
@@ -83,7 +85,7 @@ def verdict_sentence(s: dict | None) -> str:
         total = space * per
         took = f"{total:.0f} s" if total < 90 else f"{total / 60:.0f} min" if total < 5400 else f"{total / 3600:.1f} h"
         words.append(
-            f"Measuring all {space:,} configurations instead (a ground truth, stage=groundtruth) would take at "
+            f"Measuring all {space:,} configurations instead (a ground truth) would take at "
             f"most about {took}, {space / unique:.1f}× what this search spent at its {per:.2f} s per configuration "
             "(a ground truth shares work between configurations, so each costs it less)."
         )
@@ -144,18 +146,38 @@ def what_was_tested(f: Facts) -> str:
     return "\n".join(out)
 
 
+def units(f: Facts) -> tuple[str, float, str]:
+    """(the label of δ, its scale, the label of ρ): accuracy points lost and the metric's own value
+    where the facts hold them absolute, else the labelled min–max normalised values."""
+    if f.absolute:
+        return "accuracy lost (points)", 100.0, f"fidelity ({f.rho_label})"
+    return "δ (accuracy lost, min–max normalised)", 1.0, f"ρ ({f.rho_label}, min–max normalised)"
+
+
+def values_text(f: Facts, delta, rho) -> str:
+    if f.absolute:
+        return f"{100 * delta:.1f} points lost · {f.rho_label} {rho:.3g}"
+    return f"δ {delta:.3f} · ρ {rho:.3f} (normalised)"
+
+
 def front_section(f: Facts) -> str:
     if f.ranked is None or not len(f.ranked):
         return ""
     r = f.ranked
     front = r[r["rank"] == 0]
+    lost, scale, fid = units(f)
     key = "".join(
-        f"<li>{escape(str(row[COLUMN]))} <span class='note'>δ {row['delta']:.3f} · ρ {row['rho']:.3f}</span></li>"
+        f"<li>{escape(str(row[COLUMN]))} <span class='note'>{escape(values_text(f, row['delta'], row['rho']))}</span></li>"
         for _, row in front.iterrows()
     )
     cols = [c for c in [COLUMN, "rank", "delta", "rho", "proposal", "crowding"] if c in r.columns]
-    shown = r[cols].head(MAX_ROWS).rename(columns={"delta": "δ (accuracy lost)", "rho": f"ρ ({f.rho_label})"})
-    numeric = {"rank", "δ (accuracy lost)", f"ρ ({f.rho_label})", "proposal", "crowding"}
+    shown = (
+        r[cols]
+        .head(MAX_ROWS)
+        .assign(delta=scale * r["delta"].head(MAX_ROWS))
+        .rename(columns={"delta": lost, "rho": fid})
+    )
+    numeric = {"rank", lost, fid, "proposal", "crowding"}
     more = (
         f"<p class='note'>The first {MAX_ROWS} of {len(r):,} rows; ranked.csv holds them all.</p>"
         if len(r) > MAX_ROWS
@@ -168,11 +190,16 @@ def front_section(f: Facts) -> str:
             "close the perturbed inputs stay to the clean ones (ρ, right). No configuration measured beats a "
             "front member on both. The numbers on the plot are the list beside it.</p>",
             f'<div style="display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start">'
-            f'<img class="fig" alt="measured front" src="{figures.front_figure(r, f.rho_label)}">'
-            f'<ol class="key">{key}</ol></div>',
-            "<h3>Ranked list (Pareto rank, then crowding distance; click a heading to sort)</h3>",
+            f'<img class="fig" alt="measured front" src="{figures.front_figure(r, f.rho_label, scale, lost)}">'
+            + (f'<ol class="key">{key}</ol></div>' if len(front) <= figures.MAX_LABELS else "</div>"),
+            f"<details><summary>All {len(front):,} front members, numbered as on the plot</summary>"
+            f'<ol class="key">{key}</ol></details>'
+            if len(front) > figures.MAX_LABELS
+            else "",
+            "<details><summary>Ranked list (Pareto rank, then crowding distance; click a heading to sort)</summary>",
             table(shown, numeric=numeric, scroll=True),
             more,
+            "</details>",
         ]
     )
 
@@ -246,7 +273,7 @@ def inputs_section(f: Facts, names: dict) -> str:
         "other changed predictions.</p>",
     ]
     for s in f.shown:
-        extra = f" · δ {s.delta:.3f} · ρ {s.rho:.3f}" if s.delta is not None else ""
+        extra = f" · {values_text(f, s.delta, s.rho)}" if s.delta is not None else ""
         out.append(f"<h3>{escape(s.name)} <span class='tag'>{escape(s.why)}</span></h3>")
         out.append(
             f"<p>Accuracy {pct(s.accuracy)} (clean {pct(s.clean_accuracy)}); <b>{s.flipped:,} of {s.inputs:,}</b> "

@@ -220,23 +220,13 @@ def front_points(fnd) -> pd.DataFrame:
 
 
 def labelled_points(pts: pd.DataFrame, modes) -> list:
-    """At most MAX_LABELS row positions worth a number: the failure modes, the front's two extremes,
-    its knee (farthest from the line between them, both axes scaled to their range), then front
-    members spread along it."""
-    front = pts[pts["rank"] == 0].sort_values("fidelity")
-    chosen = [p for p in pts.index[pts["configuration"].isin(list(modes))]]
-    if len(front):
-        ends = [front.index[0], front.index[-1]]
-        x = front["fidelity"].to_numpy(float)
-        y = front["lost_points"].to_numpy(float)
-        xs = (x - x.min()) / (np.ptp(x) or 1)
-        ys = (y - y.min()) / (np.ptp(y) or 1)
-        d = np.abs((xs[-1] - xs[0]) * (ys[0] - ys) - (xs[0] - xs) * (ys[-1] - ys[0]))
-        knee = [front.index[int(np.argmax(d))]] if len(front) > 2 else []
-        spread = [front.index[int(round(k))] for k in np.linspace(0, len(front) - 1, MAX_LABELS)]
-        for p in ends + knee + spread:
-            if p not in chosen:
-                chosen.append(p)
+    """At most MAX_LABELS row positions worth a number: the failure modes, then the front's ends, its
+    knee and members spread along it (figures.few)."""
+    chosen = list(pts.index[pts["configuration"].isin(list(modes))])
+    front = pts[pts["rank"] == 0]
+    for p in figures.few(front, "fidelity", "lost_points") if len(front) else []:
+        if p not in chosen:
+            chosen.append(p)
     return chosen[:MAX_LABELS]
 
 
