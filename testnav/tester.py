@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .errors import UserError
@@ -38,7 +39,10 @@ class Tester:
     text_b) pairs; testnav/models/function.py). data: (images, labels) tensors, a torch Dataset or
     DataLoader, a Hugging Face datasets.Dataset, an image-folder path; for text (texts, labels),
     [(text, label), …], a datasets.Dataset or a DataLoader, with single sentences or (text_a, text_b)
-    pairs. families: names (`testnav.families.names()`) or Family objects.
+    pairs. families: names (`testnav.families.names()`) or Family objects. levels=k (default 3): the
+    identity and k − 1 severities spread over each family's whole table, mildest and harshest
+    included (ImageNet-C's five: levels=6 all, levels=4 severities 1, 3, 5); severities=[1, 3, 5]
+    picks them by hand (one list for every family, or {family: [...]}), levels then following.
     fidelity: a metric of conf/fidelity for the modality, e.g. ssim or kid for images, chrf for text
     (several: a list, the first one searched). progress: None (bars where a person watches: a
     terminal, a notebook; none in CI logs), True or False. Images are checked before any work
@@ -49,7 +53,7 @@ class Tester:
         model,
         data,
         families=None,
-        levels: int = 3,
+        levels: int | None = None,
         fidelity=None,
         tokenizer=None,
         image_size=None,
@@ -67,6 +71,7 @@ class Tester:
         layout: str = "NCHW",
         output: str = "auto",
         confidence: float = 0.95,
+        severities=None,
     ):
         from . import fidelity as fidelity_registry
         from .core.progress import resolve as resolve_progress
@@ -88,10 +93,12 @@ class Tester:
         self.cfg = compose_config()  # the packaged settings of what Tester does not take (tomography, pricing)
         self.cache_dir, self.device = str(cache_dir), resolve_device(device)
         self.progress = resolve_progress(progress)  # None: where a person watches (a terminal, a notebook)
+        levels, severities = check_levels(levels, severities)
         common = dict(
             name=name,
             families=families,
             levels=levels,
+            severities=severities,
             metrics={f: fidelity_registry.make(f) for f in fidelities},
             perturb_seed=perturb_seed,
             batch_size=batch_size,
@@ -343,11 +350,53 @@ def image_model(model, function: bool, layout, output, mean, std, input_size, la
     return FunctionModel(model, layout, output) if function else GivenModel(model, mean, std, input_size, layer=layer)
 
 
-def text_benchmark(data, model_spec, name, families, levels, metrics, perturb_seed, batch_size, max_length):
+def check_levels(levels, severities) -> tuple[int, object]:
+    """levels= and severities= as given: a whole number ≥ 2 (default 3), or the count that
+    `severities` implies (a list for every family, or {family: list}, each as long)."""
+    if severities is not None:
+        lists = list(severities.values()) if isinstance(severities, dict) else [severities]
+        counts = {len(v) if isinstance(v, (list, tuple)) else None for v in lists}
+        if None in counts or len(counts) != 1 or 0 in counts:
+            raise UserError(
+                f"severities={severities!r}: a list of table entries for every family, e.g. severities=[1, 3, 5], "
+                "or {family: [...]} with lists of one length"
+            )
+        implied = counts.pop() + 1
+        if levels is not None and levels != implied:
+            raise UserError(
+                f"levels={levels} with severities={severities!r}: {implied - 1} severities make levels={implied} "
+                "(the identity and each severity); give one of the two"
+            )
+        return implied, severities
+    if levels is None:
+        return 3, None
+    if isinstance(levels, bool) or not isinstance(levels, (int, np.integer)) or levels < 2:
+        raise UserError(f"levels={levels!r}: a whole number ≥ 2 (the identity and levels − 1 severities)")
+    return int(levels), None
+
+
+def with_severities(fams, levels: int, severities):
+    """The families with `levels` − 1 severities spread over each one's table, or those given."""
+    from .families.severities import select, spread_family
+
+    if severities is None:
+        return [spread_family(f, levels) for f in fams]
+    if isinstance(severities, dict):
+        unknown = [k for k in severities if k not in [f.name for f in fams]]
+        if unknown or len(severities) != len(fams):
+            raise UserError(
+                f"severities={severities!r}: one list per family ({', '.join(f.name for f in fams)})"
+                + (f"; {unknown[0]!r} is not among them" if unknown else "")
+            )
+        return [select(f, severities[f.name]) for f in fams]
+    return [select(f, severities) for f in fams]
+
+
+def text_benchmark(data, model_spec, name, families, levels, severities, metrics, perturb_seed, batch_size, max_length):
     from .benchmarks.text_classification import TextClassification, TextItems
     from .families import make as family
 
-    fams = [family(f, modality="text") for f in (families or TEXT_FAMILIES)]
+    fams = with_severities([family(f, modality="text") for f in (families or TEXT_FAMILIES)], levels, severities)
     return TextClassification(
         name,
         fams,
@@ -361,7 +410,9 @@ def text_benchmark(data, model_spec, name, families, levels, metrics, perturb_se
     )
 
 
-def image_benchmark(data, model_spec, image_size, name, families, levels, metrics, perturb_seed, batch_size):
+def image_benchmark(
+    data, model_spec, image_size, name, families, levels, severities, metrics, perturb_seed, batch_size
+):
     from .benchmarks.classification import ImageClassification
     from .data.given import TensorData, image_tensors
     from .families import make as family
@@ -370,6 +421,7 @@ def image_benchmark(data, model_spec, image_size, name, families, levels, metric
     if not families:
         raise UserError("families: name them, e.g. families=['gaussian_blur', 'brightness', 'contrast', 'jpeg']")
     fams = [family(f, image_size=tuple(x.shape[-2:]), channels=x.shape[1]) for f in families]
+    fams = with_severities(fams, levels, severities)
     return ImageClassification(
         name,
         fams,

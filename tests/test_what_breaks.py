@@ -157,7 +157,7 @@ def test_examples_and_the_perturbed_set_are_the_inputs_the_search_scored(images)
 def test_text_examples_and_perturbed_texts(texts):
     t, run, _, _ = texts
     assert run.summary["front"][0]["configuration"] == "clean"
-    assert set(run.ranked["configuration"]) >= {"typo=2 (2 typos)", "typo=1 (1 typo) · punctuation=2 (2 marks)"}
+    assert set(run.ranked["configuration"]) >= {"typo=2 (5 typos)", "typo=1 (1 typo) · punctuation=2 (5 marks)"}
     out = t.perturb("typo=2,punctuation=1")
     assert isinstance(out, list) and len(out) == len(SENTENCES) and all(isinstance(s, str) for s in out)
     assert out[0] != SENTENCES[0][0]
@@ -179,14 +179,15 @@ def test_the_image_report_answers_what_breaks_the_model(images):
         "What breaks LeNet5?",
         "What was tested",
         "80 images, 10 classes",
-        "σ 0.6",  # the level table
+        "σ 0.4",
+        "σ 1",  # the level table: levels=3 spans blur's table (severities 1 and 5)
         "Measured front",
         "flipped from right to wrong",
         "Each family alone",
         "Pairs of families",
         "the chance that the measured front below is complete",
         "gaussian_blur &gt;= 1",  # the query answered through the Tester
-        "zoom=2 (×0.8) · shear=1 (0.2 rad)",  # the configuration named
+        "zoom=2 (×0.5) · shear=1 (0.2 rad)",  # the configuration named
     ):
         assert text in html, text
     for name in run.front["configuration"]:
@@ -200,7 +201,7 @@ def test_the_text_report_shows_a_highlighted_diff(texts):
     _, _, path, _ = texts
     html = path.read_text(encoding="utf-8")
     assert external(html) == [] and "<ins>" in html and "<del>" in html
-    assert "12 texts, 3 classes" in html and "typo=2 (2 typos)" in html
+    assert "12 texts, 3 classes" in html and "typo=2 (5 typos)" in html
 
 
 def test_a_report_without_a_search_is_the_tomographys(tmp_path):
