@@ -18,6 +18,8 @@ CLI run of the same settings agree.
 
 from __future__ import annotations
 
+import re
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +41,8 @@ class Tester:
     text_b) pairs; testnav/models/function.py). data: (images, labels) tensors, a torch Dataset or
     DataLoader, a Hugging Face datasets.Dataset, an image-folder path; for text (texts, labels),
     [(text, label), …], a datasets.Dataset or a DataLoader, with single sentences or (text_a, text_b)
-    pairs. families: names (`testnav.families.names()`) or Family objects. levels=k (default 3): the
+    pairs. name: what the reports call the model and its cached tables (default: the model's own
+    name, e.g. a bound method's class, LogisticRegression for clf.predict_proba). families: names (`testnav.families.names()`) or Family objects. levels=k (default 3): the
     identity and k − 1 severities spread over each family's whole table, mildest and harshest
     included (ImageNet-C's five: levels=6 all, levels=4 severities 1, 3, 5); severities=[1, 3, 5]
     picks them by hand (one list for every family, or {family: [...]}), levels then following.
@@ -61,7 +64,7 @@ class Tester:
         std=None,
         input_size=None,
         layer=None,
-        name: str = "my_model",
+        name: str | None = None,
         cache_dir="results/cache",
         device: str = "auto",
         perturb_seed: int = 0,
@@ -77,6 +80,7 @@ class Tester:
         from .core.progress import resolve as resolve_progress
         from .models.function import is_function
         from .core.intervals import check_confidence
+        from .core.naming import own_name
         from .pipeline import compose_config, resolve_device
 
         self.confidence = check_confidence(confidence)
@@ -95,7 +99,7 @@ class Tester:
         self.progress = resolve_progress(progress)  # None: where a person watches (a terminal, a notebook)
         levels, severities = check_levels(levels, severities)
         common = dict(
-            name=name,
+            name=name or "my_model",
             families=families,
             levels=levels,
             severities=severities,
@@ -109,6 +113,7 @@ class Tester:
         else:
             model_spec = image_model(model, function, layout, output, mean, std, input_size, layer)
             self.benchmark = image_benchmark(data, model_spec, image_size, **common)
+        self.benchmark.model_name = name or own_name(model)  # what the reports and findings call it
         self._session, self._tomography = None, {}
         self._run, self._queries = None, {}  # the last search, the queries answered: what report() shows
         self._findings = None  # the last scan: what report() opens with
@@ -147,17 +152,20 @@ class Tester:
         from .stopping.certificate import CertificateConfig
         from .tomography.executor import Stopping
 
-        spec = pipeline.RunSpec(
-            search=name,
-            overrides=params,
-            budget=budget,
-            seed=seed,
-            certificate=CertificateConfig(stop_at=stop_at, stop_on=stop_on, epsilon=epsilon),
-            fit="pop_size" not in params,  # the default population fitted to a small lattice, a chosen one kept
-            pricing=Stopping.from_node(self.cfg.tomography),
-            pricing_seed=int(self.cfg.tomography.seed),
-        )
-        pipeline.search_for(spec, self.lattice, live=not replay)  # bad settings refused before any work
+        budget = search_settings(budget, seed, stop_at, stop_on, epsilon, self.lattice.size)
+        with python_words():
+            spec = pipeline.RunSpec(
+                search=name,
+                overrides=params,
+                budget=budget,
+                seed=seed,
+                certificate=CertificateConfig(stop_at=stop_at, stop_on=stop_on, epsilon=epsilon),
+                fit="pop_size" not in params,  # the default population fitted to a small lattice, a chosen one kept
+                pricing=Stopping.from_node(self.cfg.tomography),
+                pricing_seed=int(self.cfg.tomography.seed),
+            )
+            with quiet("testnav.searches"):  # the search's notices come once, when it runs
+                pipeline.search_for(spec, self.lattice, live=not replay)  # bad settings refused before any work
         if not replay:
             self._run = pipeline.live(spec, self.session, self.fidelity, progress=self.progress)
             return self._run
@@ -214,8 +222,14 @@ class Tester:
         from .tomography.core import Settings
         from .tomography.stage import tomography_for
 
-        source = source or ("replay" if self.text else "live")
+        from .errors import note
 
+        if source is None and self.text and "replay" not in self._tomography:
+            note(
+                f"text: the tomography replays the ground truth, so all {self.lattice.size:,} configurations are "
+                "measured first (a live text tomography is not written yet)"
+            )
+        source = source or ("replay" if self.text else "live")
         if source not in self._tomography:
             quality = self.fidelity if source == "replay" else None
             self._tomography[source] = tomography_for(
@@ -318,6 +332,61 @@ class Tester:
             tomo = self.tomography(source)
             return report.for_tomography(path, tomo, self.benchmark, self.session, thetas, k, queries, source)
         return report.for_run(path, run, self.benchmark, self.session, thetas, k, queries)
+
+
+def search_settings(budget, seed, stop_at, stop_on, epsilon, size: int):
+    """Tester.search's arguments checked in their Python names, before any work; a budget beyond
+    5 × |Θ| proposals (which re-propose what was measured) capped at it, with a note."""
+    from .errors import note
+    from .stopping.certificate import STOP_ON
+
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1):
+        raise UserError(f"budget={budget!r}: a whole number of proposals ≥ 1, or None for 5 × |Θ| = {5 * size:,}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise UserError(f"seed={seed!r}: a whole number, e.g. seed=0")
+    if stop_at is not None and (
+        isinstance(stop_at, bool) or not isinstance(stop_at, (int, float)) or not 0 < stop_at <= 1
+    ):
+        raise UserError(f"stop_at={stop_at!r}: a probability in (0, 1], or None to never stop early")
+    if stop_on not in STOP_ON:
+        raise UserError(f"stop_on={stop_on!r} (valid: {', '.join(STOP_ON)})")
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon < 1:
+        raise UserError(f"epsilon={epsilon!r}: a share of each objective's range in [0, 1), e.g. epsilon=0.01")
+    if budget is not None and budget > 5 * size:
+        note(
+            f"budget={budget:,} proposals on {size:,} configurations: capped at 5 × |Θ| = {5 * size:,}, "
+            f"beyond which a search only proposes again what it has measured"
+        )
+        return 5 * size
+    return budget
+
+
+KEYS = re.compile(r"\b(?:certificate|search|benchmark|query|tomography)\.(\w+)(?==|\b)")
+
+
+@contextmanager
+def python_words():
+    """A one-line error raised inside with the config keys it names as the Python arguments
+    (certificate.stop_on= → stop_on=, search.pop_size → pop_size, null → None)."""
+    try:
+        yield
+    except UserError as e:
+        text = KEYS.sub(lambda m: m.group(1), str(e)).replace("null", "None")
+        raise UserError(text) from None
+
+
+@contextmanager
+def quiet(logger: str):
+    """The logger's warnings held back within the block (a check that runs again later says them then)."""
+    import logging
+
+    log = logging.getLogger(logger)
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
 
 
 def is_text(data, tokenizer, function: bool, **module_settings) -> bool:

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core.naming import COLUMN, config_name, with_names
+from ..core.naming import COLUMN, config_name, own_name, with_names
 from ..pipeline.inputs import Inputs, inputs_of, supported
 from ..tomography.independence import chi2_pairs
 
@@ -72,7 +72,7 @@ def tested(benchmark, inputs: Inputs | None, fidelity: str | None, summary: dict
     if inputs is not None:
         model = inputs.loaded.model
         net = getattr(model, "net", model)
-        out["model"] = type(net).__name__
+        out["model"] = getattr(benchmark, "model_name", None) or own_name(model)
         params = getattr(net, "parameters", None)
         out["parameters"] = sum(p.numel() for p in params()) if callable(params) else None
         labels = inputs.labels
