@@ -49,13 +49,20 @@ def cached_table(tester):
     return path if complete(path) else None
 
 
-def timed(oracle, indices) -> float:
-    """Measure `indices` on the live oracle; the seconds it took per configuration not measured before."""
-    new = [int(i) for i in indices if int(i) not in oracle.memo]
+def timed(oracle, indices, progress=None, what: str = "configurations") -> float:
+    """Measure `indices` on the live oracle, in lattice order and in steps a progress bar (or, where
+    nobody watches, a line every 30 s) can follow; the seconds per configuration not measured before."""
+    from .core.progress import bar
+
+    new = sorted(int(i) for i in indices if int(i) not in oracle.memo)
     if not new:
         return 0.0
     t0 = time.perf_counter()
-    oracle.evaluate(np.array(new, np.int64))
+    step = max(oracle.lattice.levels, 16)
+    with bar(progress, total=len(new), desc=f"scan: {what}", unit="cfg") as pbar:
+        for k in range(0, len(new), step):
+            oracle.evaluate(np.array(new[k : k + step], np.int64))
+            pbar.update(len(new[k : k + step]))
     return (time.perf_counter() - t0) / len(new)
 
 
@@ -130,7 +137,7 @@ def scan(
     if table is None:
         oracle = live_oracle(session, tester.fidelity)
         session.clean  # noqa: B018  (the metrics prepared before the clock starts)
-        per = timed(oracle, np.flatnonzero(lattice.orders <= 1))
+        per = timed(oracle, np.flatnonzero(lattice.orders <= 1), tester.progress, "each family alone")
         per = per or (oracle.seconds / max(oracle.evaluations, 1))
         rest = lattice.size - oracle.evaluations
         projected = per * rest
@@ -143,7 +150,7 @@ def scan(
             left = budget - (time.perf_counter() - t0)
             method["pairs"] = bool(per * len(pairs) <= left / 2)
             if method["pairs"]:
-                timed(oracle, pairs)
+                timed(oracle, pairs, tester.progress, "pairs of families")
             left = budget - (time.perf_counter() - t0)
             proposals = max(int(left / max(per, 1e-6)), lattice.n * (lattice.levels - 1) + 20)
             run = tester.search("tomonav", budget=min(proposals, 5 * lattice.size), seed=seed, stop_at=stop_at)

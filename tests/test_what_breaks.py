@@ -261,12 +261,38 @@ def test_progress_is_on_where_a_person_watches(monkeypatch):
     monkeypatch.setattr("sys.stderr", Tty())
     assert progress.resolve(None) and progress.resolve("auto") and not progress.resolve(False)
     monkeypatch.setenv("CI", "true")
-    assert not progress.resolve("auto") and progress.resolve(True)
+    assert progress.resolve("auto") is None and progress.resolve(True)  # None: a line every 30 s
     monkeypatch.delenv("CI")
     monkeypatch.setattr("sys.stderr", io.StringIO())  # a log file or a pipe
-    assert not progress.resolve(None)
+    assert progress.resolve(None) is None and progress.resolve(False) is False
     with pytest.raises(UserError, match="progress=sometimes"):
         progress.resolve("sometimes")
+
+
+def test_where_nobody_watches_a_line_says_done_total_and_time_left(monkeypatch, capsys, tmp_path):
+    """Off a terminal (a CI log), a ground truth writes a line at least every INTERVAL seconds (here
+    shortened so that the test sees several): what runs, done / total, the time spent and left."""
+    import testnav
+    from testnav.core import progress
+
+    with progress.Lines(total=10, desc="work", unit="cfg", interval=0.05) as lines:
+        lines.update(3)
+        lines.set_postfix_str("front 2")
+        time.sleep(0.2)
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) >= 3 and re.fullmatch(r"work: 3/10 cfg \(30 %\), 0:00 spent, about 0:\d\d left \[front 2\]", err[0])
+    with progress.Lines(total=5, desc="quick", interval=30):
+        pass
+    assert capsys.readouterr().err == ""  # work shorter than the interval writes nothing
+    monkeypatch.setattr(progress, "INTERVAL", 0.02)
+    monkeypatch.setenv("CI", "true")
+    x, y = digits(2)
+    t = testnav.Tester(lenet(), (x, y), families=["zoom", "shear"], levels=3, cache_dir=tmp_path)
+    assert t.progress is None
+    t.groundtruth()
+    err = capsys.readouterr().err
+    assert re.search(r"ground truth my_model: \d+/9 cfg \(\d+ %\), \d:\d\d spent", err), err
+    assert "9/9 cfg (100 %)" in err  # the last line
 
 
 def test_a_live_search_shows_its_budget_front_and_p_complete(tmp_path, capsys):

@@ -150,8 +150,8 @@ def certified_run(
     lattice = oracle.lattice
     certified = CertifiedOracle(oracle, Certificate(lattice, spec.certificate.for_run(live), seed=spec.seed))
     t0 = time.perf_counter()
-    if progress:
-        with bar(total=budget, desc=f"{search.name} on the model", unit="proposal") as pbar:
+    if progress is not False:  # a bar where a person watches, else a line every 30 s (core/progress.py)
+        with bar(progress, total=budget, desc=f"{search.name} on the model", unit="proposal") as pbar:
             watched = Watched(certified, pbar)
             proposals, columns = run_certified(search, watched, budget, spec.seed, oracle.evaluate)
             watched.show()
