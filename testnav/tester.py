@@ -112,7 +112,8 @@ class Tester:
             self.benchmark = text_benchmark(data, model_spec, max_length=max_length, **common)
         else:
             model_spec = image_model(model, function, layout, output, mean, std, input_size, layer)
-            self.benchmark = image_benchmark(data, model_spec, image_size, **common)
+            self.benchmark = image_benchmark(data, model_spec, image_size, label2id=class_ids(model), **common)
+            check_channels(model, self.benchmark.data.images)
         self.benchmark.model_name = name or own_name(model)  # what the reports and findings call it
         self._session, self._tomography = None, {}
         self._run, self._queries = None, {}  # the last search, the queries answered: what report() shows
@@ -479,14 +480,52 @@ def text_benchmark(data, model_spec, name, families, levels, severities, metrics
     )
 
 
+def class_ids(model) -> dict | None:
+    """A model's own names for its classes (a Hugging Face image classifier's label2id), if it has them."""
+    label2id = getattr(getattr(model, "config", None), "label2id", None) or {}
+    return None if all(str(k) == f"LABEL_{v}" for k, v in label2id.items()) else dict(label2id)
+
+
+def check_channels(model, images) -> None:
+    """Images with another number of channels than the module's first convolution takes, refused in
+    one line before any work (instead of torch's error from inside the model) when two of them do
+    not go through it (a module that adapts the channels itself passes)."""
+    import torch
+
+    channels = images.shape[1]
+    if not isinstance(model, torch.nn.Module):
+        return
+    first = next(((n, m) for n, m in model.named_modules() if isinstance(m, torch.nn.Conv2d)), None)
+    if first is None or first[1].in_channels == channels:
+        return
+    try:
+        with torch.no_grad():
+            model(images[:2].to(next(model.parameters()).device))
+        return
+    except RuntimeError:
+        pass
+    want = first[1].in_channels
+    fix = (
+        "x.mean(1, keepdim=True) makes RGB images grayscale"
+        if want == 1
+        else "x.expand(-1, 3, -1, -1) repeats a grayscale channel"
+        if channels == 1 and want == 3
+        else f"give images with {want} channels"
+    )
+    raise UserError(
+        f"image data: the images have {channels} channel{'s' if channels > 1 else ''} but the model's first "
+        f"convolution ({first[0] or type(model).__name__}) takes {want}: {fix}"
+    )
+
+
 def image_benchmark(
-    data, model_spec, image_size, name, families, levels, severities, metrics, perturb_seed, batch_size
+    data, model_spec, image_size, name, families, levels, severities, metrics, perturb_seed, batch_size, label2id=None
 ):
     from .benchmarks.classification import ImageClassification
     from .data.given import TensorData, image_tensors
     from .families import make as family
 
-    x, y, description = image_tensors(data, image_size)
+    x, y, description = image_tensors(data, image_size, label2id)
     if not families:
         raise UserError("families: name them, e.g. families=['gaussian_blur', 'brightness', 'contrast', 'jpeg']")
     fams = [family(f, image_size=tuple(x.shape[-2:]), channels=x.shape[1]) for f in families]

@@ -19,7 +19,7 @@ def test_spread_reaches_both_ends_of_the_table():
     assert spread(5, 5) == (1, 2, 4, 5)
 
 
-def tester(**kw):
+def make_tester(**kw):
     import testnav
 
     def predict(batch):
@@ -31,17 +31,17 @@ def tester(**kw):
 
 def test_levels_in_the_tester_span_each_table_and_severities_pick_by_hand():
     blur, jpeg = (family(n, image_size=32) for n in ("gaussian_blur", "jpeg"))
-    t = tester(levels=4)
+    t = make_tester(levels=4)
     got = t.benchmark.families
     assert [f.params for f in got] == [[blur.params[i] for i in (0, 2, 4)], [jpeg.params[i] for i in (0, 2, 4)]]
     assert [f.severities for f in got] == [(1, 3, 5)] * 2 and got[0].table_size == 5
     assert t.lattice.levels == 4
     assert t.name("gaussian_blur=3") == f"gaussian_blur=3 (σ {blur.params[4]:g})"  # the table's harshest
-    t = tester(severities=[2, 4])
+    t = make_tester(severities=[2, 4])
     assert t.lattice.levels == 3 and [f.params for f in t.benchmark.families][1] == [jpeg.params[1], jpeg.params[3]]
-    t = tester(severities={"gaussian_blur": [5], "jpeg": [1]})
+    t = make_tester(severities={"gaussian_blur": [5], "jpeg": [1]})
     assert [f.params for f in t.benchmark.families] == [[blur.params[4]], [jpeg.params[0]]]
-    assert tester().lattice.levels == 3 and tester().benchmark.families[0].severities == (1, 5)
+    assert make_tester().lattice.levels == 3 and make_tester().benchmark.families[0].severities == (1, 5)
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,7 @@ def test_levels_in_the_tester_span_each_table_and_severities_pick_by_hand():
 )
 def test_bad_levels_and_severities_are_one_line_naming_the_python_argument(kw, expect):
     with pytest.raises(UserError) as err:
-        tester(**kw)
+        make_tester(**kw)
     assert expect in str(err.value) and "\n" not in str(err.value) and "benchmark." not in str(err.value)
 
 

@@ -38,7 +38,7 @@ def test_a_model_is_named_by_its_own_name_never_by_a_wrapper():
     assert own_name(lambda b: b) == "function"
 
 
-def tester(tmp_path, **kw):
+def make_tester(tmp_path, **kw):
     import testnav
 
     predict, x, y = forest_on_digits(30)
@@ -64,7 +64,7 @@ def test_the_report_title_names_the_model_or_name(tmp_path):
     t.search("random", budget=3, seed=0)
     html = t.report(tmp_path / "r.html").read_text()
     assert "What breaks DigitReader?" in html and "Predicting" not in html
-    named = tester(tmp_path, name="digits v2")
+    named = make_tester(tmp_path, name="digits v2")
     assert named.benchmark.model_name == "digits v2"
 
 
@@ -80,7 +80,7 @@ def test_the_report_title_names_the_model_or_name(tmp_path):
     ],
 )
 def test_search_errors_name_the_python_arguments(kw, expect, tmp_path):
-    t = tester(tmp_path)
+    t = make_tester(tmp_path)
     with pytest.raises(UserError) as err:
         t.search("nsga2", **{"budget": 10, **kw})
     text = str(err.value)
@@ -90,7 +90,7 @@ def test_search_errors_name_the_python_arguments(kw, expect, tmp_path):
 
 
 def test_notices_come_once_and_a_budget_beyond_the_lattice_is_capped(tmp_path, caplog):
-    t = tester(tmp_path)
+    t = make_tester(tmp_path)
     with caplog.at_level(logging.WARNING):
         run = t.search("nsga2", budget=1000, seed=0)
     notes = [r.getMessage() for r in caplog.records]

@@ -332,7 +332,7 @@ BAD_IMAGES = [
     ("label 12", Small, (X, torch.where(Y == 2, 12, Y)), "labels outside the model's 3 classes (0..2, the width of"),
     ("nan pixel", Small, (torch.where(X > 0.999, float("nan"), X), Y), "image data: non-finite pixel values (NaN"),
     ("nan logits", nan_logits, (X, Y), "the model's outputs are not finite (NaN or ±inf) on 9 of the first 9"),
-    ("uint8", Small, ((X * 255).to(torch.uint8), Y), "images must be floats in [0, 1], got torch.uint8"),
+    ("int32", Small, ((X * 255).to(torch.int32), Y), "images must be floats in [0, 1], got torch.int32"),
     ("float labels", Small, (X, Y + 0.5), "labels must be class indices (whole numbers)"),
 ]
 
