@@ -380,6 +380,7 @@ class Findings:
     notes: list = field(default_factory=list)
     examples: dict = field(default_factory=dict, repr=False)  # failure mode → its inputs (Inputs.examples)
     run: object = field(default=None, repr=False)  # the search behind them, if one ran
+    footer: str = "findings.report('report.html') draws them with the inputs; findings.save(dir) keeps them."
     _tester: object = field(default=None, repr=False)
 
     # --- sentences -------------------------------------------------------------------------
@@ -431,7 +432,8 @@ class Findings:
         if row is None:
             tested = "pairs" if self.method.get("pairs", True) else "configurations"
             return f"No combination of families costs more than the families alone predict (χ², Holm-adjusted, over the measured {tested})."
-        name = row["configuration"].replace(" · ", " with ")
+        parts = row["configuration"].split(" · ")
+        name = " with ".join(parts) if len(parts) == 2 else f"{', '.join(parts[:-1])} and {parts[-1]} together"
         alone = row["alone_points"]
         each = (
             f"though each alone costs at most {alone:.1f} points"
@@ -456,6 +458,12 @@ class Findings:
                 else ""
             )
             return f"Measured all {m['size']:,} configurations{why}, so every number here is measured."
+        if m["how"] == "run":
+            return (
+                f"The run measured {m['run_measured']:,} of the {m['size']:,} configurations; the clean set, each "
+                f"family alone and the failure modes' sub-configurations were completed for this report "
+                f"({m['measured']:,} measured in all); pairs and higher orders only where the search went."
+            )
         text = (
             f"Measuring all {m['size']:,} configurations was projected at {seconds_text(m['projected_seconds'])}, "
             f"beyond the budget of {seconds_text(m['budget_seconds'])}: TomoNav measured {m['measured']:,} of them"
@@ -509,7 +517,8 @@ class Findings:
             )
         if not len(fm):
             lines.append("  none: no configuration above the floor costs more than the resolution")
-        lines.append("findings.report('report.html') draws them with the inputs; findings.save(dir) keeps them.")
+        if self.footer:
+            lines.append(self.footer)
         return "\n".join(lines)
 
     __repr__ = __str__
