@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-from contextlib import contextmanager
+from contextlib import chdir
 from pathlib import Path
 
 import numpy as np
@@ -38,16 +37,6 @@ def parser(prog: str) -> argparse.ArgumentParser:
     )
     p.add_argument("--out", default=None, help="the report's path (default RUN_DIR/findings.html)")
     return p
-
-
-@contextmanager
-def inside(path):
-    before = os.getcwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(before)
 
 
 def floor_of(text: str):
@@ -127,7 +116,7 @@ def main(argv, prog: str = "testnav report") -> int:
     cfg, cwd = composed(run_dir)
     summary = json.loads((run_dir / "summary.json").read_text())
     fidelity = summary.get("fidelity") or str(cfg.fidelity.name)
-    with inside(cwd):
+    with chdir(cwd):
         benchmark = instantiate(cfg.benchmark, _convert_="all")
         if fidelity not in benchmark.metrics:
             raise UserError(f"{run_dir}: the run's fidelity {fidelity} is not among the benchmark's metrics")

@@ -159,10 +159,10 @@ def pairs_section(fnd) -> str:
         sig = mine[mine["significant"]] if len(mine) else mine
         if len(sig):
             title = (
-                f"{infos[i].name} × {infos[j].name}: up to {sig['excess_points'].max():.1f} points beyond independence"
+                f"{infos[i].name} × {infos[j].name}\nup to {sig['excess_points'].max():.1f} points beyond independence"
             )
         else:
-            title = f"{infos[i].name} × {infos[j].name}: no significant interaction"
+            title = f"{infos[i].name} × {infos[j].name}\nno significant interaction"
         panels.append((title, infos[i].name, infos[i].labels, infos[j].name, infos[j].labels, pair_grid(fnd, i, j)))
     out = [
         '<h2 id="pairs">Pairs of families, and interactions beyond independence</h2>',
