@@ -469,7 +469,10 @@ class Findings:
             f"beyond the budget of {seconds_text(m['budget_seconds'])}: TomoNav measured {m['measured']:,} of them"
         )
         if m.get("p_good") is not None:
-            text += f" and stopped with p_good {m['p_good']:.2f} (the chance that no unmeasured configuration beats its front by more than {m.get('epsilon', 0.01):.0%})"
+            text += (
+                f" and stopped with p_good {m['p_good']:.2f}, the chance that no unmeasured configuration beats its "
+                f"front by more than {points(m.get('epsilon') or 0.01):.1f} accuracy points"
+            )
         return text + "; the families alone and in pairs are all measured, higher orders only where the search went."
 
     def floor_text(self) -> str:

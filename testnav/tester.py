@@ -140,14 +140,17 @@ class Tester:
         replay: bool = False,
         stop_at: float | None = None,
         stop_on: str = "auto",
-        epsilon: float = 0.01,
+        epsilon: float | str = "auto",
         **params,
     ) -> Run:
         """A search of `budget` proposals (None: 5 × |Θ|). Live (default): the model is run on each new
         configuration (memoised across searches); replay=True: against the ground truth (computed on
         first use), which adds Recall@P* and its AUC. stop_at: end once the stopping certificate reaches
-        it: p_good (no unmeasured θ improves the front by more than `epsilon` of an objective's range)
-        with stop_on="good", the exact p_complete with "complete"; "auto": good live, complete replayed.
+        it: p_good (no unmeasured θ improves the front by more than `epsilon`) with stop_on="good", the
+        exact p_complete with "complete"; "auto": good live, complete replayed. epsilon: "auto" (default,
+        live and replayed) is the measurement's resolution, the interval half-width of an accuracy on this
+        data set's N inputs at the Tester's `confidence` (δ by that much accuracy, ρ by that share of its range; the summary
+        states the number); a number is a share of each objective's range, as in run.py's replays (0.01).
         params: the search's settings (conf/search/<name>.yaml), e.g. pop_size."""
         from . import pipeline
         from .stopping.certificate import CertificateConfig
@@ -164,6 +167,7 @@ class Tester:
                 fit="pop_size" not in params,  # the default population fitted to a small lattice, a chosen one kept
                 pricing=Stopping.from_node(self.cfg.tomography),
                 pricing_seed=int(self.cfg.tomography.seed),
+                confidence=self.confidence,  # epsilon="auto": the resolution at the Tester's confidence
             )
             with quiet("testnav.searches"):  # the search's notices come once, when it runs
                 pipeline.search_for(spec, self.lattice, live=not replay)  # bad settings refused before any work
@@ -351,8 +355,13 @@ def search_settings(budget, seed, stop_at, stop_on, epsilon, size: int):
         raise UserError(f"stop_at={stop_at!r}: a probability in (0, 1], or None to never stop early")
     if stop_on not in STOP_ON:
         raise UserError(f"stop_on={stop_on!r} (valid: {', '.join(STOP_ON)})")
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon < 1:
-        raise UserError(f"epsilon={epsilon!r}: a share of each objective's range in [0, 1), e.g. epsilon=0.01")
+    if epsilon != "auto" and (
+        isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon < 1
+    ):
+        raise UserError(
+            f"epsilon={epsilon!r}: 'auto' (the measurement's resolution) or a share of each objective's range in "
+            "[0, 1), e.g. epsilon=0.01"
+        )
     if budget is not None and budget > 5 * size:
         note(
             f"budget={budget:,} proposals on {size:,} configurations: capped at 5 × |Θ| = {5 * size:,}, "

@@ -12,6 +12,7 @@ import pytest
 
 from tests.cli import run_inprocess as run
 from tests.cli import run_subprocess
+from testnav.core.intervals import half_width
 
 SMALL = ["benchmark.levels=3", "benchmark.test_per_class=20", "search.pop_size=20", "budget=300", "progress=false"]
 SUMMARY_KEYS = {
@@ -43,6 +44,7 @@ def test_single_run_writes_contract_outputs(workdir, cache_dir):
     s = json.loads((out / "summary.json").read_text())
     assert SUMMARY_KEYS <= set(s)
     assert (s["benchmark"], s["fidelity"], s["search"], s["seed"], s["budget"]) == ("mnist5k", "kid", "nsga2", 0, 300)
+    assert s["epsilon"] == 0.01 and "epsilon_setting" not in s  # a replay keeps the papers' ε
     trace = pd.read_csv(out / "trace.csv")
     # the contract's columns, then the cost-aware addition and the stopping certificate (docs/tomonav.md)
     assert list(trace.columns) == [
@@ -242,6 +244,14 @@ def test_live_search_evaluates_the_model_and_agrees_with_groundtruth(workdir, ca
     s = json.loads((out / "summary.json").read_text())
     assert s["live"] and s["evaluations"] == s["unique"] and s["proposals"] == 60 and s["auc_recall"] is None
     assert s["inferences"] == s["evaluations"] * 200 and s["inference_unit"].startswith("inputs (full D")
+    # stage=live's ε is the resolution of an accuracy on its 200 inputs (conf/settings/certificate.yaml)
+    assert (s["epsilon_setting"], s["epsilon_inputs"]) == ("auto", 200) and s["epsilon"] == half_width(200)
+    assert s["epsilon_delta"] == s["epsilon"] and "Certificate" in r.stdout and "at N = 200" in r.stdout
+    assert re.search(
+        r"^  front: \d+ members, \d+ told apart at the resolution \(± 0\.069 of accuracy on 200 inputs\)",
+        r.stdout,
+        re.M,
+    )
     ranked = pd.read_csv(out / "ranked.csv")
     assert len(ranked) == s["unique"] and ranked["rank"].is_monotonic_increasing
     # the live oracle computes exactly what the ground-truth pass stores

@@ -219,6 +219,9 @@ def test_make_finds_a_family_by_name_for_the_data():
 def test_certificate_and_tomography_defaults_are_the_yamls():
     cfg = compose_config()
     assert CertificateConfig.from_node(cfg.certificate) == CertificateConfig()
+    # epsilon's YAML default depends on the stage: auto live, the Python default (0.01) on every other
+    live = compose_config(["stage=live"]).certificate
+    assert CertificateConfig.from_node(live) == CertificateConfig(epsilon="auto")
     assert Settings.from_config(cfg) == Settings()
     with pytest.raises(UserError, match=r"certificate.stop_at=1.5: a probability"):
         CertificateConfig(stop_at=1.5)

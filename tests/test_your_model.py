@@ -230,6 +230,9 @@ def test_tester_on_tensors_live_replay_groundtruth_and_queries(tmp_path):
     )
     live = t.search("nsga2", budget=20, seed=0)
     assert live.summary["live"] and live.summary["evaluations"] <= 9 and len(live.trace) == 20
+    # epsilon="auto" by default: the resolution of an accuracy on its 12 inputs, live and replayed
+    assert live.summary["epsilon_setting"] == "auto" and live.summary["epsilon_inputs"] == 12
+    assert "distinguishable" in live.front
     assert set(live.front["rank"]) == {0} and {"t1", "t2", "delta", "rho"} <= set(live.ranked.columns)
     table = t.groundtruth()
     assert len(table) == 9 and {"psi", "delta", "ssim", "correct"} <= set(table.columns)
@@ -256,6 +259,7 @@ def test_tester_on_tensors_live_replay_groundtruth_and_queries(tmp_path):
     ):
         assert field in run.summary
     assert run.summary["budget"] == 45 and run.summary["final_recall"] == 1.0
+    assert run.summary["epsilon_setting"] == "auto" and run.summary["epsilon"] == live.summary["epsilon"]
     out = run.save(tmp_path / "run")
     assert json.loads((out / "summary.json").read_text())["search"] == "random"
     res = t.query("brightness >= 1 & contrast <= 1")

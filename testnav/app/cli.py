@@ -262,7 +262,8 @@ def register_resolvers() -> None:
     """The resolvers conf/ uses, registered by the app before Hydra resolves them (run.py;
     importing testnav registers nothing): `${testnav_run:…}` names run folders (conf/config.yaml's
     hydra.run.dir and sweep subdir); `${testnav_searches:g1,g2}` and `${testnav_fidelities:modality}`
-    are the registries' lists, comma-joined for a sweep (the paper presets in conf/experiment)."""
+    are the registries' lists, comma-joined for a sweep (the paper presets in conf/experiment);
+    `${testnav_live:${stage},A,B}` is A on stage=live and B otherwise (conf/settings/certificate.yaml)."""
     from .. import fidelity, searches
 
     resolvers = {
@@ -271,6 +272,8 @@ def register_resolvers() -> None:
             dict.fromkeys(n for g in groups or searches.GROUPS for n in searches.group(g))
         ),
         "testnav_fidelities": lambda modality: ",".join(fidelity.names(modality)),
+        # ${testnav_live:${stage},A,B}: A on stage=live, B on every other stage (certificate.epsilon's default)
+        "testnav_live": lambda stage, live, other: live if stage == "live" else other,
     }
     for name, fn in resolvers.items():
         if not OmegaConf.has_resolver(name):

@@ -129,6 +129,12 @@ def run_live(cfg: DictConfig, out_dir: Path) -> dict:
         f"    {r.configuration}  δ={r.delta:.3f}  ρ={r.rho:.3f}  rank {int(r['rank'])}" for _, r in top.iterrows()
     ]
     lines.append(f"  {verdict(summary)}")
+    front = run.front
+    if "distinguishable" in front:  # epsilon=auto: the members the measurement tells apart
+        lines.append(
+            f"  front: {len(front)} members, {int(front['distinguishable'].sum())} told apart at the resolution "
+            f"(± {summary['epsilon']:.3f} of accuracy on {summary['epsilon_inputs']:,} inputs)"
+        )
     files = ", ".join(["summary.json", f"trace.{cfg.trace_format}", f"ranked.{cfg.trace_format}", *written])
     lines.append(f"  run directory: {out_dir}  ({files})")
     print("\n".join(lines))

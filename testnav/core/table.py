@@ -107,6 +107,7 @@ class Objectives:
     delta: np.ndarray
     rho: np.ndarray
     extra: dict = field(default_factory=dict)
+    delta_span: float = 1.0  # the raw δ range over Θ that `delta` was divided by (1: raw values)
 
     @property
     def pstar(self) -> np.ndarray:
@@ -143,4 +144,5 @@ class Objectives:
         delta = df["delta"].to_numpy(float)[order]
         rho = rho_sign * df[rho_column].to_numpy(float)[order]
         extra = {c: minmax(df[c].to_numpy(float)[order]) for c in signals}
-        return cls(lattice, minmax(delta), minmax(rho), extra)
+        span = float(np.ptp(delta))
+        return cls(lattice, minmax(delta), minmax(rho), extra, span if span > 0 else 1.0)

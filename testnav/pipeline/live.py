@@ -10,6 +10,7 @@ from ..errors import UserError
 from ..fidelity import sign as rho_sign
 from ..groundtruth.inferences import FULL_D
 from ..groundtruth.live import LiveOracle
+from ..stopping.epsilon import AUTO, Resolution
 from .runs import Run, RunSpec, certified_run, search_for
 
 
@@ -38,8 +39,21 @@ def live(spec: RunSpec, session, fidelity: str, progress: bool = False) -> Run:
     done, spent = oracle.evaluations, oracle.seconds
     costs = np.full(benchmark.lattice.size, len(session.loaded.labels), dtype=np.int64)  # live: all of D per θ
     identity = {"benchmark": benchmark.name, "fidelity": fidelity}
+    auto = spec.certificate.epsilon == AUTO
+    resolution = Resolution.at(len(session.loaded.labels), spec.confidence) if auto else None
     run = certified_run(
-        search, spec, budget, oracle, None, costs, FULL_D, identity, benchmark.families, progress, live=True
+        search,
+        spec,
+        budget,
+        oracle,
+        None,
+        costs,
+        FULL_D,
+        identity,
+        benchmark.families,
+        progress,
+        live=True,
+        resolution=resolution,  # δ is raw live: an accuracy loss
     )
     thetas = run.ranked[[f"t{i + 1}" for i in range(benchmark.lattice.n)]].to_numpy(np.int64)
     run.outcomes = {tuple(map(int, t)): oracle.outcomes[benchmark.lattice.index(t)] for t in thetas}

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.cache import atomic_path, write_json_atomic
+from ..core.intervals import check_confidence
 from ..core.naming import COLUMN, family_names, with_names
 from ..core.oracle import Oracle, TableOracle
 from ..core.pareto import nondominated_mask
@@ -25,6 +26,7 @@ from ..errors import UserError
 from ..groundtruth.inferences import inference_summary, table_costs
 from ..searches import Search, make
 from ..stopping.certificate import Certificate, CertificateConfig, CertifiedOracle, run_certified, summary_fields
+from ..stopping.epsilon import AUTO, Resolution, representatives
 from ..tomography.executor import Stopping
 
 FORMATS = ("csv", "parquet")
@@ -36,7 +38,8 @@ class RunSpec:
     with `overrides` of its settings, the proposal budget (None: the paper's 5 × |Θ|), the seed,
     the certificate's settings, whether the default population may be fitted to a small lattice
     (`fit`: not when the user chose it), and the early-stopping rule that prices a replay's
-    inferences (TestifAI's, with its input-order seed)."""
+    inferences (TestifAI's, with its input-order seed), and the confidence at which epsilon=auto
+    reads the accuracies' resolution."""
 
     search: object = "nsga2"
     overrides: dict = field(default_factory=dict)
@@ -46,10 +49,12 @@ class RunSpec:
     fit: bool = True
     pricing: Stopping = Stopping()
     pricing_seed: int = 0
+    confidence: float = 0.95
 
     def __post_init__(self):
         check_budget(self.budget)
         check_seed(self.seed)
+        check_confidence(self.confidence)
 
 
 @dataclass
@@ -67,8 +72,15 @@ class Run:
 
     @property
     def front(self) -> pd.DataFrame:
-        """The measured Pareto front: rank 0 of the ranked list."""
-        return self.ranked[self.ranked["rank"] == 0].reset_index(drop=True)
+        """The measured Pareto front: rank 0 of the ranked list. A run whose certificate read
+        epsilon=auto adds `distinguishable`: whether a member is told apart from the others at the
+        measurement's resolution (False: a more faithful member is within that resolution of its δ;
+        testnav.stopping.epsilon.representatives)."""
+        front = self.ranked[self.ranked["rank"] == 0].reset_index(drop=True)
+        eps = resolution_tolerance(self.summary)
+        if eps is not None:
+            front["distinguishable"] = representatives(front[["delta", "rho"]].to_numpy(float), eps)
+        return front
 
     @classmethod
     def load(cls, directory, fmt: str = "csv") -> "Run":
@@ -98,6 +110,13 @@ class Run:
                 df.to_parquet(tmp, index=False)
         write_json_atomic(out / "summary.json", self.summary)
         return out
+
+
+def resolution_tolerance(summary: dict) -> np.ndarray | None:
+    """(ε_δ, ε_ρ) in the units of the run's trace where its certificate read epsilon=auto, else None."""
+    if summary.get("epsilon_setting") != AUTO:
+        return None
+    return np.array([summary["epsilon_delta"], summary["epsilon_rho"]], dtype=float)
 
 
 def check_budget(budget, space_size: int | None = None) -> int | None:
@@ -142,13 +161,16 @@ def certified_run(
     families=None,
     progress: bool = False,
     live: bool = False,
+    resolution: Resolution | None = None,
 ) -> Run:
     """`search` against `oracle` under the certificate, then its trace, ranked list and summary (stop_on `auto`
     read for a `live` run or a replay);
     configurations named after `families` (Family objects; None: t1..tn). `progress`: a bar of
-    proposals against the budget, with the configurations evaluated, the front's size and p_complete."""
+    proposals against the budget, with the configurations evaluated, the front's size and p_complete.
+    `resolution`: the accuracies' resolution in the oracle's δ units, which epsilon=auto reads."""
     lattice = oracle.lattice
-    certified = CertifiedOracle(oracle, Certificate(lattice, spec.certificate.for_run(live), seed=spec.seed))
+    config = spec.certificate.for_run(live)
+    certified = CertifiedOracle(oracle, Certificate(lattice, config, seed=spec.seed, resolution=resolution))
     t0 = time.perf_counter()
     if progress is not False:  # a bar where a person watches, else a line every 30 s (core/progress.py)
         with bar(progress, total=budget, desc=f"{search.name} on the model", unit="proposal") as pbar:
@@ -172,6 +194,11 @@ def certified_run(
         {"configuration": name, "delta": float(d), "rho": float(r)}
         for name, d, r in zip(front[COLUMN], front["delta"], front["rho"])
     ]
+    eps = resolution_tolerance(summary)
+    if eps is not None:  # which members the measurement tells apart (Run.front)
+        told = representatives(front[["delta", "rho"]].to_numpy(float), eps)
+        for member, t in zip(summary["front"], told):
+            member["distinguishable"] = bool(t)
     return Run(summary, trace, ranked)
 
 
@@ -211,6 +238,33 @@ def replay(spec: RunSpec, objectives: Objectives, identity: dict, families=None)
     what the summary names): Recall@P* and its AUC, inferences priced by `spec.pricing`;
     `families` (the benchmark's) name the configurations."""
     search, budget = search_for(spec, objectives.lattice)
+    resolution = None
+    if spec.certificate.epsilon == AUTO:  # refused before any work where the table cannot say its N
+        n = table_inputs(identity["table"])
+        resolution = Resolution.at(n, spec.confidence, delta_span=objectives.delta_span)
     costs, unit = table_costs(identity["table"], objectives.lattice, spec.pricing, spec.pricing_seed)
     oracle = TableOracle(objectives)
-    return certified_run(search, spec, budget, oracle, objectives.pstar, costs, unit, identity, families)
+    return certified_run(
+        search, spec, budget, oracle, objectives.pstar, costs, unit, identity, families, resolution=resolution
+    )
+
+
+def table_inputs(path) -> int:
+    """How many inputs each accuracy of the ground-truth table `path` was measured on: its metadata's
+    `n_inputs`, else the length of its per-input `correct` outcomes; refused in one line otherwise."""
+    from ..groundtruth.compute import read_meta
+
+    n = read_meta(Path(path)).get("n_inputs")
+    if n:
+        return int(n)
+    if str(path).endswith(".parquet"):
+        import pyarrow.parquet as pq
+
+        if "correct" in pq.read_schema(path).names:
+            first = pd.read_parquet(path, columns=["correct"])["correct"].iloc[0]
+            return int(len(first))
+    raise UserError(
+        f"certificate.epsilon=auto: {path} does not say how many inputs each accuracy was measured on (no "
+        f"n_inputs in {Path(path).with_suffix('.json').name}, no per-input `correct` column); give a number, "
+        "e.g. certificate.epsilon=0.01"
+    )

@@ -245,6 +245,7 @@ def in_units(ranked: pd.DataFrame, summary: dict, lattice, fidelity, metrics) ->
 
     if not fidelity or fidelity not in (metrics or {}):
         return ranked, False
+    ranked = ranked.assign(delta_trace=ranked["delta"], rho_trace=ranked["rho"])  # the certificate's units
     if summary.get("live"):
         return ranked.assign(rho=sign(fidelity, metrics) * ranked["rho"]), True
     path = summary.get("table")

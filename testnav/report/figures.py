@@ -34,12 +34,14 @@ def figure_uri(fig) -> str:
 
 
 def draw_front(ax, df, x: str, y: str, sizes, label: str):
-    """Rank > 0 grey, the front (rank 0) joined in teal; returns the front sorted along x."""
+    """Rank > 0 grey, the front (rank 0) joined in teal, its members drawn unless their size is 0 (a
+    caller that draws them itself); returns the front sorted along x."""
     rest = df[df["rank"] > 0]
     front = df[df["rank"] == 0].sort_values(x)
     ax.scatter(rest[x], rest[y], s=sizes[0], color=GREY, label="measured", zorder=2)
     ax.plot(front[x], front[y], color=TEAL, lw=1, zorder=3)
-    ax.scatter(front[x], front[y], s=sizes[1], color=TEAL, label=label, zorder=4)
+    if sizes[1]:
+        ax.scatter(front[x], front[y], s=sizes[1], color=TEAL, label=label, zorder=4)
     return front
 
 
@@ -60,14 +62,51 @@ def few(front, x: str, y: str, k: int = MAX_LABELS) -> list:
     return list(dict.fromkeys(front.index[p] for p in picks))[:k]
 
 
-def front_figure(ranked, rho_label: str, scale: float = 1.0, y_label: str = "degradation δ (accuracy lost)") -> str:
+def front_figure(
+    ranked,
+    rho_label: str,
+    delta_error: float | None = None,
+    told=None,
+    scale: float = 1.0,
+    y_label: str = "degradation δ (accuracy lost)",
+) -> str:
     """δ (× `scale`, on the axis `y_label`) against ρ for every measured configuration; the front's
     members numbered 1..m in the order of the ranked list, at most MAX_LABELS of the numbers written
-    (the ends, the knee, members spread along it)."""
+    (the ends, the knee, members spread along it). `delta_error`: δ's resolution (in δ's units before
+    `scale`), drawn as ± error bars on the front; `told` (bool per front member, in the ranked list's
+    order): the members told apart at it, the others drawn hollow."""
     ranked = ranked.assign(delta=scale * ranked["delta"])
     with plt.rc_context(RC):
         fig, ax = plt.subplots(figsize=(5.2, 3.6))
-        front = draw_front(ax, ranked, "rho", "delta", (14, 30), "measured front")
+        members = ranked[ranked["rank"] == 0]
+        front = draw_front(ax, ranked, "rho", "delta", (14, 30 if told is None else 0), "measured front")
+        if delta_error is not None:
+            error = scale * delta_error
+            ax.errorbar(
+                front["rho"],
+                front["delta"],
+                yerr=error,
+                fmt="none",
+                ecolor=TEAL,
+                elinewidth=0.8,
+                capsize=2,
+                alpha=0.6,
+                zorder=3,
+                label=f"± {error:.3g} (the resolution of δ)",
+            )
+        if told is not None:
+            apart = np.asarray(told, bool)
+            kept, within = members[apart], members[~apart]
+            ax.scatter(kept["rho"], kept["delta"], s=30, color=TEAL, label="front: told apart", zorder=4)
+            ax.scatter(
+                within["rho"],
+                within["delta"],
+                s=30,
+                facecolors="white",
+                edgecolors=TEAL,
+                zorder=4,
+                label="front: within the resolution",
+            )
         number = {idx: i + 1 for i, idx in enumerate(ranked.index[ranked["rank"] == 0])}
         for idx in few(front, "rho", "delta"):
             r = front.loc[idx]

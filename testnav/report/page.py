@@ -12,10 +12,13 @@ import numpy as np
 import pandas as pd
 
 from ..core.naming import COLUMN, level_columns
+from ..pipeline.runs import resolution_tolerance
+from ..stopping.epsilon import representatives
 from . import figures
 from .facts import Facts, Shown
 from .template import page
 
+WITHIN = ' class="within"'  # a front member not told apart at the measurement's resolution
 MAX_ROWS = 500  # rows of the ranked list written into the page (the file ranked.csv has them all)
 
 
@@ -63,9 +66,17 @@ def verdict_sentence(s: dict | None) -> str:
     ]
     if good is not None:
         eps = float(s.get("epsilon") or 0.01)
+        if s.get("epsilon_setting") == "auto":
+            within = (
+                f"{eps:.3f} of accuracy, the resolution of an accuracy measured on its "
+                f"{int(s['epsilon_inputs']):,} inputs ({float(s['epsilon_confidence']):.0%} interval half-width), "
+                f"or {eps:.1%} of the fidelity's range"
+            )
+        else:
+            within = f"{eps:.0%} of either measure's range"
         words.append(
-            f"The chance that no untested configuration beats it by more than {eps:.0%} of either measure's "
-            f"range (a front good enough to act on) is {good:.0%}."
+            f"The chance that no untested configuration beats it by more than {within} (a front good enough to "
+            f"act on) is {good:.0%}."
         )
     on_good = s.get("stop_on") == "good" and good is not None
     if s.get("stopped_at"):
@@ -166,10 +177,26 @@ def front_section(f: Facts) -> str:
     r = f.ranked
     front = r[r["rank"] == 0]
     lost, scale, fid = units(f)
+    eps = resolution_tolerance(f.summary or {})  # in the trace's units, which `delta_trace`, `rho_trace` keep
+    trace = front[["delta_trace", "rho_trace"]] if "delta_trace" in front else front[["delta", "rho"]]
+    told = representatives(trace.to_numpy(float), eps) if eps is not None else None
+    within = np.zeros(len(front), bool) if told is None else ~told
     key = "".join(
-        f"<li>{escape(str(row[COLUMN]))} <span class='note'>{escape(values_text(f, row['delta'], row['rho']))}</span></li>"
-        for _, row in front.iterrows()
+        f"<li{WITHIN if w else ''}>{escape(str(row[COLUMN]))} <span class='note'>"
+        f"{escape(values_text(f, row['delta'], row['rho']))}{' · within the resolution' if w else ''}</span></li>"
+        for w, (_, row) in zip(within, front.iterrows())
     )
+    resolution = ""
+    if told is not None:
+        s = f.summary
+        resolution = (
+            f"<p>At the measurement's resolution, ± {100 * float(s['epsilon']):.1f} accuracy points (the "
+            f"{float(s['epsilon_confidence']):.0%} interval half-width of an accuracy on "
+            f"{int(s['epsilon_inputs']):,} inputs; the error bars), <b>{int(told.sum())} of the {len(told)} "
+            "front members are told apart</b>. Each of the others (hollow, marked in the list) hurts the model "
+            "no more than a kept member, within that resolution, at a fidelity at most as good: a second test "
+            "set of the same size could reorder them.</p>"
+        )
     cols = [c for c in [COLUMN, "rank", "delta", "rho", "proposal", "crowding"] if c in r.columns]
     shown = (
         r[cols]
@@ -183,18 +210,22 @@ def front_section(f: Facts) -> str:
         if len(r) > MAX_ROWS
         else ""
     )
+    error = None if eps is None else float(f.summary["epsilon"]) if f.absolute else float(eps[0])
+    front_png = figures.front_figure(r, f.rho_label, error, told, scale, lost)
+    long = len(front) > figures.MAX_LABELS
     return "\n".join(
         [
             '<h2 id="front">Measured front: the worst damage at each level of fidelity</h2>',
             "<p>Each point is a configuration the search ran: how much accuracy it cost (δ, up) against how "
             "close the perturbed inputs stay to the clean ones (ρ, right). No configuration measured beats a "
             "front member on both. The numbers on the plot are the list beside it.</p>",
+            *([resolution] if resolution else []),
             f'<div style="display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start">'
-            f'<img class="fig" alt="measured front" src="{figures.front_figure(r, f.rho_label, scale, lost)}">'
-            + (f'<ol class="key">{key}</ol></div>' if len(front) <= figures.MAX_LABELS else "</div>"),
+            f'<img class="fig" alt="measured front" src="{front_png}">'
+            + ("</div>" if long else f'<ol class="key">{key}</ol></div>'),
             f"<details><summary>All {len(front):,} front members, numbered as on the plot</summary>"
             f'<ol class="key">{key}</ol></details>'
-            if len(front) > figures.MAX_LABELS
+            if long
             else "",
             "<details><summary>Ranked list (Pareto rank, then crowding distance; click a heading to sort)</summary>",
             table(shown, numeric=numeric, scroll=True),

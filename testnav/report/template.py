@@ -33,6 +33,7 @@ table.sortable th[data-dir=desc]::after { content: " ▼"; color: var(--ink); }
 .scroll thead th { position: sticky; top: 0; background: #f6f8f9; }
 img.fig { max-width: 100%; height: auto; }
 .key { font-size: 13px; padding-left: 22px; }
+.key li.within { color: #777; }
 .strip { display: flex; flex-wrap: wrap; gap: 10px; margin: 8px 0; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: 6px; font-size: 12px; }
 .card.flip { border-color: var(--bad); box-shadow: 0 0 0 1px var(--bad) inset; }

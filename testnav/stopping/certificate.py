@@ -54,7 +54,7 @@ from ..errors import UserError
 from ..core.lattice import Lattice
 from ..core.oracle import Oracle
 from ..core.pareto import nondominated_mask
-from .epsilon import eps_dominated, scale
+from .epsilon import AUTO, Resolution, eps_dominated, tolerance
 from .pool import neighbours, random_configurations
 from .level_surrogate import Surrogate
 
@@ -102,7 +102,9 @@ class CertificateConfig:
 
     stop_at: float | None = None  # end the run once the chosen certificate reaches this; None: never
     stop_on: str = "auto"  # complete (p_complete) | good (p_good) | auto: good live, complete replaying a table
-    epsilon: float = 0.01  # p_good's tolerance, in units of the measured range of each objective
+    # p_good's tolerance: a share of each objective's measured range, or "auto": the measurement's
+    # resolution (an accuracy's interval half-width at the data set's N; epsilon.Resolution)
+    epsilon: float | str = 0.01
     every: int | None = None  # new configurations between checkpoints; None: by the lattice's size
     share: float = SHARE  # p_complete's tolerance: the calibrated shortfall as a share of the front
 
@@ -111,8 +113,15 @@ class CertificateConfig:
             raise UserError(f"certificate.stop_at={self.stop_at}: a probability in (0, 1], or null to never stop early")
         if self.stop_on not in STOP_ON:
             raise UserError(f"certificate.stop_on={self.stop_on} (valid: {', '.join(STOP_ON)})")
-        if isinstance(self.epsilon, bool) or not 0 <= self.epsilon < 1:
-            raise UserError(f"certificate.epsilon={self.epsilon}: a share of each objective's range in [0, 1)")
+        if self.epsilon != AUTO and (
+            isinstance(self.epsilon, (bool, str))
+            or not isinstance(self.epsilon, (int, float))
+            or not 0 <= self.epsilon < 1
+        ):
+            raise UserError(
+                f"certificate.epsilon={self.epsilon}: a share of each objective's range in [0, 1), or auto "
+                "(the resolution of an accuracy measured on the data set's N inputs)"
+            )
         if self.every is not None and (isinstance(self.every, bool) or int(self.every) != self.every or self.every < 1):
             raise UserError(f"certificate.every={self.every}: a whole number of configurations ≥ 1, or null (by size)")
         if isinstance(self.share, bool) or not self.share > 0:
@@ -227,10 +236,18 @@ class Certificate:
         n_estimators: int = TREES,
         samples: int = 200,
         min_points: int = 10,
+        resolution: Resolution | None = None,
     ):
         """`dense`: the schedule and fit reuse of lattices above REUSE_ABOVE (None: by size);
-        `growth` (None: by the schedule) spaces the checkpoints beyond `config.every`."""
+        `growth` (None: by the schedule) spaces the checkpoints beyond `config.every`;
+        `resolution`: what `epsilon=auto` reads (required then)."""
         self.config = config if config is not None else CertificateConfig()
+        if self.config.epsilon == AUTO and resolution is None:
+            raise UserError(
+                "certificate.epsilon=auto: the number of inputs behind each accuracy is not known here; "
+                "give a number (e.g. certificate.epsilon=0.01)"
+            )
+        self.resolution = resolution if self.config.epsilon == AUTO else None
         self.stop_on = self.config.rule(live=False)  # `auto` unresolved (no run path given): complete
         self.lattice, self.seed = lattice, int(seed)
         self.dense = lattice.size > REUSE_ABOVE if dense is None else bool(dense)
@@ -349,7 +366,7 @@ class Certificate:
         """fresh_ε, the members of the measured front first measured in the window that improve
         on the front before it by more than ε, and (where fresh_ε = 0) missing_ε, the surrogate's
         expected ε-improvements still unmeasured, calibrated by its own record and at most k."""
-        eps = self.config.epsilon * scale(self.values[self.seen])
+        eps = self.tolerance()
         start = self.u - max(self.every, (1 - 1 / GROWTH) * self.u) if self.dense else self._u_last
         newer = members[self.first[members] > start]
         older = measured[self.first[measured] <= start]
@@ -370,6 +387,11 @@ class Certificate:
             return fresh, np.nan
         raw = self._missing_good(eps)
         return 0, min(raw * (self.found_good + 1) / (self.expected_good + 1), k)
+
+    def tolerance(self) -> np.ndarray:
+        """(ε_δ, ε_ρ) now, in the units of the values fed: `epsilon` of each objective's measured
+        range, or with `auto` the resolution's (epsilon.Resolution)."""
+        return tolerance(self.config.epsilon, self.values[self.seen], self.resolution)
 
     def missing(self) -> float:
         """The surrogate's expected number of front members still unmeasured, Σ p_θ over the
@@ -583,8 +605,12 @@ def run_certified(search, oracle: CertifiedOracle, budget: int, seed: int, evalu
 
 
 def summary_fields(certificate: Certificate, columns: dict) -> dict:
+    """The certificate's summary.json fields. With epsilon=auto, `epsilon` is the number the run
+    used (the accuracy half-width), and `epsilon_setting`, `epsilon_inputs`, `epsilon_confidence`
+    say where it came from; `epsilon_delta`, `epsilon_rho` are the tolerances in the units of the
+    trace's `delta` and `rho` at the run's last reading (a numeric ε adds none of these)."""
     last = {name: float(column[-1]) if len(column) else 0.0 for name, column in columns.items()}
-    return {
+    out = {
         "p_complete": last["p_complete"],
         "p_good": last["p_good"],
         "stop_at": certificate.stop_at,
@@ -594,19 +620,43 @@ def summary_fields(certificate: Certificate, columns: dict) -> dict:
         "certificate_every": certificate.every,
         "certificate_seconds": round(certificate.seconds, 4),
     }
+    res = certificate.resolution
+    if res is not None:
+        eps_delta, eps_rho = certificate.tolerance()
+        out.update(
+            epsilon=res.half_width,
+            epsilon_setting=AUTO,
+            epsilon_inputs=res.inputs,
+            epsilon_confidence=res.confidence,
+            epsilon_delta=float(eps_delta),
+            epsilon_rho=float(eps_rho),
+        )
+    return out
+
+
+def tolerance_words(summary: dict) -> str:
+    """p_good's tolerance in words, from a summary: "1% of an objective's range", or at epsilon=auto
+    "0.049 of accuracy (the 95% interval half-width at N = 400) or 4.9% of ρ's range"."""
+    eps = float(summary.get("epsilon") or 0.01)
+    if summary.get("epsilon_setting") == AUTO:
+        conf = float(summary.get("epsilon_confidence") or 0.95)
+        return (
+            f"{eps:.3f} of accuracy (the {conf:.0%} interval half-width at N = {int(summary['epsilon_inputs']):,}) "
+            f"or {eps:.1%} of ρ's range"
+        )
+    return f"{eps:.0%} of an objective's range" if eps >= 0.01 else f"{eps:g} of an objective's range"
 
 
 def verdict(summary: dict) -> str:
     """The certificate's verdict on a run, in one sentence (from its summary.json fields)."""
     u, size = summary["unique"], summary.get("space_size")
     of = f" of {size:,}" if size else ""
-    eps = f"{summary['epsilon']:.0%}" if summary["epsilon"] >= 0.01 else f"{summary['epsilon']:g}"
     good, complete = summary["p_good"], summary["p_complete"]
     if size and u >= size:
         return f"Certificate: every configuration was measured ({u:,}), so the front is exact."
     readings = (
-        f"p_good = {good:.2f} that no unmeasured configuration improves the front by more than {eps} of an "
-        f"objective's range, p_complete = {complete:.2f} that it is exact"
+        f"p_good = {good:.2f} that no unmeasured configuration improves the front by more than "
+        f"{tolerance_words(summary)}, p_complete = {complete:.2f} that it is exact"
     )
     if summary["stopped_at"] is not None:
         what = "within ε of complete" if summary["stop_on"] == "good" else "complete"

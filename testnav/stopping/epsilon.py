@@ -9,6 +9,8 @@ At ε = 0 this is weak dominance, so an exactly complete front is ε-complete fo
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 
@@ -38,3 +40,57 @@ def scale(values: np.ndarray) -> np.ndarray:
         return np.ones(2)
     span = np.ptp(values, axis=0)
     return np.where(span > 0, span, 1.0)
+
+
+AUTO = "auto"  # certificate.epsilon=auto: the tolerance is the measurement's resolution
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The resolution of the accuracies behind δ: the widest half-width `half_width` of Wilson's
+    interval of an accuracy measured on `inputs` inputs at `confidence` (at ψ = 1/2;
+    testnav.core.intervals.half_width). `delta_span` is the raw δ range that the certificate's δ
+    was divided by (a replayed table, min–max normalised over Θ; 1 live, where δ is raw), so the
+    tolerance on δ is half_width / delta_span in the certificate's units: the same accuracy either
+    way. ρ has no binomial resolution: its tolerance is the same number as a share of ρ's measured
+    range, the reading a numeric ε has for both objectives (docs/tomonav.md)."""
+
+    half_width: float
+    inputs: int
+    confidence: float = 0.95
+    delta_span: float = 1.0
+
+    @classmethod
+    def at(cls, inputs: int, confidence: float = 0.95, delta_span: float = 1.0) -> "Resolution":
+        from ..core.intervals import half_width
+
+        return cls(half_width(int(inputs), confidence), int(inputs), float(confidence), float(delta_span))
+
+    def tolerance(self, values: np.ndarray) -> np.ndarray:
+        """(ε_δ, ε_ρ) in the units of `values` (n, 2), the configurations measured so far."""
+        return np.array([self.half_width / self.delta_span, self.half_width * scale(values)[1]])
+
+
+def tolerance(epsilon, values: np.ndarray, resolution: Resolution | None = None) -> np.ndarray:
+    """(ε_δ, ε_ρ) in the units of `values` (n, 2): a number ε is that share of each objective's
+    measured range; `auto`, the resolution's."""
+    if epsilon == AUTO:
+        if resolution is None:
+            raise ValueError("epsilon=auto needs the measurement's resolution")
+        return resolution.tolerance(values)
+    return epsilon * scale(values)
+
+
+def representatives(front: np.ndarray, eps) -> np.ndarray:
+    """Bool per member of a measured front (f, 2): whether it is told apart from the others at
+    tolerance `eps` (ε_δ, ε_ρ). Swept from the most faithful member (highest ρ) to the most
+    damaging, a member is kept unless a kept one ε-dominates it: one it cannot beat by more than
+    ε on either objective, here by more than ε_δ in δ (the kept ones are all at least as
+    faithful). What is left out is, at this resolution, no worse for the model than a kept member
+    that stays closer to the clean input; every member is ε-dominated by a kept one."""
+    front = np.asarray(front, dtype=float).reshape(-1, 2)
+    keep = np.zeros(len(front), bool)
+    for i in np.lexsort((-front[:, 0], -front[:, 1])):  # ρ descending, then δ descending
+        if not eps_dominated(front[i], front[keep], eps):
+            keep[i] = True
+    return keep

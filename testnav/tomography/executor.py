@@ -132,7 +132,7 @@ class LiveExecutor:
         correct = (view.predictions == self.loaded.labels[idx]).cpu().numpy()
         return correct, t1 - t0, time.perf_counter() - t1
 
-    def run(self, tests, progress: bool = False) -> Measured:
+    def run(self, tests, progress: bool = False, desc: str = "low-order tests (tomography)") -> Measured:
         """Every test of `tests` (lattice indices), each stopped early by the rule; `progress`: a bar
         of tests done, with the inferences spent against those of running every test on all of D."""
         from ..core.progress import bar
@@ -142,7 +142,7 @@ class LiveExecutor:
         n_batches = -(-len(self.loaded.labels) // self.rule.batch)
         tests = np.asarray(tests, dtype=np.int64)
         full = len(tests) * len(self.loaded.labels)
-        with bar(total=len(tests), desc="low-order tests (tomography)", unit="test", progress=progress) as pbar:
+        with bar(total=len(tests), desc=desc, unit="test", progress=progress) as pbar:
             for t in tests:
                 theta = tuple(int(v) for v in lattice.theta(t))
                 seen, estimates = [], []

@@ -69,8 +69,8 @@ def tomography_for(benchmark, settings: Settings, source: str, quality_col, cach
     executor = LiveExecutor(benchmark, loaded, settings.rule, settings.seed)
     measured = executor.run(low_order(benchmark.lattice, settings.max_order), progress=progress)
 
-    def measure(indices) -> dict:
-        return executor.run(indices).tests
+    def measure(indices) -> dict:  # more tests for a query's bound or a gate
+        return executor.run(indices, progress=progress, desc="query tests (bound)").tests
 
     names = [f.name for f in benchmark.families]
     return build(benchmark.lattice, names, measured, settings, n_inputs=len(loaded.labels), measure=measure)
