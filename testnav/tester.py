@@ -18,8 +18,11 @@ CLI run of the same settings agree.
 
 from __future__ import annotations
 
+import re
+from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .errors import UserError
@@ -38,7 +41,11 @@ class Tester:
     text_b) pairs; testnav/models/function.py). data: (images, labels) tensors, a torch Dataset or
     DataLoader, a Hugging Face datasets.Dataset, an image-folder path; for text (texts, labels),
     [(text, label), …], a datasets.Dataset or a DataLoader, with single sentences or (text_a, text_b)
-    pairs. families: names (`testnav.families.names()`) or Family objects.
+    pairs. name: what the reports call the model and its cached tables (default: the model's own
+    name, e.g. a bound method's class, LogisticRegression for clf.predict_proba). families: names (`testnav.families.names()`) or Family objects. levels=k (default 3): the
+    identity and k − 1 severities spread over each family's whole table, mildest and harshest
+    included (ImageNet-C's five: levels=6 all, levels=4 severities 1, 3, 5); severities=[1, 3, 5]
+    picks them by hand (one list for every family, or {family: [...]}), levels then following.
     fidelity: a metric of conf/fidelity for the modality, e.g. ssim or kid for images, chrf for text
     (several: a list, the first one searched). progress: None (bars where a person watches: a
     terminal, a notebook; none in CI logs), True or False. Images are checked before any work
@@ -49,7 +56,7 @@ class Tester:
         model,
         data,
         families=None,
-        levels: int = 3,
+        levels: int | None = None,
         fidelity=None,
         tokenizer=None,
         image_size=None,
@@ -57,7 +64,7 @@ class Tester:
         std=None,
         input_size=None,
         layer=None,
-        name: str = "my_model",
+        name: str | None = None,
         cache_dir="results/cache",
         device: str = "auto",
         perturb_seed: int = 0,
@@ -67,11 +74,13 @@ class Tester:
         layout: str = "NCHW",
         output: str = "auto",
         confidence: float = 0.95,
+        severities=None,
     ):
         from . import fidelity as fidelity_registry
         from .core.progress import resolve as resolve_progress
         from .models.function import is_function
         from .core.intervals import check_confidence
+        from .core.naming import own_name
         from .pipeline import compose_config, resolve_device
 
         self.confidence = check_confidence(confidence)
@@ -88,10 +97,12 @@ class Tester:
         self.cfg = compose_config()  # the packaged settings of what Tester does not take (tomography, pricing)
         self.cache_dir, self.device = str(cache_dir), resolve_device(device)
         self.progress = resolve_progress(progress)  # None: where a person watches (a terminal, a notebook)
+        levels, severities = check_levels(levels, severities)
         common = dict(
-            name=name,
+            name=name or "my_model",
             families=families,
             levels=levels,
+            severities=severities,
             metrics={f: fidelity_registry.make(f) for f in fidelities},
             perturb_seed=perturb_seed,
             batch_size=batch_size,
@@ -101,9 +112,12 @@ class Tester:
             self.benchmark = text_benchmark(data, model_spec, max_length=max_length, **common)
         else:
             model_spec = image_model(model, function, layout, output, mean, std, input_size, layer)
-            self.benchmark = image_benchmark(data, model_spec, image_size, **common)
+            self.benchmark = image_benchmark(data, model_spec, image_size, label2id=class_ids(model), **common)
+            check_channels(model, self.benchmark.data.images)
+        self.benchmark.model_name = name or own_name(model)  # what the reports and findings call it
         self._session, self._tomography = None, {}
         self._run, self._queries = None, {}  # the last search, the queries answered: what report() shows
+        self._findings = None  # the last scan: what report() opens with
 
     @property
     def lattice(self):
@@ -142,18 +156,21 @@ class Tester:
         from .stopping.certificate import CertificateConfig
         from .tomography.executor import Stopping
 
-        spec = pipeline.RunSpec(
-            search=name,
-            overrides=params,
-            budget=budget,
-            seed=seed,
-            certificate=CertificateConfig(stop_at=stop_at, stop_on=stop_on, epsilon=epsilon),
-            fit="pop_size" not in params,  # the default population fitted to a small lattice, a chosen one kept
-            pricing=Stopping.from_node(self.cfg.tomography),
-            pricing_seed=int(self.cfg.tomography.seed),
-            confidence=self.confidence,  # epsilon="auto": the resolution at the Tester's confidence
-        )
-        pipeline.search_for(spec, self.lattice, live=not replay)  # bad settings refused before any work
+        budget = search_settings(budget, seed, stop_at, stop_on, epsilon, self.lattice.size)
+        with python_words():
+            spec = pipeline.RunSpec(
+                search=name,
+                overrides=params,
+                budget=budget,
+                seed=seed,
+                certificate=CertificateConfig(stop_at=stop_at, stop_on=stop_on, epsilon=epsilon),
+                fit="pop_size" not in params,  # the default population fitted to a small lattice, a chosen one kept
+                pricing=Stopping.from_node(self.cfg.tomography),
+                pricing_seed=int(self.cfg.tomography.seed),
+                confidence=self.confidence,  # epsilon="auto": the resolution at the Tester's confidence
+            )
+            with quiet("testnav.searches"):  # the search's notices come once, when it runs
+                pipeline.search_for(spec, self.lattice, live=not replay)  # bad settings refused before any work
         if not replay:
             self._run = pipeline.live(spec, self.session, self.fidelity, progress=self.progress)
             return self._run
@@ -163,6 +180,28 @@ class Tester:
         )
         self._run = pipeline.replay(spec, obj, identity, self.benchmark.families)
         return self._run
+
+    def scan(
+        self,
+        budget_seconds: float | None = None,
+        failure_modes: int = 5,
+        fidelity_floor="auto",
+        seed: int = 0,
+        stop_at: float = 0.95,
+        examples: int = 8,
+    ):
+        """What breaks the model, in one call: a `testnav.findings.Findings` (`.families`,
+        `.interactions`, `.failure_modes`; `print` it, `.report(path)`, `.save(path)`). Every family
+        alone is measured first, which prices a configuration; if the whole lattice then fits
+        `budget_seconds` (None: 600 s) it is measured (a cached ground truth is read at once), else
+        the pairs and a TomoNav search under the stopping certificate (`stop_at`, p_good) spend it.
+        `failure_modes`: how many minimal configurations to list; `fidelity_floor`: the fidelity (on
+        the metric's own scale) below which inputs count as destroyed and are left out of them
+        ("auto": SSIM 0.25, chrF 40; None: no floor); `examples`: inputs kept per failure mode."""
+        from .scan import scan
+
+        self._findings = scan(self, budget_seconds, failure_modes, fidelity_floor, seed, stop_at, examples)
+        return self._findings
 
     def _groundtruth_path(self) -> Path:
         from .groundtruth.compute import compute_groundtruth
@@ -188,8 +227,14 @@ class Tester:
         from .tomography.core import Settings
         from .tomography.stage import tomography_for
 
-        source = source or ("replay" if self.text else "live")
+        from .errors import note
 
+        if source is None and self.text and "replay" not in self._tomography:
+            note(
+                f"text: the tomography replays the ground truth, so all {self.lattice.size:,} configurations are "
+                "measured first (a live text tomography is not written yet)"
+            )
+        source = source or ("replay" if self.text else "live")
         if source not in self._tomography:
             quality = self.fidelity if source == "replay" else None
             self._tomography[source] = tomography_for(
@@ -277,11 +322,13 @@ class Tester:
         return self.inputs.perturb(self.configuration(config))
 
     def report(self, path="report.html", run: Run | None = None, configs=(), k: int = 8) -> Path:
-        """Write report.html (one self-contained file) about `run` (default: the last search) and the
-        configurations in `configs`, with the queries answered so far; returns its path. Without a
-        search, the tomography's report (computed if needed)."""
+        """Write report.html (one self-contained file) and return its path: after `scan()`, the scan's
+        findings; else about `run` (default: the last search) and the configurations in `configs`,
+        with the queries answered so far; without a search, the tomography's report (computed if needed)."""
         from . import report
 
+        if run is None and not configs and self._findings is not None:
+            return self._findings.report(path, k)  # the scan's: the findings first
         thetas = [self.configuration(c) for c in configs]
         run = run or self._run
         queries = list(self._queries.values())
@@ -290,6 +337,66 @@ class Tester:
             tomo = self.tomography(source)
             return report.for_tomography(path, tomo, self.benchmark, self.session, thetas, k, queries, source)
         return report.for_run(path, run, self.benchmark, self.session, thetas, k, queries)
+
+
+def search_settings(budget, seed, stop_at, stop_on, epsilon, size: int):
+    """Tester.search's arguments checked in their Python names, before any work; a budget beyond
+    5 × |Θ| proposals (which re-propose what was measured) capped at it, with a note."""
+    from .errors import note
+    from .stopping.certificate import STOP_ON
+
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1):
+        raise UserError(f"budget={budget!r}: a whole number of proposals ≥ 1, or None for 5 × |Θ| = {5 * size:,}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise UserError(f"seed={seed!r}: a whole number, e.g. seed=0")
+    if stop_at is not None and (
+        isinstance(stop_at, bool) or not isinstance(stop_at, (int, float)) or not 0 < stop_at <= 1
+    ):
+        raise UserError(f"stop_at={stop_at!r}: a probability in (0, 1], or None to never stop early")
+    if stop_on not in STOP_ON:
+        raise UserError(f"stop_on={stop_on!r} (valid: {', '.join(STOP_ON)})")
+    if epsilon != "auto" and (
+        isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon < 1
+    ):
+        raise UserError(
+            f"epsilon={epsilon!r}: 'auto' (the measurement's resolution) or a share of each objective's range in "
+            "[0, 1), e.g. epsilon=0.01"
+        )
+    if budget is not None and budget > 5 * size:
+        note(
+            f"budget={budget:,} proposals on {size:,} configurations: capped at 5 × |Θ| = {5 * size:,}, "
+            f"beyond which a search only proposes again what it has measured"
+        )
+        return 5 * size
+    return budget
+
+
+KEYS = re.compile(r"\b(?:certificate|search|benchmark|query|tomography)\.(\w+)(?==|\b)")
+
+
+@contextmanager
+def python_words():
+    """A one-line error raised inside with the config keys it names as the Python arguments
+    (certificate.stop_on= → stop_on=, search.pop_size → pop_size, null → None)."""
+    try:
+        yield
+    except UserError as e:
+        text = KEYS.sub(lambda m: m.group(1), str(e)).replace("null", "None")
+        raise UserError(text) from None
+
+
+@contextmanager
+def quiet(logger: str):
+    """The logger's warnings held back within the block (a check that runs again later says them then)."""
+    import logging
+
+    log = logging.getLogger(logger)
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
 
 
 def is_text(data, tokenizer, function: bool, **module_settings) -> bool:
@@ -322,11 +429,53 @@ def image_model(model, function: bool, layout, output, mean, std, input_size, la
     return FunctionModel(model, layout, output) if function else GivenModel(model, mean, std, input_size, layer=layer)
 
 
-def text_benchmark(data, model_spec, name, families, levels, metrics, perturb_seed, batch_size, max_length):
+def check_levels(levels, severities) -> tuple[int, object]:
+    """levels= and severities= as given: a whole number ≥ 2 (default 3), or the count that
+    `severities` implies (a list for every family, or {family: list}, each as long)."""
+    if severities is not None:
+        lists = list(severities.values()) if isinstance(severities, dict) else [severities]
+        counts = {len(v) if isinstance(v, (list, tuple)) else None for v in lists}
+        if None in counts or len(counts) != 1 or 0 in counts:
+            raise UserError(
+                f"severities={severities!r}: a list of table entries for every family, e.g. severities=[1, 3, 5], "
+                "or {family: [...]} with lists of one length"
+            )
+        implied = counts.pop() + 1
+        if levels is not None and levels != implied:
+            raise UserError(
+                f"levels={levels} with severities={severities!r}: {implied - 1} severities make levels={implied} "
+                "(the identity and each severity); give one of the two"
+            )
+        return implied, severities
+    if levels is None:
+        return 3, None
+    if isinstance(levels, bool) or not isinstance(levels, (int, np.integer)) or levels < 2:
+        raise UserError(f"levels={levels!r}: a whole number ≥ 2 (the identity and levels − 1 severities)")
+    return int(levels), None
+
+
+def with_severities(fams, levels: int, severities):
+    """The families with `levels` − 1 severities spread over each one's table, or those given."""
+    from .families.severities import select, spread_family
+
+    if severities is None:
+        return [spread_family(f, levels) for f in fams]
+    if isinstance(severities, dict):
+        unknown = [k for k in severities if k not in [f.name for f in fams]]
+        if unknown or len(severities) != len(fams):
+            raise UserError(
+                f"severities={severities!r}: one list per family ({', '.join(f.name for f in fams)})"
+                + (f"; {unknown[0]!r} is not among them" if unknown else "")
+            )
+        return [select(f, severities[f.name]) for f in fams]
+    return [select(f, severities) for f in fams]
+
+
+def text_benchmark(data, model_spec, name, families, levels, severities, metrics, perturb_seed, batch_size, max_length):
     from .benchmarks.text_classification import TextClassification, TextItems
     from .families import make as family
 
-    fams = [family(f, modality="text") for f in (families or TEXT_FAMILIES)]
+    fams = with_severities([family(f, modality="text") for f in (families or TEXT_FAMILIES)], levels, severities)
     return TextClassification(
         name,
         fams,
@@ -340,15 +489,56 @@ def text_benchmark(data, model_spec, name, families, levels, metrics, perturb_se
     )
 
 
-def image_benchmark(data, model_spec, image_size, name, families, levels, metrics, perturb_seed, batch_size):
+def class_ids(model) -> dict | None:
+    """A model's own names for its classes (a Hugging Face image classifier's label2id), if it has them."""
+    label2id = getattr(getattr(model, "config", None), "label2id", None) or {}
+    return None if all(str(k) == f"LABEL_{v}" for k, v in label2id.items()) else dict(label2id)
+
+
+def check_channels(model, images) -> None:
+    """Images with another number of channels than the module's first convolution takes, refused in
+    one line before any work (instead of torch's error from inside the model) when two of them do
+    not go through it (a module that adapts the channels itself passes)."""
+    import torch
+
+    channels = images.shape[1]
+    if not isinstance(model, torch.nn.Module):
+        return
+    first = next(((n, m) for n, m in model.named_modules() if isinstance(m, torch.nn.Conv2d)), None)
+    if first is None or first[1].in_channels == channels:
+        return
+    try:
+        with torch.no_grad():
+            model(images[:2].to(next(model.parameters()).device))
+        return
+    except RuntimeError:
+        pass
+    want = first[1].in_channels
+    fix = (
+        "x.mean(1, keepdim=True) makes RGB images grayscale"
+        if want == 1
+        else "x.expand(-1, 3, -1, -1) repeats a grayscale channel"
+        if channels == 1 and want == 3
+        else f"give images with {want} channels"
+    )
+    raise UserError(
+        f"image data: the images have {channels} channel{'s' if channels > 1 else ''} but the model's first "
+        f"convolution ({first[0] or type(model).__name__}) takes {want}: {fix}"
+    )
+
+
+def image_benchmark(
+    data, model_spec, image_size, name, families, levels, severities, metrics, perturb_seed, batch_size, label2id=None
+):
     from .benchmarks.classification import ImageClassification
     from .data.given import TensorData, image_tensors
     from .families import make as family
 
-    x, y, description = image_tensors(data, image_size)
+    x, y, description = image_tensors(data, image_size, label2id)
     if not families:
         raise UserError("families: name them, e.g. families=['gaussian_blur', 'brightness', 'contrast', 'jpeg']")
     fams = [family(f, image_size=tuple(x.shape[-2:]), channels=x.shape[1]) for f in families]
+    fams = with_severities(fams, levels, severities)
     return ImageClassification(
         name,
         fams,

@@ -157,7 +157,7 @@ def test_examples_and_the_perturbed_set_are_the_inputs_the_search_scored(images)
 def test_text_examples_and_perturbed_texts(texts):
     t, run, _, _ = texts
     assert run.summary["front"][0]["configuration"] == "clean"
-    assert set(run.ranked["configuration"]) >= {"typo=2 (2 typos)", "typo=1 (1 typo) · punctuation=2 (2 marks)"}
+    assert set(run.ranked["configuration"]) >= {"typo=2 (5 typos)", "typo=1 (1 typo) · punctuation=2 (5 marks)"}
     out = t.perturb("typo=2,punctuation=1")
     assert isinstance(out, list) and len(out) == len(SENTENCES) and all(isinstance(s, str) for s in out)
     assert out[0] != SENTENCES[0][0]
@@ -179,14 +179,15 @@ def test_the_image_report_answers_what_breaks_the_model(images):
         "What breaks LeNet5?",
         "What was tested",
         "80 images, 10 classes",
-        "σ 0.6",  # the level table
+        "σ 0.4",
+        "σ 1",  # the level table: levels=3 spans blur's table (severities 1 and 5)
         "Measured front",
         "flipped from right to wrong",
         "Each family alone",
         "Pairs of families",
         "the chance that the measured front below is complete",
         "gaussian_blur &gt;= 1",  # the query answered through the Tester
-        "zoom=2 (×0.8) · shear=1 (0.2 rad)",  # the configuration named
+        "zoom=2 (×0.5) · shear=1 (0.2 rad)",  # the configuration named
     ):
         assert text in html, text
     for name in run.front["configuration"]:
@@ -200,7 +201,7 @@ def test_the_text_report_shows_a_highlighted_diff(texts):
     _, _, path, _ = texts
     html = path.read_text(encoding="utf-8")
     assert external(html) == [] and "<ins>" in html and "<del>" in html
-    assert "12 texts, 3 classes" in html and "typo=2 (2 typos)" in html
+    assert "12 texts, 3 classes" in html and "typo=2 (5 typos)" in html
 
 
 def test_a_report_without_a_search_is_the_tomographys(tmp_path):
@@ -260,12 +261,38 @@ def test_progress_is_on_where_a_person_watches(monkeypatch):
     monkeypatch.setattr("sys.stderr", Tty())
     assert progress.resolve(None) and progress.resolve("auto") and not progress.resolve(False)
     monkeypatch.setenv("CI", "true")
-    assert not progress.resolve("auto") and progress.resolve(True)
+    assert progress.resolve("auto") is None and progress.resolve(True)  # None: a line every 30 s
     monkeypatch.delenv("CI")
     monkeypatch.setattr("sys.stderr", io.StringIO())  # a log file or a pipe
-    assert not progress.resolve(None)
+    assert progress.resolve(None) is None and progress.resolve(False) is False
     with pytest.raises(UserError, match="progress=sometimes"):
         progress.resolve("sometimes")
+
+
+def test_where_nobody_watches_a_line_says_done_total_and_time_left(monkeypatch, capsys, tmp_path):
+    """Off a terminal (a CI log), a ground truth writes a line at least every INTERVAL seconds (here
+    shortened so that the test sees several): what runs, done / total, the time spent and left."""
+    import testnav
+    from testnav.core import progress
+
+    with progress.Lines(total=10, desc="work", unit="cfg", interval=0.05) as lines:
+        lines.update(3)
+        lines.set_postfix_str("front 2")
+        time.sleep(0.2)
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) >= 3 and re.fullmatch(r"work: 3/10 cfg \(30 %\), 0:00 spent, about 0:\d\d left \[front 2\]", err[0])
+    with progress.Lines(total=5, desc="quick", interval=30):
+        pass
+    assert capsys.readouterr().err == ""  # work shorter than the interval writes nothing
+    monkeypatch.setattr(progress, "INTERVAL", 0.02)
+    monkeypatch.setenv("CI", "true")
+    x, y = digits(2)
+    t = testnav.Tester(lenet(), (x, y), families=["zoom", "shear"], levels=3, cache_dir=tmp_path)
+    assert t.progress is None
+    t.groundtruth()
+    err = capsys.readouterr().err
+    assert re.search(r"ground truth my_model: \d+/9 cfg \(\d+ %\), \d:\d\d spent", err), err
+    assert "9/9 cfg (100 %)" in err  # the last line
 
 
 def test_a_live_search_shows_its_budget_front_and_p_complete(tmp_path, capsys):
@@ -305,7 +332,7 @@ BAD_IMAGES = [
     ("label 12", Small, (X, torch.where(Y == 2, 12, Y)), "labels outside the model's 3 classes (0..2, the width of"),
     ("nan pixel", Small, (torch.where(X > 0.999, float("nan"), X), Y), "image data: non-finite pixel values (NaN"),
     ("nan logits", nan_logits, (X, Y), "the model's outputs are not finite (NaN or ±inf) on 9 of the first 9"),
-    ("uint8", Small, ((X * 255).to(torch.uint8), Y), "images must be floats in [0, 1], got torch.uint8"),
+    ("int32", Small, ((X * 255).to(torch.int32), Y), "images must be floats in [0, 1], got torch.int32"),
     ("float labels", Small, (X, Y + 0.5), "labels must be class indices (whole numbers)"),
 ]
 

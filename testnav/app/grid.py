@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
+from ..core.progress import bar as progress_bar
 
 from ..core.cache import atomic_path, stable_hash, write_json_atomic
 from ..errors import UserError
@@ -83,8 +83,8 @@ def grid_table(obj, name: str, grid, budget: int, progress: bool) -> pd.DataFram
         eliminate_duplicates=grid.eliminate_duplicates,
     )
     by_mu = {mu: [(c, m) for c, m, u in settings if u == mu] for mu in sorted({u for _, _, u in settings})}
-    with tqdm(
-        total=len(settings) * len(seeds), desc=f"grid {name} ({grid.engine})", unit="run", disable=not progress
+    with progress_bar(
+        progress, total=len(settings) * len(seeds), desc=f"grid {name} ({grid.engine})", unit="run"
     ) as bar:
         for mu, etas in by_mu.items():
             if mu > obj.lattice.size or mu > budget:

@@ -3,6 +3,7 @@ one Hydra app, from a checkout or an installed wheel, in any folder.
 
     testnav [KEY=VALUE …] [-m] [--config-dir DIR]   a run (or a sweep) of the packaged config (conf/)
     testnav figures [--results DIR] …               the figures, tables and report of the runs under a folder
+    testnav report RUN_DIR                          what breaks the model: the findings of a finished run
     testnav --help                                  stages, config groups, keys and examples
 
 Outputs go under ./results of the folder it runs in (`results_dir=…` moves them). Before Hydra starts,
@@ -81,6 +82,10 @@ def main(argv: list[str] | None = None, prog: str | None = None):
         from .figures import main as figures
 
         return figures(argv[1:], prog=f"{prog} figures")
+    if argv[:1] == ["report"]:
+        from .scan_report import main as report
+
+        return guarded(lambda: report(argv[1:], prog=f"{prog} report"), lambda: None)
     if {"-h", "--help"} & set(argv):
         print(usage(argv, prog))
         return 0
@@ -114,6 +119,7 @@ def usage(argv: list[str], prog: str) -> str:
     lines = [
         f"usage: {prog} [KEY=VALUE …] [-m] [--config-dir DIR] [--cfg job] [--hydra-help]",
         f"       {prog} figures [--results DIR] [--help]",
+        f"       {prog} report RUN_DIR [--help]   (what breaks the model: findings.html of a finished run)",
         "",
         "Compositional robustness testing: TestNav (Pareto-guided search over compositions of perturbations)",
         "and TestifAI (partial tomography). The same app as `testnav`, `python -m testnav` and `python run.py`;",

@@ -31,6 +31,29 @@ def family_names(families, n: int | None = None) -> list[str]:
     return [f if isinstance(f, str) else f.name for f in families]
 
 
+def own_name(model) -> str:
+    """The name a person gave the model: a bound method's owner's class (`clf.predict_proba` →
+    LogisticRegression), a function's own name, a partial's function's, else the object's class;
+    testnav's wrappers around a prediction function (Predicting) and a module (Hooked) are looked
+    through, so a report never names them."""
+    for _ in range(8):
+        if type(model).__module__.startswith("testnav.models.") and hasattr(model, "predict"):
+            model = model.predict
+        elif type(model).__name__ == "Hooked" and hasattr(model, "net"):
+            model = model.net
+        elif hasattr(model, "func") and callable(model.func):  # functools.partial
+            model = model.func
+        else:
+            break
+    owner = getattr(model, "__self__", None)
+    if owner is not None and not isinstance(owner, type(re)):  # a bound method, not a module's function
+        return type(owner).__name__
+    name = getattr(model, "__name__", None)
+    if isinstance(name, str) and name.isidentifier():
+        return name
+    return type(model).__name__
+
+
 def config_name(theta, families=None) -> str:
     """θ named by family and level, the level's parameter in brackets where the family knows it."""
     theta = [int(t) for t in theta]

@@ -13,11 +13,13 @@ import torch
 from ..errors import UserError
 
 
-def image_tensors(data, image_size=None) -> tuple[torch.Tensor, torch.Tensor, dict | None]:
+def image_tensors(data, image_size=None, label2id=None) -> tuple[torch.Tensor, torch.Tensor, dict | None]:
     """(images (N, C, H, W) in [0, 1], labels, a file description or None) from tensors or arrays,
-    a torch Dataset or DataLoader of (image, label), a Hugging Face `datasets.Dataset` with an image
-    and a label column, or an image-folder path. An image is a tensor or array (C, H, W), (H, W, C) or
-    (H, W), floats in [0, 1] or 8-bit, or a PIL image."""
+    (a list of images, labels), [(image, label), …], a torch Dataset or DataLoader of (image, label),
+    a Hugging Face `datasets.Dataset` with an image and a label column, or an image-folder path. An
+    image is a tensor or array (C, H, W), (H, W, C) or (H, W), floats in [0, 1] or 8-bit (divided by
+    255, with a note), or a PIL image (grayscale ones kept grayscale when all are). Labels are class
+    indices, integers written as text, or class names the model's `label2id` maps (`label_tensor`)."""
     if isinstance(data, (str, Path)):
         from .image_folder import ImageFolder
 
@@ -25,21 +27,98 @@ def image_tensors(data, image_size=None) -> tuple[torch.Tensor, torch.Tensor, di
         x, y = reader.load()
         return x, y, reader.describe()
     if isinstance(data, (tuple, list)) and len(data) == 2 and isinstance(data[0], (torch.Tensor, np.ndarray)):
-        x, y = data
+        x, y = eight_bit(data[0]), label_tensor(data[1], label2id)
+    elif isinstance(data, (tuple, list)) and len(data) == 2 and is_image_list(data[0]):
+        images, labels = list(data[0]), list(data[1]) if not isinstance(data[1], torch.Tensor) else data[1]
+        if len(images) != len(labels):
+            raise UserError(f"image data: {len(images)} images but {len(labels)} labels")
+        from ..errors import note
+
+        note(f"image data: a list of {len(images)} {kind_of(images[0])} images read as one (N, C, H, W) batch")
+        x, y = _stack(images, labels, image_size, label2id)
+    elif isinstance(data, (tuple, list)) and data and all(is_pair(item) for item in data):
+        x, y = _stack([im for im, _ in data], [lbl for _, lbl in data], image_size, label2id)
     elif is_hf_dataset(data):
-        x, y = _stack(*hf_columns(data, IMAGE_COLUMNS, "image"), image_size)
+        x, y = _stack(*hf_columns(data, IMAGE_COLUMNS, "image"), image_size, label2id)
     elif isinstance(data, torch.utils.data.DataLoader):
         x, y = _from_loader(data, image_size)
     elif isinstance(data, torch.utils.data.Dataset):
         items = [data[i] for i in range(len(data))]
-        x, y = _stack([im for im, _ in items], [lbl for _, lbl in items], image_size)
+        x, y = _stack([im for im, _ in items], [lbl for _, lbl in items], image_size, label2id)
     else:
+        got = type(data).__name__
+        if isinstance(data, (tuple, list)) and data:
+            got += f" of {len(data)} {type(data[0]).__name__}" + ("s" if len(data) > 1 else "")
         raise UserError(
-            "image data: give (images, labels) tensors or arrays, a torch Dataset or DataLoader of "
-            "(image, label), a Hugging Face datasets.Dataset with image and label columns, or the path of "
-            f"an image folder (root/<class>/<image>); got {type(data).__name__}"
+            "image data: give (images, labels) with images a tensor, an array or a list of images, "
+            "[(image, label), …], a torch Dataset or DataLoader of (image, label), a Hugging Face "
+            f"datasets.Dataset with image and label columns, or the path of an image folder; got {got}"
         )
     return checked_images(x, y, image_size)
+
+
+def is_pil(im) -> bool:
+    return hasattr(im, "convert") and hasattr(im, "size") and hasattr(im, "mode")
+
+
+def is_image(im) -> bool:
+    return is_pil(im) or (isinstance(im, (torch.Tensor, np.ndarray)) and im.ndim in (2, 3))
+
+
+def is_image_list(seq) -> bool:
+    return isinstance(seq, (list, tuple)) and len(seq) > 0 and all(is_image(im) for im in seq[:1000])
+
+
+def is_pair(item) -> bool:
+    return isinstance(item, (tuple, list)) and len(item) == 2 and is_image(item[0])
+
+
+def kind_of(im) -> str:
+    return f"PIL ({im.mode})" if is_pil(im) else f"{type(im).__name__} {tuple(im.shape)}"
+
+
+def eight_bit(x):
+    """Images as given; 8-bit integers (uint8, 0..255) divided by 255, with a note."""
+    dtype = getattr(x, "dtype", None)
+    if dtype in (np.uint8, torch.uint8):
+        from ..errors import note
+
+        note("image data: 8-bit images (uint8) divided by 255 to floats in [0, 1]")
+        return torch.as_tensor(np.asarray(x) if isinstance(x, np.ndarray) else x).float() / 255.0
+    return x
+
+
+def label_tensor(labels, label2id=None) -> torch.Tensor:
+    """Class indices from labels as given: whole numbers as they are; integers written as text ("3")
+    read as numbers, and names through the model's `label2id`, each with a note (the mapping in it);
+    other text refused in one line."""
+    if isinstance(labels, torch.Tensor):
+        return labels
+    values = list(np.asarray(labels, dtype=object).ravel()) if not isinstance(labels, list) else list(labels)
+    if not any(isinstance(v, (str, bytes, np.str_)) for v in values):
+        return torch.as_tensor(np.asarray(labels))
+    from ..errors import note
+
+    text = [v.decode() if isinstance(v, bytes) else str(v) for v in values]
+    if all(t.strip().lstrip("-").isdigit() for t in text):
+        note(f"image data: labels written as text ({', '.join(sorted(set(text))[:5])}, …) read as class indices")
+        return torch.tensor([int(t) for t in text], dtype=torch.int64)
+    names = {str(k): int(v) for k, v in (label2id or {}).items()}
+    unknown = sorted(set(text) - names.keys())
+    if names and not unknown:
+        used = sorted(set(text), key=lambda t: names[t])
+        note("image data: labels mapped to the model's classes: " + ", ".join(f"{t} → {names[t]}" for t in used))
+        return torch.tensor([names[t] for t in text], dtype=torch.int64)
+    shown = ", ".join(repr(t) for t in sorted(set(text))[:4])
+    where = (
+        f"not names in the model's label2id ({', '.join(list(names)[:6])})"
+        if names
+        else "and the model names no classes"
+    )
+    raise UserError(
+        f"image data: labels are text ({shown}, …) {where}: give class indices 0..K−1 in the order of the "
+        "model's outputs"
+    )
 
 
 IMAGE_COLUMNS = ("image", "img", "pixel_values", "images")
@@ -75,17 +154,28 @@ def _image(im) -> torch.Tensor:
     return t.float() if t.is_floating_point() else t.float() / 255.0
 
 
-def _stack(images: list, labels: list, image_size=None) -> tuple[torch.Tensor, torch.Tensor]:
-    if images and all(hasattr(im, "convert") and hasattr(im, "size") for im in images):  # PIL images
+GRAY = ("1", "L", "I", "I;16", "F")  # PIL's single-channel modes
+
+
+def _stack(images: list, labels: list, image_size=None, label2id=None) -> tuple[torch.Tensor, torch.Tensor]:
+    if images and all(is_pil(im) for im in images):  # PIL images
         from . import to_tensor
 
-        x = to_tensor([im.convert("RGB") for im in images], image_size)  # as the readers convert them
+        gray = sum(im.mode in GRAY for im in images)
+        if gray == len(images):  # all grayscale: one channel, as the model that reads them expects
+            x = to_tensor([im.convert("L") for im in images], image_size)
+        else:
+            if gray:
+                from ..errors import note
+
+                note(f"image data: {gray} of {len(images)} PIL images are grayscale; all are read as RGB")
+            x = to_tensor([im.convert("RGB") for im in images], image_size)  # as the readers convert them
     else:
         shapes = sorted({tuple(_image(im).shape) for im in images[:1000]})
         if len(shapes) > 1:
             raise UserError(f"image data: images of {len(shapes)} shapes (e.g. {shapes[0]} and {shapes[-1]}): one size")
         x = torch.stack([_image(im) for im in images]) if images else torch.zeros(0, 1, 1, 1)
-    return x, torch.as_tensor([int(lbl) for lbl in labels])
+    return x, label_tensor(labels, label2id)
 
 
 def _from_loader(loader, image_size=None) -> tuple[torch.Tensor, torch.Tensor]:

@@ -114,7 +114,7 @@ def evaluate_chunks(session, final: Path, chunks, shard: tuple[int, int], progre
     record.record["stacked"] = min(stack, lattice.levels)  # sibling sets scored per call
     label = f"ground truth {benchmark.name}" + (f" shard {shard[0]}/{shard[1]}" if shard[1] > 1 else "")
     with bar(
-        total=len(chunks) * len(rest), initial=done * len(rest), desc=label, unit="cfg", disable=not progress
+        total=len(chunks) * len(rest), initial=done * len(rest), desc=label, unit="cfg", progress=progress
     ) as pbar:
         for chunk in chunks:
             path = parts / chunk_name(chunk)

@@ -110,10 +110,22 @@ def as_logits(out, output: str, n: int) -> torch.Tensor:
         raise UserError(
             f"the prediction function returned {type(out).__name__}, not an array of scores ({e})"
         ) from None
+    indices = z.numel() == n and bool((z == z.round()).all()) and bool((z >= 0).all())
+    if indices and (z.dim() == 1 or (z.dim() == 2 and z.shape[1] == 1)):
+        raise UserError(
+            f"the prediction function returned shape {tuple(z.shape)} of whole numbers for {n} inputs: class "
+            "indices, it seems (as predict() gives); return one score per class, shape (N, classes), e.g. "
+            "predict_proba()"
+        )
     if z.dim() != 2 or len(z) != n:
         raise UserError(
             f"the prediction function returned shape {tuple(z.shape)} for {n} inputs "
             f"(expected (N, classes): logits or probabilities)"
+        )
+    if z.shape[1] == 1:
+        raise UserError(
+            f"the prediction function returned shape {tuple(z.shape)}: one score per input; return one per "
+            "class, shape (N, classes) (for a binary classifier both columns, e.g. predict_proba())"
         )
     probabilities = output == "probabilities" or (
         output == "auto" and bool((z >= 0).all()) and torch.allclose(z.sum(1), torch.ones(n, dtype=z.dtype), atol=1e-4)
@@ -135,7 +147,13 @@ class Predicting(Monitored):
         if self.layout == "NHWC":
             batch = batch.permute(0, 2, 3, 1)
         batch = batch.detach().cpu().contiguous()
-        out = self.predict(batch.numpy() if self.array == "numpy" else batch)
+        try:
+            out = self.predict(batch.numpy() if self.array == "numpy" else batch)
+        except Exception as e:  # the user's code: say what it was given, in one line; its traceback chained
+            raise UserError(
+                f"the prediction function raised {type(e).__name__} on a batch of shape {tuple(batch.shape)} "
+                f"({self.layout}, float32 in [0, 1]): {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")
+            ) from e
         return as_logits(out, self.output, len(x)).to(device=x.device, dtype=torch.float32)
 
     def monitor(self, x):
@@ -231,7 +249,7 @@ class FunctionTextModel:
 
 def without_features(name: str, metrics: dict, signals: dict) -> tuple[dict, dict]:
     """A benchmark's metrics and signals for a model that shows no features: KID on the fixed pixel
-    extractor, the signals that need activations refused; one line says what applies."""
+    extractor (one line says so), the signals that need activations refused."""
     refused = sorted(n for n, s in signals.items() if getattr(s, "needs_features", True))
     if refused:
         kept = sorted(n for n in signals if n not in refused)
@@ -246,14 +264,12 @@ def without_features(name: str, metrics: dict, signals: dict) -> tuple[dict, dic
             metric.feature = "pixels"
             swapped.append(column)
         out[column] = metric
-    applies = sorted(set(out) | set(signals))
-    log.warning(
-        "%s: the model is a prediction function (no features): %s still apply%s; NAC, SNAC, KMNC, TKNC, LSA "
-        "and DSA need its activations and do not",
-        name,
-        ", ".join(applies),
-        f" ({', '.join(swapped)} on 16×16 pixels instead of the model's features)" if swapped else "",
-    )
+    if swapped:  # a change to what was asked for; the signals nobody asked for go unmentioned
+        log.warning(
+            "%s: the model is a prediction function (no features): %s on 16×16 pixels instead of the model's features",
+            name,
+            ", ".join(swapped),
+        )
     return out, dict(signals)
 
 

@@ -172,8 +172,8 @@ def certified_run(
     config = spec.certificate.for_run(live)
     certified = CertifiedOracle(oracle, Certificate(lattice, config, seed=spec.seed, resolution=resolution))
     t0 = time.perf_counter()
-    if progress:
-        with bar(total=budget, desc=f"{search.name} on the model", unit="proposal") as pbar:
+    if progress is not False:  # a bar where a person watches, else a line every 30 s (core/progress.py)
+        with bar(progress, total=budget, desc=f"{search.name} on the model", unit="proposal") as pbar:
             watched = Watched(certified, pbar)
             proposals, columns = run_certified(search, watched, budget, spec.seed, oracle.evaluate)
             watched.show()

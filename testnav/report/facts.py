@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core.naming import COLUMN, config_name, with_names
+from ..core.naming import COLUMN, config_name, own_name, with_names
 from ..pipeline.inputs import Inputs, inputs_of, supported
 from ..tomography.independence import chi2_pairs
 
@@ -50,6 +50,9 @@ class Facts:
     summary: dict | None = None
     ranked: pd.DataFrame | None = None
     rho_label: str = "ρ"
+    absolute: bool = (
+        False  # ranked δ is the accuracy lost (a share of inputs) and ρ the metric's raw value; else min–max normalised
+    )
     low_order: dict = field(default_factory=dict)  # lattice index → accuracy (orders 0..2)
     low_order_note: str = ""
     pairs: pd.DataFrame | None = None  # χ² per family pair (family_i, family_j named)
@@ -69,7 +72,7 @@ def tested(benchmark, inputs: Inputs | None, fidelity: str | None, summary: dict
     if inputs is not None:
         model = inputs.loaded.model
         net = getattr(model, "net", model)
-        out["model"] = type(net).__name__
+        out["model"] = getattr(benchmark, "model_name", None) or own_name(model)
         params = getattr(net, "parameters", None)
         out["parameters"] = sum(p.numel() for p in params()) if callable(params) else None
         labels = inputs.labels
@@ -211,6 +214,7 @@ def for_run(run, benchmark=None, session=None, configs=(), k: int = 8, queries=(
         rho_label=fidelity or "ρ",
         queries=list(queries),
     )
+    facts.ranked, facts.absolute = in_units(facts.ranked, s, lattice, fidelity, benchmark.metrics)
     low = low_order_indices(lattice)
     accuracy = table_accuracy(s.get("table"), lattice, low)
     if accuracy is not None:
@@ -230,6 +234,28 @@ def for_run(run, benchmark=None, session=None, configs=(), k: int = 8, queries=(
         return facts
     shown_configurations(facts, inputs, families, lattice, front_members(facts.ranked, lattice.n), configs, k)
     return facts
+
+
+def in_units(ranked: pd.DataFrame, summary: dict, lattice, fidelity, metrics) -> tuple[pd.DataFrame, bool]:
+    """The ranked list in the units a person reads: δ the absolute accuracy lost and ρ the fidelity
+    metric's own value, from a live run's values (absolute already; ρ carries the metric's sign) or
+    from the ground truth a replay read (its `delta` and raw metric column); the run's own trace and
+    ranked.csv keep their min–max normalised values. Unchanged (False) where neither is at hand."""
+    from ..fidelity import sign
+
+    if not fidelity or fidelity not in (metrics or {}):
+        return ranked, False
+    ranked = ranked.assign(delta_trace=ranked["delta"], rho_trace=ranked["rho"])  # the certificate's units
+    if summary.get("live"):
+        return ranked.assign(rho=sign(fidelity, metrics) * ranked["rho"]), True
+    path = summary.get("table")
+    if not path or not str(path).endswith(".parquet") or not Path(path).exists():
+        return ranked, False
+    df = pd.read_parquet(path, columns=["delta", fidelity])
+    if len(df) != lattice.size:
+        return ranked, False
+    idx = np.asarray(lattice.index(ranked[level_cols(lattice.n)].to_numpy(np.int64)), np.int64)
+    return ranked.assign(delta=df["delta"].to_numpy()[idx], rho=df[fidelity].to_numpy()[idx]), True
 
 
 def level_cols_of(df: pd.DataFrame) -> list[str]:

@@ -3,7 +3,10 @@
 `front_figure`: every configuration a run measured, δ against ρ, the measured front numbered
 (the page names each number); `order1_figure`: each family alone, accuracy by level;
 `order2_figure`: one heat map per family pair, accuracy at each pair of levels, titled with
-TestifAI's χ² verdict; `thumbnail`: one input as a small PNG.
+TestifAI's χ² verdict; `thumbnail`: one input as a small PNG. For a scan's findings
+(testnav/report/scan.py): `family_curves_figure` (each family alone in its own parameter, with
+intervals), `pair_maps_figure` (pair heat maps with the families' parameters on the axes) and
+`front_summary_figure` (accuracy points lost against fidelity, at most a few points numbered).
 """
 
 from __future__ import annotations
@@ -30,34 +33,68 @@ def figure_uri(fig) -> str:
     return data_uri(buf.getvalue())
 
 
-def front_figure(ranked, rho_label: str, delta_error: float | None = None, told=None) -> str:
-    """δ against ρ for every measured configuration; the front's members numbered 1..m in the
-    order of the ranked list. `delta_error`: δ's resolution, drawn as ± error bars on the front;
-    `told` (bool per front member, in the ranked list's order): the members told apart at it,
-    the others drawn hollow."""
+def draw_front(ax, df, x: str, y: str, sizes, label: str):
+    """Rank > 0 grey, the front (rank 0) joined in teal, its members drawn unless their size is 0 (a
+    caller that draws them itself); returns the front sorted along x."""
+    rest = df[df["rank"] > 0]
+    front = df[df["rank"] == 0].sort_values(x)
+    ax.scatter(rest[x], rest[y], s=sizes[0], color=GREY, label="measured", zorder=2)
+    ax.plot(front[x], front[y], color=TEAL, lw=1, zorder=3)
+    if sizes[1]:
+        ax.scatter(front[x], front[y], s=sizes[1], color=TEAL, label=label, zorder=4)
+    return front
+
+
+MAX_LABELS = 10  # numbers written on a front's plot: more pile onto each other
+
+
+def few(front, x: str, y: str, k: int = MAX_LABELS) -> list:
+    """At most k index labels of a front worth a number on its plot: its two ends, its knee (farthest
+    from the line between them, both axes scaled to their range), then members spread along it."""
+    front = front.sort_values(x)
+    if len(front) <= k:
+        return list(front.index)
+    xs, ys = front[x].to_numpy(float), front[y].to_numpy(float)
+    xs = (xs - xs.min()) / (np.ptp(xs) or 1)
+    ys = (ys - ys.min()) / (np.ptp(ys) or 1)
+    d = np.abs((xs[-1] - xs[0]) * (ys[0] - ys) - (xs[0] - xs) * (ys[-1] - ys[0]))
+    picks = [0, len(front) - 1, int(np.argmax(d))] + [int(round(v)) for v in np.linspace(0, len(front) - 1, k)]
+    return list(dict.fromkeys(front.index[p] for p in picks))[:k]
+
+
+def front_figure(
+    ranked,
+    rho_label: str,
+    delta_error: float | None = None,
+    told=None,
+    scale: float = 1.0,
+    y_label: str = "degradation δ (accuracy lost)",
+) -> str:
+    """δ (× `scale`, on the axis `y_label`) against ρ for every measured configuration; the front's
+    members numbered 1..m in the order of the ranked list, at most MAX_LABELS of the numbers written
+    (the ends, the knee, members spread along it). `delta_error`: δ's resolution (in δ's units before
+    `scale`), drawn as ± error bars on the front; `told` (bool per front member, in the ranked list's
+    order): the members told apart at it, the others drawn hollow."""
+    ranked = ranked.assign(delta=scale * ranked["delta"])
     with plt.rc_context(RC):
         fig, ax = plt.subplots(figsize=(5.2, 3.6))
-        rest = ranked[ranked["rank"] > 0]
         members = ranked[ranked["rank"] == 0]
-        front = members.sort_values("rho")
-        ax.scatter(rest["rho"], rest["delta"], s=14, color=GREY, label="measured", zorder=2)
-        ax.plot(front["rho"], front["delta"], color=TEAL, lw=1, zorder=3)
+        front = draw_front(ax, ranked, "rho", "delta", (14, 30 if told is None else 0), "measured front")
         if delta_error is not None:
+            error = scale * delta_error
             ax.errorbar(
                 front["rho"],
                 front["delta"],
-                yerr=delta_error,
+                yerr=error,
                 fmt="none",
                 ecolor=TEAL,
                 elinewidth=0.8,
                 capsize=2,
                 alpha=0.6,
                 zorder=3,
-                label=f"± {delta_error:.3g} (the resolution of δ)",
+                label=f"± {error:.3g} (the resolution of δ)",
             )
-        if told is None:
-            ax.scatter(front["rho"], front["delta"], s=30, color=TEAL, label="measured front", zorder=4)
-        else:
+        if told is not None:
             apart = np.asarray(told, bool)
             kept, within = members[apart], members[~apart]
             ax.scatter(kept["rho"], kept["delta"], s=30, color=TEAL, label="front: told apart", zorder=4)
@@ -71,7 +108,8 @@ def front_figure(ranked, rho_label: str, delta_error: float | None = None, told=
                 label="front: within the resolution",
             )
         number = {idx: i + 1 for i, idx in enumerate(ranked.index[ranked["rank"] == 0])}
-        for idx, r in front.iterrows():
+        for idx in few(front, "rho", "delta"):
+            r = front.loc[idx]
             ax.annotate(
                 str(number[idx]),
                 (r["rho"], r["delta"]),
@@ -81,26 +119,30 @@ def front_figure(ranked, rho_label: str, delta_error: float | None = None, told=
                 color="#083d3e",
             )
         ax.set_xlabel(f"fidelity ρ ({rho_label}; right: closer to the clean input)")
-        ax.set_ylabel("degradation δ (accuracy lost)")
+        ax.set_ylabel(y_label)
         ax.legend(loc="best", frameon=False)
         ax.grid(alpha=0.3)
         return figure_uri(fig)
 
 
+def family_panels(n: int, width: float, height: float):
+    """One panel per family, four to a row, sharing the accuracy axis: (figure, the n axes, columns)."""
+    cols = min(n, 4)
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(width * cols, height * rows), squeeze=False, sharey=True, layout="constrained"
+    )
+    for ax in axes.ravel()[n:]:
+        ax.axis("off")
+    return fig, axes.ravel()[:n], cols
+
+
 def order1_figure(names, level_labels, accuracy, clean: float) -> str:
     """One panel per family: accuracy at levels 0..ℓ−1 with the others at 0. `accuracy[i][k]`
     is family i alone at level k (NaN where unknown)."""
-    n = len(names)
-    cols = min(n, 4)
-    rows = math.ceil(n / cols)
     with plt.rc_context(RC):
-        fig, axes = plt.subplots(
-            rows, cols, figsize=(2.6 * cols, 2.4 * rows), squeeze=False, sharey=True, layout="constrained"
-        )
-        for i, ax in enumerate(axes.ravel()):
-            if i >= n:
-                ax.axis("off")
-                continue
+        fig, axes, cols = family_panels(len(names), 2.6, 2.4)
+        for i, ax in enumerate(axes):
             acc = np.asarray(accuracy[i], dtype=float)
             levels = np.arange(len(acc))
             ax.plot(levels, acc, marker="o", color=TEAL)
@@ -112,6 +154,16 @@ def order1_figure(names, level_labels, accuracy, clean: float) -> str:
             if i % cols == 0:
                 ax.set_ylabel("accuracy")
         return figure_uri(fig)
+
+
+def heat_map(ax, grid, fmt: str, scale: float) -> None:
+    """Accuracies in [0, 1] as a red-to-green map, each measured cell written (× `scale`, `fmt`)."""
+    grid = np.asarray(grid, dtype=float)
+    ax.imshow(np.ma.masked_invalid(grid), cmap="RdYlGn", vmin=0, vmax=1, origin="lower")
+    for a in range(grid.shape[0]):
+        for b in range(grid.shape[1]):
+            if np.isfinite(grid[a, b]):
+                ax.text(b, a, fmt.format(scale * grid[a, b]), ha="center", va="center", fontsize=6.5)
 
 
 def order2_figure(panels, levels: int) -> str:
@@ -127,12 +179,7 @@ def order2_figure(panels, levels: int) -> str:
                 ax.axis("off")
                 continue
             title, fi, fj, grid = panels[k]
-            grid = np.asarray(grid, dtype=float)
-            ax.imshow(np.ma.masked_invalid(grid), cmap="RdYlGn", vmin=0, vmax=1, origin="lower")
-            for a in range(grid.shape[0]):
-                for b in range(grid.shape[1]):
-                    if np.isfinite(grid[a, b]):
-                        ax.text(b, a, f"{grid[a, b]:.2f}", ha="center", va="center", fontsize=6.5)
+            heat_map(ax, grid, "{:.2f}", 1.0)
             ax.set_xticks(ticks, [str(t + 1) for t in ticks])
             ax.set_yticks(ticks, [str(t + 1) for t in ticks])
             ax.set_xlabel(f"{fj} level")
@@ -155,3 +202,76 @@ def thumbnail(image, side: int = 96) -> str:
     buf = io.BytesIO()
     im.save(buf, format="PNG", optimize=True)
     return data_uri(buf.getvalue())
+
+
+def family_curves_figure(infos, families, clean: float, clean_low: float, clean_high: float) -> str:
+    """One panel per family: accuracy (with its interval) at each tested severity, the x axis in the
+    family's own parameter ("σ 0.4") with the severity's place in its table; the clean accuracy
+    dashed, its interval shaded. `families`: Findings.families."""
+    with plt.rc_context(RC):
+        fig, axes, cols = family_panels(len(infos), 2.7, 2.5)
+        for i, ax in enumerate(axes):
+            info = infos[i]
+            df = families[families["family"] == info.name]
+            x = np.arange(len(df) + 1)
+            acc = np.r_[clean, df["accuracy"].to_numpy(float)]
+            low = np.r_[clean_low, df["accuracy_low"].to_numpy(float)]
+            high = np.r_[clean_high, df["accuracy_high"].to_numpy(float)]
+            ax.axhspan(clean_low, clean_high, color=GREY, alpha=0.25, lw=0)
+            ax.axhline(clean, color=GREY, lw=0.8, ls="--")
+            ax.errorbar(x, acc, yerr=[acc - low, high - acc], marker="o", ms=4, color=TEAL, capsize=2, lw=1.2)
+            ticks = ["clean"] + [f"{p}\n(sev. {s})" for p, s in zip(df["parameter"], df["severity"])]
+            ax.set_xticks(x, ticks, fontsize=6.5)
+            ax.set_title(f"{info.name} (table 1–{info.table_size})", fontsize=8.5)
+            ax.set_ylim(-0.02, 1.02)
+            ax.grid(alpha=0.3)
+            if i % cols == 0:
+                ax.set_ylabel("accuracy")
+        return figure_uri(fig)
+
+
+def pair_maps_figure(panels) -> str:
+    """One heat map per family pair: `panels` holds (title, row family, row labels, column family,
+    column labels, grid), grid[a][b] the accuracy with the row family at its a-th tested level and
+    the column family at its b-th (level 0, the identity, included), NaN where not measured."""
+    cols = min(len(panels), 3)
+    rows = math.ceil(len(panels) / cols)
+    with plt.rc_context(RC):
+        fig, axes = plt.subplots(rows, cols, figsize=(3.5 * cols, 3.3 * rows), squeeze=False, layout="constrained")
+        for k, ax in enumerate(axes.ravel()):
+            if k >= len(panels):
+                ax.axis("off")
+                continue
+            title, fi, li, fj, lj, grid = panels[k]
+            heat_map(ax, grid, "{:.0f}", 100.0)
+            ax.set_xticks(np.arange(len(lj)), ["none" if x == "identity" else x for x in lj], fontsize=6, rotation=30)
+            ax.set_yticks(np.arange(len(li)), ["none" if x == "identity" else x for x in li], fontsize=6)
+            ax.set_xlabel(fj)
+            ax.set_ylabel(fi)
+            ax.set_title(title, fontsize=7.5)
+        return figure_uri(fig)
+
+
+def front_summary_figure(points, labelled: dict, x_label: str) -> str:
+    """Every measured configuration, accuracy points lost (up) against fidelity (right), the front
+    drawn; only the configurations in `labelled` (row position → number) carry a number, so the plot
+    stays legible however long the front. `points`: DataFrame with lost_points, fidelity, rank."""
+    with plt.rc_context(RC):
+        fig, ax = plt.subplots(figsize=(5.4, 3.6))
+        draw_front(ax, points, "fidelity", "lost_points", (10, 22), "front")
+        for pos, number in labelled.items():
+            r = points.loc[pos]
+            ax.annotate(
+                str(number),
+                (r["fidelity"], r["lost_points"]),
+                textcoords="offset points",
+                xytext=(4, 4),
+                fontsize=8,
+                color="#083d3e",
+                fontweight="bold",
+            )
+        ax.set_xlabel(x_label)
+        ax.set_ylabel("accuracy lost (points)")
+        ax.legend(loc="best", frameon=False)
+        ax.grid(alpha=0.3)
+        return figure_uri(fig)

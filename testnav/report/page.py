@@ -83,7 +83,9 @@ def verdict_sentence(s: dict | None) -> str:
         which = "second" if on_good else "first"
         words.append(f"The search stopped there because the {which} chance reached {s['stop_at']:.0%}.")
     settled = good if on_good else p
-    if settled >= 0.95:
+    if s.get("final_recall") is not None:
+        pass  # replayed: the ground truth says below how much of the true front was found, no guess needed
+    elif settled >= 0.95:
         words.append("You may stop testing: more configurations are unlikely to reveal a new weakness.")
     elif settled >= 0.5:
         words.append("More testing may still find a weakness not shown here.")
@@ -94,7 +96,7 @@ def verdict_sentence(s: dict | None) -> str:
         total = space * per
         took = f"{total:.0f} s" if total < 90 else f"{total / 60:.0f} min" if total < 5400 else f"{total / 3600:.1f} h"
         words.append(
-            f"Measuring all {space:,} configurations instead (a ground truth, stage=groundtruth) would take at "
+            f"Measuring all {space:,} configurations instead (a ground truth) would take at "
             f"most about {took}, {space / unique:.1f}× what this search spent at its {per:.2f} s per configuration "
             "(a ground truth shares work between configurations, so each costs it less)."
         )
@@ -155,24 +157,40 @@ def what_was_tested(f: Facts) -> str:
     return "\n".join(out)
 
 
+def units(f: Facts) -> tuple[str, float, str]:
+    """(the label of δ, its scale, the label of ρ): accuracy points lost and the metric's own value
+    where the facts hold them absolute, else the labelled min–max normalised values."""
+    if f.absolute:
+        return "accuracy lost (points)", 100.0, f"fidelity ({f.rho_label})"
+    return "δ (accuracy lost, min–max normalised)", 1.0, f"ρ ({f.rho_label}, min–max normalised)"
+
+
+def values_text(f: Facts, delta, rho) -> str:
+    if f.absolute:
+        return f"{100 * delta:.1f} points lost · {f.rho_label} {rho:.3g}"
+    return f"δ {delta:.3f} · ρ {rho:.3f} (normalised)"
+
+
 def front_section(f: Facts) -> str:
     if f.ranked is None or not len(f.ranked):
         return ""
     r = f.ranked
     front = r[r["rank"] == 0]
-    eps = resolution_tolerance(f.summary or {})
-    told = representatives(front[["delta", "rho"]].to_numpy(float), eps) if eps is not None else None
+    lost, scale, fid = units(f)
+    eps = resolution_tolerance(f.summary or {})  # in the trace's units, which `delta_trace`, `rho_trace` keep
+    trace = front[["delta_trace", "rho_trace"]] if "delta_trace" in front else front[["delta", "rho"]]
+    told = representatives(trace.to_numpy(float), eps) if eps is not None else None
     within = np.zeros(len(front), bool) if told is None else ~told
     key = "".join(
-        f"<li{WITHIN if w else ''}>{escape(str(row[COLUMN]))} "
-        f"<span class='note'>δ {row['delta']:.3f} · ρ {row['rho']:.3f}{' · within the resolution' if w else ''}</span></li>"
+        f"<li{WITHIN if w else ''}>{escape(str(row[COLUMN]))} <span class='note'>"
+        f"{escape(values_text(f, row['delta'], row['rho']))}{' · within the resolution' if w else ''}</span></li>"
         for w, (_, row) in zip(within, front.iterrows())
     )
     resolution = ""
     if told is not None:
         s = f.summary
         resolution = (
-            f"<p>At the measurement's resolution, ± {s['epsilon']:.3f} of accuracy (the "
+            f"<p>At the measurement's resolution, ± {100 * float(s['epsilon']):.1f} accuracy points (the "
             f"{float(s['epsilon_confidence']):.0%} interval half-width of an accuracy on "
             f"{int(s['epsilon_inputs']):,} inputs; the error bars), <b>{int(told.sum())} of the {len(told)} "
             "front members are told apart</b>. Each of the others (hollow, marked in the list) hurts the model "
@@ -180,14 +198,21 @@ def front_section(f: Facts) -> str:
             "set of the same size could reorder them.</p>"
         )
     cols = [c for c in [COLUMN, "rank", "delta", "rho", "proposal", "crowding"] if c in r.columns]
-    shown = r[cols].head(MAX_ROWS).rename(columns={"delta": "δ (accuracy lost)", "rho": f"ρ ({f.rho_label})"})
-    numeric = {"rank", "δ (accuracy lost)", f"ρ ({f.rho_label})", "proposal", "crowding"}
+    shown = (
+        r[cols]
+        .head(MAX_ROWS)
+        .assign(delta=scale * r["delta"].head(MAX_ROWS))
+        .rename(columns={"delta": lost, "rho": fid})
+    )
+    numeric = {"rank", lost, fid, "proposal", "crowding"}
     more = (
         f"<p class='note'>The first {MAX_ROWS} of {len(r):,} rows; ranked.csv holds them all.</p>"
         if len(r) > MAX_ROWS
         else ""
     )
-    front_png = figures.front_figure(r, f.rho_label, None if eps is None else float(eps[0]), told)
+    error = None if eps is None else float(f.summary["epsilon"]) if f.absolute else float(eps[0])
+    front_png = figures.front_figure(r, f.rho_label, error, told, scale, lost)
+    long = len(front) > figures.MAX_LABELS
     return "\n".join(
         [
             '<h2 id="front">Measured front: the worst damage at each level of fidelity</h2>',
@@ -197,10 +222,15 @@ def front_section(f: Facts) -> str:
             *([resolution] if resolution else []),
             f'<div style="display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start">'
             f'<img class="fig" alt="measured front" src="{front_png}">'
-            f'<ol class="key">{key}</ol></div>',
-            "<h3>Ranked list (Pareto rank, then crowding distance; click a heading to sort)</h3>",
+            + ("</div>" if long else f'<ol class="key">{key}</ol></div>'),
+            f"<details><summary>All {len(front):,} front members, numbered as on the plot</summary>"
+            f'<ol class="key">{key}</ol></details>'
+            if long
+            else "",
+            "<details><summary>Ranked list (Pareto rank, then crowding distance; click a heading to sort)</summary>",
             table(shown, numeric=numeric, scroll=True),
             more,
+            "</details>",
         ]
     )
 
@@ -274,7 +304,7 @@ def inputs_section(f: Facts, names: dict) -> str:
         "other changed predictions.</p>",
     ]
     for s in f.shown:
-        extra = f" · δ {s.delta:.3f} · ρ {s.rho:.3f}" if s.delta is not None else ""
+        extra = f" · {values_text(f, s.delta, s.rho)}" if s.delta is not None else ""
         out.append(f"<h3>{escape(s.name)} <span class='tag'>{escape(s.why)}</span></h3>")
         out.append(
             f"<p>Accuracy {pct(s.accuracy)} (clean {pct(s.clean_accuracy)}); <b>{s.flipped:,} of {s.inputs:,}</b> "

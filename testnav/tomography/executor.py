@@ -142,7 +142,7 @@ class LiveExecutor:
         n_batches = -(-len(self.loaded.labels) // self.rule.batch)
         tests = np.asarray(tests, dtype=np.int64)
         full = len(tests) * len(self.loaded.labels)
-        with bar(total=len(tests), desc=desc, unit="test", disable=not progress) as pbar:
+        with bar(total=len(tests), desc=desc, unit="test", progress=progress) as pbar:
             for t in tests:
                 theta = tuple(int(v) for v in lattice.theta(t))
                 seen, estimates = [], []

@@ -115,7 +115,7 @@ class Query:
             return int(m.group(1)) - 1
         raise UserError(
             f"query error at {at}: unknown family {name!r} in {self.text!r} "
-            f"(valid: {', '.join(self.names)}, p1..p{len(self.names)}, q)"
+            f"(valid: {', '.join(self.names)}; q for the input quality)"
         )
 
     # --- evaluation --------------------------------------------------------------------

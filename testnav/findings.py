@@ -1,0 +1,682 @@
+"""`Findings`: what breaks a model, read off the configurations measured on it (`Tester.scan()`).
+
+From the per-input outcomes and the fidelity of every measured configuration (the whole lattice,
+or what a search measured) it derives three tables, each in the families' own words:
+
+* `families`: each family alone, at every tested severity: accuracy with its Wilson interval
+  (testnav/core/intervals.py), the accuracy points lost, and `breaks`, the first severity whose
+  loss exceeds the resolution (the widest half-width of an accuracy's interval on these N inputs);
+* `interactions`: the configurations of two or more families whose accuracy is below what the
+  families alone predict if their failures were independent (TestifAI's relative product,
+  testnav/tomography/independence.py), ranked by that excess, in accuracy points, with the χ²
+  evidence of the configuration (1 degree of freedom, Holm-adjusted over every configuration
+  tested) and of its families over every level pair measured;
+* `failure_modes`: a short list of *minimal* configurations ranked by the accuracy they cost:
+  none has a sub-configuration (fewer families, or lower levels) that already does at least
+  `MINIMAL_SHARE` (90 %) of its damage, each costs more than the resolution, and each keeps its
+  inputs recognisable (fidelity on the metric's own scale at or above `fidelity_floor`).
+
+Losses shown to a person are absolute, in accuracy points (100 × (clean − perturbed)); accuracies
+are fractions in [0, 1]; fidelity is the metric's raw value on its own scale (named in
+`fidelity_scale`). `save(path)` writes everything a later comparison needs: the per-input
+outcomes of every measured configuration, the families, levels and severities, and digests of
+the model and data; `Findings.load(path)` reads it back.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .core.cache import atomic_path, write_json_atomic
+from .core.intervals import binomial, half_width
+from .core.lattice import Lattice
+from .core.naming import config_name
+from .errors import UserError
+
+MINIMAL_SHARE = 0.9  # a sub-configuration doing this share of a configuration's damage makes it not minimal
+FAILURE_MODES = 5
+ALPHA = 0.05
+# the fidelity below which inputs count as destroyed rather than perturbed ("auto"), on each metric's scale
+FLOORS = {"ssim": 0.25, "chrf": 40.0, "bertf1": 0.8}
+SCALES = {
+    "ssim": "SSIM, 0 to 1, 1 = identical",
+    "chrf": "chrF, 0 to 100, 100 = identical",
+    "bertf1": "BERT-F1, 0 to 1, 1 = identical",
+    "kid": "KID, 0 = same distribution, lower is closer",
+}
+FORMAT = 1  # the layout `save` writes; `load` refuses another
+
+
+def points(x) -> float:
+    """A share of inputs as accuracy points."""
+    return 100.0 * float(x)
+
+
+def pct(x) -> str:
+    return "—" if x is None or not np.isfinite(x) else f"{100 * float(x):.1f} %"
+
+
+def interval(low, high) -> str:
+    return f"[{100 * float(low):.1f}, {100 * float(high):.1f}]"
+
+
+def p_text(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p {p:.2g}"
+
+
+@dataclass
+class Measured:
+    """What was measured: lattice indices (θ = 0 among them), each one's per-input outcomes
+    (M, N) and raw fidelity (NaN where not computed)."""
+
+    lattice: Lattice
+    index: np.ndarray
+    correct: np.ndarray
+    fidelity: np.ndarray
+
+    def __post_init__(self):
+        order = np.argsort(self.index, kind="stable")
+        self.index = np.asarray(self.index, np.int64)[order]
+        self.correct = np.asarray(self.correct, bool)[order]
+        self.fidelity = np.asarray(self.fidelity, float)[order]
+        if not len(self.index) or self.index[0] != 0:
+            raise UserError("findings need the clean configuration (θ = 0) among those measured")
+
+    @classmethod
+    def from_table(cls, table: pd.DataFrame, lattice: Lattice, fidelity: str | None) -> "Measured":
+        """From a ground-truth table (or a live run's outcomes): t1..tn, `correct`, and the fidelity column."""
+        cols = [f"t{i + 1}" for i in range(lattice.n)]
+        index = lattice.index(table[cols].to_numpy(np.int64))
+        correct = np.stack(table["correct"].to_numpy()).astype(bool)
+        fid = table[fidelity].to_numpy(float) if fidelity and fidelity in table else np.full(len(table), np.nan)
+        return cls(lattice, np.atleast_1d(index), correct, fid)
+
+    @classmethod
+    def from_oracle(cls, oracle) -> "Measured":
+        """Everything a live oracle has measured (its memo and per-input outcomes)."""
+        index = np.array(sorted(oracle.outcomes), np.int64)
+        correct = np.stack([oracle.outcomes[int(i)] for i in index])
+        fid = np.array([oracle.memo[int(i)].get(oracle.rho_column, np.nan) for i in index], float)
+        return cls(oracle.lattice, index, correct, fid)
+
+    @property
+    def n(self) -> int:
+        return int(self.correct.shape[1])
+
+    @property
+    def accuracy(self) -> np.ndarray:
+        return self.correct.mean(axis=1)
+
+    def accuracy_of(self) -> dict:
+        return {int(i): float(a) for i, a in zip(self.index, self.accuracy)}
+
+
+@dataclass
+class FamilyInfo:
+    """A family as the findings name it: its levels' labels and the table entries they test."""
+
+    name: str
+    labels: list  # level 0..ℓ−1 ("identity", "σ 0.4", …)
+    severities: list  # table entry of level 1..ℓ−1
+    table_size: int
+
+    def range_text(self) -> str:
+        tested = ", ".join(map(str, self.severities))
+        return f"severities {tested} of 1–{self.table_size}"
+
+    @classmethod
+    def of(cls, family, levels: int) -> "FamilyInfo":
+        from .families.severities import severity_of, table_size
+
+        return cls(
+            family.name,
+            [family.level_label(k) for k in range(levels)],
+            [severity_of(family, k) for k in range(1, levels)],
+            table_size(family),
+        )
+
+
+def family_curves(measured: Measured, infos, confidence: float, resolution: float) -> pd.DataFrame:
+    """One row per family and tested level ≥ 1 (measured ones): accuracy, its interval, points lost,
+    and `breaks` on the first level whose loss exceeds the resolution."""
+    lat, acc = measured.lattice, measured.accuracy_of()
+    clean = acc[0]
+    rows = []
+    for i, info in enumerate(infos):
+        broke = False
+        for level in range(1, lat.levels):
+            theta = np.zeros(lat.n, np.int64)
+            theta[i] = level
+            a = acc.get(int(lat.index(theta)))
+            if a is None:
+                continue
+            low, high = binomial(round(a * measured.n), measured.n, confidence)
+            lost = points(clean - a)
+            breaks = not broke and clean - a > resolution
+            broke = broke or breaks
+            rows.append(
+                {
+                    "family": info.name,
+                    "level": level,
+                    "severity": info.severities[level - 1],
+                    "parameter": info.labels[level],
+                    "accuracy": a,
+                    "accuracy_low": float(low),
+                    "accuracy_high": float(high),
+                    "lost_points": lost,
+                    "breaks": breaks,
+                }
+            )
+    cols = ["family", "level", "severity", "parameter", "accuracy", "accuracy_low", "accuracy_high"]
+    return pd.DataFrame(rows, columns=cols + ["lost_points", "breaks"])
+
+
+def interaction_table(measured: Measured, families, alpha: float = ALPHA) -> pd.DataFrame:
+    """Every measured configuration of two or more families whose members alone were measured:
+    observed accuracy against the independence product, the excess loss in points, the χ² of the
+    configuration (1 dof; Holm-adjusted over all of them) and of its families' group; only those
+    whose joint loss exceeds the product, largest excess first."""
+    from scipy.stats import chi2 as chi2_dist
+    from statsmodels.stats.multitest import multipletests
+
+    from .tomography.independence import first_order_product
+
+    lat, r, n = measured.lattice, measured.accuracy_of(), measured.n
+    names = [f.name for f in families]
+    # a family alone that leaves accuracy above the clean one predicts no gain in combination:
+    # the independence product of losses, each alone at least 0
+    capped = {i: min(v, r[0]) if lat.order_of(i) == 1 else v for i, v in r.items()}
+    rows = []
+    for idx in measured.index:
+        theta = lat.theta(int(idx))
+        active = np.flatnonzero(theta)
+        if len(active) < 2:
+            continue
+        singles = []
+        for i in active:
+            one = np.zeros(lat.n, np.int64)
+            one[i] = theta[i]
+            singles.append(r.get(int(lat.index(one))))
+        if any(s is None for s in singles):
+            continue
+        expected = first_order_product(lat, capped, theta, relative=True)
+        observed = r[int(idx)]
+        e = float(np.clip(expected, 0.5 / n, 1 - 0.5 / n))
+        stat = (observed - e) ** 2 / (e * (1 - e) / n)
+        rows.append(
+            {
+                **{f"t{k + 1}": int(t) for k, t in enumerate(theta)},
+                "configuration": config_name(theta, families),
+                "families": " + ".join(names[i] for i in active),
+                "order": len(active),
+                "accuracy": observed,
+                "expected": expected,
+                "excess_points": points(expected - observed),
+                "alone_points": max(points(max(r[0] - s, 0.0)) for s in singles),
+                "chi2": stat,
+                "p_value": float(chi2_dist.sf(stat, 1)),
+                "_members": tuple(int(i) for i in active),
+            }
+        )
+    cols = [f"t{k + 1}" for k in range(lat.n)] + ["configuration", "families", "order", "accuracy", "expected"]
+    cols += ["excess_points", "alone_points", "chi2", "p_value", "p_adjusted", "significant", "minimal"]
+    cols += ["group_chi2", "group_dof", "group_p_value"]
+    if not rows:
+        return pd.DataFrame(columns=cols)
+    df = pd.DataFrame(rows)
+    df["p_adjusted"] = multipletests(df["p_value"].to_numpy(), alpha=alpha, method="holm")[1]
+    df["significant"] = df["p_adjusted"] < alpha
+    # TestifAI's χ² of the families as a group: the same terms summed over every level combination
+    # measured (for a pair, testnav.tomography.independence.chi2_pairs' statistic)
+    grouped = df.groupby("_members")["chi2"]
+    df["group_chi2"] = grouped.transform("sum")
+    df["group_dof"] = grouped.transform("size")
+    df["group_p_value"] = chi2_dist.sf(df["group_chi2"], df["group_dof"])
+    # minimal: no measured sub-configuration of two or more families already has 90 % of its excess
+    excess = np.full(lat.size, np.nan)
+    excess[lat.index(df[[f"t{k + 1}" for k in range(lat.n)]].to_numpy(np.int64))] = df["excess_points"].to_numpy()
+    df["minimal"] = minimal_mask(lat, excess)[lat.index(df[[f"t{k + 1}" for k in range(lat.n)]].to_numpy(np.int64))]
+    df = df[df["excess_points"] > 0].sort_values(["excess_points", "p_value"], ascending=[False, True], kind="stable")
+    return df[cols].reset_index(drop=True)
+
+
+def strongest_sub(lattice: Lattice, theta, damage: dict) -> tuple[tuple | None, float]:
+    """The measured sub-configuration of θ (each level ≤ θ's, not θ itself) with the largest damage."""
+    from itertools import product
+
+    best, best_d = None, -np.inf
+    for sub in product(*(range(t + 1) for t in theta)):
+        if sub == tuple(theta):
+            continue
+        d = damage.get(int(lattice.index(np.array(sub, np.int64))))
+        if d is not None and d > best_d:
+            best, best_d = sub, d
+    return best, float(best_d)
+
+
+def minimal_mask(lattice: Lattice, damage_full: np.ndarray) -> np.ndarray:
+    """Per lattice index: no measured sub-configuration does MINIMAL_SHARE of its damage. `damage_full`
+    is (|Θ|,), NaN where not measured. The largest damage over each θ's down-set is a cumulative
+    maximum along every family's axis; the strict down-set's is the largest over θ − e_i."""
+    d = np.where(np.isfinite(damage_full), damage_full, -np.inf).reshape((lattice.levels,) * lattice.n)
+    upto = d.copy()
+    for axis in range(lattice.n):
+        upto = np.maximum.accumulate(upto, axis=axis)
+    strict = np.full(d.shape, -np.inf)
+    for axis in range(lattice.n):
+        shifted = np.full(d.shape, -np.inf)
+        src = [slice(None)] * lattice.n
+        dst = [slice(None)] * lattice.n
+        src[axis], dst[axis] = slice(0, -1), slice(1, None)
+        shifted[tuple(dst)] = upto[tuple(src)]
+        strict = np.maximum(strict, shifted)
+    return (strict < MINIMAL_SHARE * d).ravel()
+
+
+def passes_floor(fidelity: np.ndarray, floor, higher_is_better: bool) -> np.ndarray:
+    f = np.asarray(fidelity, float)
+    if floor is None:
+        return np.ones(len(f), bool)
+    ok = f >= floor if higher_is_better else f <= floor
+    return ok | ~np.isfinite(f)
+
+
+def failure_mode_table(
+    measured: Measured,
+    families,
+    confidence: float,
+    resolution: float,
+    floor,
+    higher_is_better: bool,
+    k: int = FAILURE_MODES,
+    examples: int = 8,
+) -> pd.DataFrame:
+    """The k minimal configurations above the fidelity floor that cost the most accuracy."""
+    lat = measured.lattice
+    acc = measured.accuracy
+    damage = acc[0] - acc
+    full = np.full(lat.size, np.nan)
+    full[measured.index] = damage
+    minimal = minimal_mask(lat, full)[measured.index]
+    ok = (measured.index > 0) & (damage > resolution) & minimal
+    ok &= passes_floor(measured.fidelity, floor, higher_is_better)
+    chosen = np.flatnonzero(ok)
+    chosen = chosen[np.lexsort((measured.index[chosen], -damage[chosen]))][:k]
+    by_index = {int(i): float(d) for i, d in zip(measured.index, damage)}
+    clean = measured.correct[0]
+    rows = []
+    for rank, m in enumerate(chosen, 1):
+        theta = lat.theta(int(measured.index[m]))
+        low, high = binomial(int(measured.correct[m].sum()), measured.n, confidence)
+        sub, sub_d = strongest_sub(lat, tuple(int(t) for t in theta), by_index)
+        flipped = np.flatnonzero(clean & ~measured.correct[m])
+        rows.append(
+            {
+                "rank": rank,
+                **{f"t{i + 1}": int(t) for i, t in enumerate(theta)},
+                "configuration": config_name(theta, families),
+                "order": int(np.count_nonzero(theta)),
+                "accuracy": float(acc[m]),
+                "accuracy_low": float(low),
+                "accuracy_high": float(high),
+                "lost_points": points(damage[m]),
+                "fidelity": float(measured.fidelity[m]),
+                "largest_part": config_name(sub, families) if sub is not None else "",
+                "largest_part_points": points(max(sub_d, 0.0)) if sub is not None else 0.0,
+                "flipped": int(len(flipped)),
+                "examples": [int(i) for i in flipped[:examples]],
+            }
+        )
+    cols = ["rank", *[f"t{i + 1}" for i in range(lat.n)], "configuration", "order", "accuracy", "accuracy_low"]
+    cols += ["accuracy_high", "lost_points", "fidelity", "largest_part", "largest_part_points", "flipped", "examples"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def configuration_table(measured: Measured, families, confidence: float) -> pd.DataFrame:
+    """One row per measured configuration: levels, name, accuracy with its interval, points lost,
+    fidelity and the per-input outcomes."""
+    lat = measured.lattice
+    theta = lat.theta(measured.index)
+    df = pd.DataFrame(theta, columns=[f"t{i + 1}" for i in range(lat.n)])
+    df.insert(lat.n, "configuration", [config_name(t, families) for t in theta])
+    df["order"] = (theta > 0).sum(axis=1)
+    acc = measured.accuracy
+    low, high = binomial(measured.correct.sum(axis=1), measured.n, confidence)
+    df["accuracy"], df["accuracy_low"], df["accuracy_high"] = acc, low, high
+    df["lost_points"] = 100.0 * (acc[0] - acc)
+    df["fidelity"] = measured.fidelity
+    df["correct"] = [row.tolist() for row in measured.correct]
+    return df
+
+
+@dataclass
+class Findings:
+    """What breaks the model: `families`, `interactions` and `failure_modes` (DataFrames, described in
+    the module's docstring), `configurations` (every measured one, with per-input outcomes), the clean
+    accuracy and its interval (`clean`), how they were measured (`method`), and the settings that
+    shaped them. `print(findings)` is a one-screen summary; `report(path)` the full page; `save(path)`
+    a directory a later run can be compared with."""
+
+    model: str
+    families: pd.DataFrame
+    interactions: pd.DataFrame
+    failure_modes: pd.DataFrame
+    configurations: pd.DataFrame
+    family_info: list
+    levels: int
+    clean: dict
+    confidence: float
+    resolution: float
+    fidelity: dict
+    method: dict
+    digests: dict = field(default_factory=dict)
+    data: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
+    examples: dict = field(default_factory=dict, repr=False)  # failure mode → its inputs (Inputs.examples)
+    run: object = field(default=None, repr=False)  # the search behind them, if one ran
+    footer: str = "findings.report('report.html') draws them with the inputs; findings.save(dir) keeps them."
+    _tester: object = field(default=None, repr=False)
+
+    # --- sentences -------------------------------------------------------------------------
+    def clean_sentence(self) -> str:
+        c = self.clean
+        return (
+            f"Clean accuracy {pct(c['accuracy'])} {interval(c['low'], c['high'])} on {c['n']:,} inputs "
+            f"({self.confidence:.0%} Wilson interval; two accuracies closer than ±{points(self.resolution):.1f} "
+            "points cannot be told apart here)."
+        )
+
+    def worst_family(self) -> dict | None:
+        if not len(self.families):
+            return None
+        row = self.families.loc[self.families["lost_points"].idxmax()]
+        info = next(f for f in self.family_info if f.name == row["family"])
+        breaks = self.families[(self.families["family"] == row["family"]) & self.families["breaks"]]
+        return {"row": row, "info": info, "breaks": breaks.iloc[0] if len(breaks) else None}
+
+    def worst_family_sentence(self) -> str:
+        w = self.worst_family()
+        if w is None:
+            return ""
+        row, info = w["row"], w["info"]
+        if row["lost_points"] <= points(self.resolution):
+            return (
+                f"No family alone costs more than the resolution (±{points(self.resolution):.1f} points) at any "
+                "tested severity."
+            )
+        text = (
+            f"Worst family alone: {row['family']}, {pct(row['accuracy'])} "
+            f"{interval(row['accuracy_low'], row['accuracy_high'])} at severity {row['severity']} of "
+            f"{info.table_size} ({row['parameter']}), {row['lost_points']:.1f} points lost"
+        )
+        b = w["breaks"]
+        if b is not None and b["severity"] != row["severity"]:
+            text += f"; it first costs more than the resolution at severity {b['severity']} ({b['parameter']})"
+        return text + "."
+
+    def strongest_interaction(self) -> pd.Series | None:
+        df = self.interactions
+        if not len(df):
+            return None
+        sig = df[df["significant"] & df["minimal"]]
+        return sig.iloc[0] if len(sig) else None
+
+    def interaction_sentence(self) -> str:
+        row = self.strongest_interaction()
+        if row is None:
+            tested = "pairs" if self.method.get("pairs", True) else "configurations"
+            return f"No combination of families costs more than the families alone predict (χ², Holm-adjusted, over the measured {tested})."
+        parts = row["configuration"].split(" · ")
+        name = " with ".join(parts) if len(parts) == 2 else f"{', '.join(parts[:-1])} and {parts[-1]} together"
+        alone = row["alone_points"]
+        each = (
+            f"though each alone costs at most {alone:.1f} points"
+            if alone < row["excess_points"]
+            else f"the families alone cost up to {alone:.1f} points"
+        )
+        return (
+            f"Strongest interaction: {name}: {pct(row['accuracy'])}, {each}; independent failures would leave "
+            f"{pct(row['expected'])}, so the combination costs {row['excess_points']:.1f} points more "
+            f"(χ² {p_text(row['p_adjusted'])}, Holm-adjusted)."
+        )
+
+    def method_sentence(self) -> str:
+        m = self.method
+        if m["how"] == "lattice":
+            why = (
+                f" (projected at most {seconds_text(m['projected_seconds'])}, within the budget of "
+                f"{seconds_text(m['budget_seconds'])})"
+                if m.get("projected_seconds") is not None
+                else " (read from the cached ground truth)"
+                if m.get("cached")
+                else ""
+            )
+            return f"Measured all {m['size']:,} configurations{why}, so every number here is measured."
+        if m["how"] == "run":
+            return (
+                f"The run measured {m['run_measured']:,} of the {m['size']:,} configurations; the clean set, each "
+                f"family alone and the failure modes' sub-configurations were completed for this report "
+                f"({m['measured']:,} measured in all); pairs and higher orders only where the search went."
+            )
+        text = (
+            f"Measuring all {m['size']:,} configurations was projected at {seconds_text(m['projected_seconds'])}, "
+            f"beyond the budget of {seconds_text(m['budget_seconds'])}: TomoNav measured {m['measured']:,} of them"
+        )
+        if m.get("p_good") is not None:
+            text += (
+                f" and stopped with p_good {m['p_good']:.2f}, the chance that no unmeasured configuration beats its "
+                f"front by more than {points(m.get('epsilon') or 0.01):.1f} accuracy points"
+            )
+        return text + "; the families alone and in pairs are all measured, higher orders only where the search went."
+
+    def floor_text(self) -> str:
+        f = self.fidelity
+        if f.get("floor") is None:
+            return f"no fidelity floor ({f['name']})"
+        op = "≥" if f.get("higher_is_better", True) else "≤"
+        return f"{f['name']} {op} {f['floor']:g} ({f['scale']})"
+
+    def __str__(self) -> str:
+        lines = [
+            f"What breaks {self.model}? {self.clean['n']:,} inputs, {len(self.family_info)} families × "
+            f"{self.levels} levels ({self.method['size']:,} configurations), fidelity {self.fidelity['name']}",
+            "  " + self.method_sentence(),
+            self.clean_sentence(),
+        ]
+        for s in (self.worst_family_sentence(), self.interaction_sentence()):
+            if s:
+                lines.append(s)
+        lines.append("Families alone (accuracy at each tested severity; * = first beyond the resolution):")
+        for info in self.family_info:
+            rows = self.families[self.families["family"] == info.name]
+            cells = [
+                f"{r['parameter']}: {100 * r['accuracy']:.1f}{'*' if r['breaks'] else ''}" for _, r in rows.iterrows()
+            ]
+            lines.append(f"  {info.name:<14} {'  '.join(cells)}   ({info.range_text()})")
+        top = self.interactions
+        top = top[top["significant"] & top["minimal"]] if len(top) else top
+        shown = top.head(3)
+        if len(shown):
+            lines.append(
+                f"Interactions beyond independence ({len(shown)} of {len(top)} significant and minimal, largest first):"
+            )
+            for _, r in shown.iterrows():
+                lines.append(
+                    f"  {r['configuration']}: {pct(r['accuracy'])}, expected {pct(r['expected'])} "
+                    f"(+{r['excess_points']:.1f} points, {p_text(r['p_adjusted'])})"
+                )
+        fm = self.failure_modes
+        lines.append(f"Failure modes (minimal configurations, {self.floor_text()}; {len(fm)} shown):")
+        for _, r in fm.iterrows():
+            lines.append(
+                f"  {r['rank']}. {r['configuration']}: {pct(r['accuracy'])} ({r['lost_points']:.1f} points lost), "
+                f"{self.fidelity['name']} {r['fidelity']:.2f}, {r['flipped']:,} inputs flipped"
+            )
+        if not len(fm):
+            lines.append("  none: no configuration above the floor costs more than the resolution")
+        if self.footer:
+            lines.append(self.footer)
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:  # a notebook shows the summary as text, not the dataclass
+        from html import escape
+
+        return f"<pre>{escape(str(self))}</pre>"
+
+    # --- files -----------------------------------------------------------------------------
+    def report(self, path="report.html", k: int = 6) -> Path:
+        """Write the practitioner's report (one self-contained file; `k` inputs per failure mode) and
+        return its path."""
+        from .report.scan import write_findings
+
+        return write_findings(path, self, k)
+
+    def save(self, path) -> Path:
+        """A directory: findings.json (settings, clean accuracy, how measured, digests), configurations.parquet
+        (every measured configuration with per-input outcomes), families.csv, interactions.csv and
+        failure_modes.csv."""
+        out = Path(path)
+        out.mkdir(parents=True, exist_ok=True)
+        with atomic_path(out / "configurations.parquet") as tmp:
+            self.configurations.to_parquet(tmp, index=False)
+        for name in ("families", "interactions", "failure_modes"):
+            df = getattr(self, name).copy()
+            if "examples" in df:
+                df["examples"] = [" ".join(map(str, e)) for e in df["examples"]]
+            with atomic_path(out / f"{name}.csv") as tmp:
+                df.to_csv(tmp, index=False)
+        meta = {
+            "format": FORMAT,
+            "model": self.model,
+            "families": [vars(f) for f in self.family_info],
+            "levels": self.levels,
+            "clean": self.clean,
+            "confidence": self.confidence,
+            "resolution": self.resolution,
+            "fidelity": self.fidelity,
+            "method": self.method,
+            "digests": self.digests,
+            "data": self.data,
+            "notes": self.notes,
+        }
+        write_json_atomic(out / "findings.json", json_safe(meta))
+        return out
+
+    @classmethod
+    def load(cls, path) -> "Findings":
+        """Findings as `save` wrote them (without the example inputs and the search run)."""
+        out = Path(path)
+        meta_path = out / "findings.json"
+        if not meta_path.exists():
+            raise UserError(f"{out}: no findings.json here (a directory that Findings.save wrote)")
+        meta = json.loads(meta_path.read_text())
+        if meta.get("format") != FORMAT:
+            raise UserError(f"{out}: findings format {meta.get('format')} (this testnav reads {FORMAT})")
+        frames = {n: pd.read_csv(out / f"{n}.csv") for n in ("families", "interactions", "failure_modes")}
+        fm = frames["failure_modes"]
+        if "examples" in fm:
+            fm["examples"] = [[int(v) for v in str(e).split()] if isinstance(e, str) else [] for e in fm["examples"]]
+        return cls(
+            model=meta["model"],
+            families=frames["families"],
+            interactions=frames["interactions"],
+            failure_modes=fm,
+            configurations=pd.read_parquet(out / "configurations.parquet"),
+            family_info=[FamilyInfo(**f) for f in meta["families"]],
+            levels=meta["levels"],
+            clean=meta["clean"],
+            confidence=meta["confidence"],
+            resolution=meta["resolution"],
+            fidelity=meta["fidelity"],
+            method=meta["method"],
+            digests=meta.get("digests", {}),
+            data=meta.get("data", {}),
+            notes=meta.get("notes", []),
+        )
+
+
+def seconds_text(s) -> str:
+    if s is None:
+        return "—"
+    s = float(s)
+    return f"{s:.0f} s" if s < 90 else f"{s / 60:.0f} min" if s < 5400 else f"{s / 3600:.1f} h"
+
+
+def json_safe(x):
+    if isinstance(x, dict):
+        return {str(k): json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_safe(v) for v in x]
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating, float)):
+        return None if not math.isfinite(float(x)) else float(x)
+    if isinstance(x, np.bool_):
+        return bool(x)
+    return x
+
+
+def fidelity_settings(name: str, floor, higher_is_better: bool) -> dict:
+    """The fidelity metric as the findings state it: its name, scale, direction and floor."""
+    if isinstance(floor, str):
+        if floor != "auto":
+            raise UserError(f"fidelity_floor={floor!r}: a number on {name}'s scale, None for no floor, or 'auto'")
+        floor = FLOORS.get(name)
+    elif floor is not None and (
+        isinstance(floor, bool) or not isinstance(floor, (int, float)) or not math.isfinite(floor)
+    ):
+        raise UserError(
+            f"fidelity_floor={floor!r}: a number on {name}'s scale ({SCALES.get(name, name)}), None or 'auto'"
+        )
+    return {
+        "name": name,
+        "scale": SCALES.get(name, name),
+        "higher_is_better": bool(higher_is_better),
+        "floor": None if floor is None else float(floor),
+    }
+
+
+def build(
+    measured: Measured,
+    families,
+    model: str,
+    confidence: float,
+    fidelity: dict,
+    method: dict,
+    failure_modes: int = FAILURE_MODES,
+    digests: dict | None = None,
+    data: dict | None = None,
+) -> Findings:
+    """The findings of `measured` (families: the benchmark's Family objects, in lattice order)."""
+    lat = measured.lattice
+    infos = [FamilyInfo.of(f, lat.levels) for f in families]
+    resolution = half_width(measured.n, confidence)
+    c = int(measured.correct[0].sum())
+    low, high = binomial(c, measured.n, confidence)
+    clean = {"accuracy": c / measured.n, "low": float(low), "high": float(high), "n": measured.n}
+    return Findings(
+        model=model,
+        families=family_curves(measured, infos, confidence, resolution),
+        interactions=interaction_table(measured, families),
+        failure_modes=failure_mode_table(
+            measured, families, confidence, resolution, fidelity["floor"], fidelity["higher_is_better"], failure_modes
+        ),
+        configurations=configuration_table(measured, families, confidence),
+        family_info=infos,
+        levels=lat.levels,
+        clean=clean,
+        confidence=confidence,
+        resolution=resolution,
+        fidelity=fidelity,
+        method={**method, "size": lat.size, "measured": int(len(measured.index))},
+        digests=digests or {},
+        data=data or {},
+    )
