@@ -31,6 +31,9 @@ Writes results/bench.md and results/bench.json. Sections:
  15. the ground truth stage by stage (mnist5k, 6⁴ sample chunks): the walk, the model's forward, the
      coverage signals' float64 pass, and each metric and signal, in ms per configuration, so that
      two hosts' benches show where one loses
+ 16. versions compared: `Tester.compare` of an identical copy of scripts/verdict_models.py's digits CNN
+     against a certified live run of it (nsga2, seed 0, stop_at 0.95), its evaluations and time
+     against a fresh certified run of the copy, timed in pairs (which side first alternating)
 Repeated timings are interleaved (A, B, A, B, …) and reported as median and spread, so a
 noisy shared machine skews both sides alike.
 
@@ -760,6 +763,51 @@ def section_gate(table: Path | None = None) -> dict:
     }
 
 
+def section_compare(quick: bool) -> dict:
+    """The evaluations and time of a comparison (Tester.compare of an identical copy against the
+    release's certified live run) ÷ those of a fresh certified run of the copy, on the digits CNN of
+    scripts/compare_study.py (625 configurations, 500 digits). Each round builds fresh Testers (empty
+    caches: no ground truth to reuse) and times both sides, which first alternating."""
+    import copy
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import compare_study
+
+    rounds = 1 if quick else 2
+    cnn = compare_study.cnn(ROOT / "results" / "cache")
+    pairs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        release, _ = compare_study.certified(compare_study.tester(copy.deepcopy(cnn), "mnist_cnn", f"{tmp}/r"))
+        for r in range(rounds):
+
+            def fresh(r=r):
+                t = compare_study.tester(copy.deepcopy(cnn), "mnist_cnn", f"{tmp}/f{r}")
+                rec, seconds = compare_study.certified(t)
+                return len(rec) - 1, seconds
+
+            def comparison(r=r):
+                t0 = time.perf_counter()
+                c = compare_study.tester(copy.deepcopy(cnn), "mnist_cnn", f"{tmp}/c{r}").compare(release)
+                assert c.regressions.empty, "an identical copy regressed"
+                return c.evaluations, time.perf_counter() - t0
+
+            sides = [fresh, comparison] if r % 2 == 0 else [comparison, fresh]
+            got = {f.__name__: f() for f in sides}
+            pairs.append(got)
+    ev_c, ev_f = pairs[0]["comparison"][0], pairs[0]["fresh"][0]
+    return {
+        "lattice": 625,
+        "release_evaluations": len(release) - 1,
+        "comparison_evaluations": ev_c,
+        "fresh_evaluations": ev_f,
+        "evaluations_ratio": ev_c / ev_f,
+        "comparison_seconds": statistics.median(p["comparison"][1] for p in pairs),
+        "fresh_seconds": statistics.median(p["fresh"][1] for p in pairs),
+        "seconds_ratio": statistics.median(p["comparison"][1] / p["fresh"][1] for p in pairs),
+        "rounds": rounds,
+    }
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller batches (for a smoke run)")
@@ -785,6 +833,7 @@ def main(argv=None):
             "groundtruth_bound": lambda: section_groundtruth_bound(args.quick),
             "families": lambda: section_families(args.quick),
             "gate": section_gate,
+            "compare": lambda: section_compare(args.quick),
         }
         for name in args.only:
             report[name] = parts[name]()
@@ -836,6 +885,7 @@ def main(argv=None):
     report["first_run"] = section_first_run()
     report["live"] = section_live(args.quick)
     report["stages"] = section_stages(args.quick)
+    report["compare"] = section_compare(args.quick)
     return write(report, out)
 
 
@@ -908,6 +958,15 @@ def render(r: dict) -> str:
             f"median {gv['sampled_median']:.0f} unmeasured tests measured ({gv['sampled_share_median']:.0%} of the "
             f"query's), {gv['inferences_share_median']:.1%} of the inferences of measuring them all, "
             f"{gv['seconds_median'] * 1000:.0f} ms per gate |"
+        )
+    cv = r.get("compare")
+    if cv:
+        lines.append(
+            f"| versions compared: an identical copy of the digits CNN ({cv['lattice']} configurations) against "
+            f"the release's certified run, ÷ a fresh certified run of the copy | evaluations {cv['comparison_evaluations']} "
+            f"/ {cv['fresh_evaluations']} = {cv['evaluations_ratio']:.0%}; time {cv['comparison_seconds']:.0f} s / "
+            f"{cv['fresh_seconds']:.0f} s = {cv['seconds_ratio']:.0%} (median of {cv['rounds']}; target ≤ 25 % of "
+            "the evaluations, which needs the warm start) |"
         )
     lines += [
         f"| peak RSS: `python run.py` cold (ground truth) | {m['run_py_cold_including_groundtruth']} MiB |",

@@ -14,4 +14,8 @@ def __getattr__(name):
         from .tester import Tester
 
         return Tester
+    if name in ("RunRecord", "Comparison"):  # a kept run (Tester.save) and two versions compared (Tester.compare)
+        from . import pipeline
+
+        return getattr(pipeline, name)
     raise AttributeError(f"module 'testnav' has no attribute {name!r}")

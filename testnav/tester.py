@@ -9,6 +9,9 @@
     t.report("report.html")                                     # what breaks it: one self-contained page
     t.examples("gaussian_blur=2,jpeg=1", k=8)                   # the inputs behind a configuration, flips first
     t.assert_robust("brightness >= 2", min_accuracy=0.8)        # a CI gate (pytest)
+    t.save("runs/v1")                                           # what it measured: the next version's baseline
+    new.compare("runs/v1").regressions                          # paired per-input tests, Holm-adjusted
+    new.assert_no_regression("runs/v1", max_drop=0.02)          # the regression gate
 
 It builds the same objects the YAML benchmarks build (ImageClassification or TextClassification,
 families, metrics and searches by name through their registries) and runs them through the same
@@ -118,6 +121,7 @@ class Tester:
         self._session, self._tomography = None, {}
         self._run, self._queries = None, {}  # the last search, the queries answered: what report() shows
         self._findings = None  # the last scan: what report() opens with
+        self._comparison = None  # the last comparison with a baseline
 
     @property
     def lattice(self):
@@ -291,6 +295,77 @@ class Tester:
             raise Undecided(res["line"])
         return res
 
+    # --- versions: a run you keep, and the next model against it ------------------------------
+    def _cached_groundtruth(self) -> Path | None:
+        """The ground-truth table if it is on disk already (never computed here)."""
+        from .groundtruth.compute import complete, table_path
+
+        path = table_path(self.cache_dir, self.benchmark, self.benchmark.key(self.session.loaded))
+        return path if complete(path) else None
+
+    def record(self):
+        """A `RunRecord` of what this Tester measured over all of the data: the clean set, every
+        configuration its live searches and comparisons evaluated, and its ground truth if computed;
+        per configuration the accuracy and per-input outcomes, with the families, levels and digests of
+        the model and the data (testnav/pipeline/record.py)."""
+        from .pipeline.record import record_of
+
+        rec = record_of(self.session, self.fidelity, self._cached_groundtruth(), name=self.benchmark.name)
+        if len(rec) < 2:
+            raise UserError(
+                "nothing measured yet beyond the clean set: run a search (t.search(stop_at=0.95)) or the ground "
+                "truth (t.groundtruth()) first, then save or compare"
+            )
+        return rec
+
+    def save(self, path) -> Path:
+        """Write `record()` to the directory `path` (record.parquet, then record.json): the baseline a
+        later version is compared with (`compare`, `assert_no_regression`, stage=compare)."""
+        return self.record().save(path)
+
+    def compare(self, baseline, confidence: float | None = None, min_change: float = 0.0, correction: str = "holm"):
+        """This model against `baseline` (a directory Tester.save or a stage=live / stage=compare run
+        wrote, a RunRecord, or another Tester) on the same inputs: every configuration the baseline
+        measured is evaluated on this model where not measured yet, then tested pair by pair with
+        McNemar's exact test on the per-input outcomes, the p-values adjusted over the configurations
+        with Holm's method (correction="bh": Benjamini–Hochberg). Returns a `Comparison`: `.regressions`
+        and `.improvements` (significant at `confidence`, default the Tester's, and larger than
+        `min_change`), `.families`, `.pairs`, `.fronts`, `.evaluations`, `.report(path)`. Other data,
+        families or levels are refused in one line before any configuration is evaluated."""
+        from .core.intervals import check_confidence
+        from .pipeline.compare import check_change, check_correction, compare_on
+
+        confidence = check_confidence(self.confidence if confidence is None else confidence)
+        check_correction(correction)
+        check_change(min_change, "min_change")
+        base = baseline_record(baseline)
+        self._comparison = compare_on(
+            self.session,
+            base,
+            self.fidelity,
+            confidence,
+            correction,
+            min_change,
+            self._cached_groundtruth(),
+            self.progress,
+        )
+        return self._comparison
+
+    def assert_no_regression(
+        self, baseline, max_drop: float = 0.02, confidence: float | None = None, correction: str = "holm"
+    ):
+        """A CI gate against `baseline` (as in `compare`): returns the Comparison when no configuration's
+        accuracy dropped significantly (McNemar, `correction`-adjusted at `confidence`) by more than
+        `max_drop`; else raises AssertionError with one line naming the worst such regression (the
+        configuration in words, accuracy before → after, its p-value raw and adjusted)."""
+        from .pipeline.compare import check_change
+
+        check_change(max_drop, "max_drop")
+        comparison = self.compare(baseline, confidence, correction=correction)
+        if comparison.gated(max_drop):
+            raise AssertionError(comparison.gate["line"])
+        return comparison
+
     # --- the inputs behind the numbers -------------------------------------------------------
     def configuration(self, config) -> tuple[int, ...]:
         """θ from {"gaussian_blur": 2, "jpeg": 1}, "gaussian_blur=2,jpeg=1" or one level per family."""
@@ -397,6 +472,22 @@ def quiet(logger: str):
         yield
     finally:
         log.setLevel(level)
+
+
+def baseline_record(baseline):
+    """A baseline as a RunRecord: a record already, a Tester (its record), or a path to one."""
+    from .pipeline.record import RunRecord
+
+    if isinstance(baseline, RunRecord):
+        return baseline
+    if isinstance(baseline, Tester):
+        return baseline.record()
+    if isinstance(baseline, (str, Path)):
+        return RunRecord.load(baseline)
+    raise UserError(
+        f"baseline={type(baseline).__name__}: give a directory Tester.save (or a stage=live run) wrote, a "
+        "RunRecord or a Tester"
+    )
 
 
 def is_text(data, tokenizer, function: bool, **module_settings) -> bool:

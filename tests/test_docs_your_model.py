@@ -42,6 +42,7 @@ def test_the_page_has_its_scenarios():
         "A text classifier from Python",
         "A model behind a prediction function",
         "What breaks it, and a CI gate",
+        "Did the new version get less robust?",
     ]
     for blocks in sections().values():
         assert {lang for lang, _, _ in blocks} <= {"yaml", "bash", "python"}

@@ -34,7 +34,7 @@ def fail(message: str, code: int = 2):
 
 
 # keys whose values are expressions or configurations, not Hydra override syntax
-FREE_TEXT = ("query", "query.expr", "examples", "report.examples")
+FREE_TEXT = ("query", "query.expr", "examples", "report.examples", "compare.baseline")
 
 
 def quote_free_text(argv: list[str]) -> list[str]:

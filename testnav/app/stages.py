@@ -3,7 +3,11 @@
 stage=groundtruth → compute_groundtruth(benchmark)          → results/cache/groundtruth/*.parquet
                     (groundtruth.shards=k, groundtruth.shard=i: one of k jobs; the last one merges)
 stage=search      → Objectives (table) → Search.run(Oracle) → trace, ranked list, summary.json
-stage=live        → LiveOracle (the model, memoised) → Search.run(Oracle) → same outputs, no P*
+stage=live        → LiveOracle (the model, memoised) → Search.run(Oracle) → same outputs, no P*, and
+                    record.parquet + record.json (what a later stage=compare needs)
+stage=compare     → a baseline's record (compare.baseline=RUN_DIR) → its configurations on this model →
+                    paired tests → comparison.csv, comparison.json, comparison.html, record.*; exit 1
+                    when a configuration's accuracy drops significantly by more than compare.max_drop
 stage=grid        → NSGA-II hyperparameter grid (§3.3)     → results/tables/grid*.csv, grid_selection.json
 stage=tomography | query | study → TestifAI (testnav/tomography/stage.py)
 stage=check       → load every artifact, clean ψ(D) against the paper, throughput (testnav/app/check.py)
@@ -18,8 +22,9 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from .. import fidelity, pipeline, searches
-from ..errors import UserError
+from ..errors import BelowThreshold, UserError
 from ..groundtruth.compute import compute_groundtruth, read_meta
+from ..pipeline.record import RunRecord, record_of
 from ..core.cache import write_json_atomic
 from ..core.progress import resolve as resolve_progress
 from ..core.table import Objectives, read_table
@@ -118,6 +123,7 @@ def run_live(cfg: DictConfig, out_dir: Path) -> dict:
         ) from e
     run = pipeline.live(spec, session, cfg.fidelity.name, progress=cfg.progress)
     run.save(out_dir, cfg.trace_format)
+    record_of(session, cfg.fidelity.name, name=benchmark.name).save(out_dir)  # a later stage=compare's baseline
     written = reports.for_run(cfg, out_dir, run, benchmark, session, thetas)
     summary, top = run.summary, run.ranked.head(5)
     lines = [
@@ -135,9 +141,60 @@ def run_live(cfg: DictConfig, out_dir: Path) -> dict:
             f"  front: {len(front)} members, {int(front['distinguishable'].sum())} told apart at the resolution "
             f"(± {summary['epsilon']:.3f} of accuracy on {summary['epsilon_inputs']:,} inputs)"
         )
-    files = ", ".join(["summary.json", f"trace.{cfg.trace_format}", f"ranked.{cfg.trace_format}", *written])
+    files = ", ".join(["summary.json", f"trace.{cfg.trace_format}", f"ranked.{cfg.trace_format}", "record.*", *written])
     lines.append(f"  run directory: {out_dir}  ({files})")
     print("\n".join(lines))
+    return summary
+
+
+def check_compare(c) -> None:
+    """compare.* before any work: a baseline named, the thresholds and the correction valid."""
+    from ..core.intervals import check_confidence
+    from ..pipeline.compare import check_change, check_correction
+
+    if not c.baseline:
+        raise UserError("stage=compare needs compare.baseline=RUN_DIR (a run directory of stage=live or stage=compare)")
+    check_change(c.max_drop, "compare.max_drop")
+    check_change(c.min_change, "compare.min_change")
+    check_confidence(c.confidence, "compare.confidence")
+    check_correction(c.correction, "compare.correction")
+    if isinstance(c.examples, bool) or not isinstance(c.examples, int) or c.examples < 1:
+        raise UserError(f"compare.examples={c.examples}: a whole number ≥ 1")
+
+
+def run_compare(cfg: DictConfig, out_dir: Path) -> dict:
+    """The model against a kept run on the same inputs; the gate on compare.max_drop (exit 1, BelowThreshold)."""
+    from ..pipeline.compare import compare_on
+
+    c = cfg.compare
+    check_compare(c)
+    base = RunRecord.load(c.baseline, key="compare.baseline")  # before the model loads
+    benchmark = instantiate(cfg.benchmark)
+    fidelity = base.fidelity if base.fidelity in benchmark.metrics else cfg.fidelity.name
+    session = pipeline.open(benchmark, cfg.cache_dir, cfg.device)
+    comparison = compare_on(
+        session, base, fidelity, c.confidence, c.correction, c.min_change, progress=cfg.progress, key="compare.baseline"
+    )
+    failed = comparison.gated(c.max_drop)
+    comparison.save(out_dir)
+    record_of(session, fidelity, name=benchmark.name).save(out_dir)  # this model's run: the next baseline
+    report = comparison.report(out_dir / "comparison.html", k=c.examples)
+    summary = {**comparison.summary, "max_drop": c.max_drop, "gate": "fail" if failed else "pass"}
+    write_json_atomic(out_dir / "comparison.json", summary)
+    lines = [
+        f"compare {benchmark.name} against {c.baseline}: {comparison.sentence()}",
+        f"  {comparison.evaluations} configurations evaluated on this model in {comparison.seconds:.1f} s",
+    ]
+    for _, r in comparison.regressions.head(5).iterrows():
+        lines.append(
+            f"    {r.configuration}  {r.before:.3f} → {r.after:.3f}  ({100 * r.change:+.1f} points, "
+            f"p {r.p_value:.2g}, adjusted {r.p_adjusted:.2g})"
+        )
+    lines.append(f"  run directory: {out_dir}  (comparison.csv, comparison.json, {report.name}, record.*)")
+    print("\n".join(lines))
+    if failed:
+        raise BelowThreshold(comparison.gate["line"])
+    print(comparison.gate["line"])
     return summary
 
 
@@ -241,6 +298,7 @@ STAGES = {
     "search": run_search,
     "groundtruth": run_groundtruth,
     "live": run_live,
+    "compare": run_compare,
     "grid": run_grid_stage,
     "tomography": _tomography_stage("tomography"),
     "query": _tomography_stage("query"),

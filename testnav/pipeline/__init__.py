@@ -7,20 +7,28 @@
 A `RunSpec` is frozen: which search (a conf/search name, with overrides), the budget, the seed
 and the stopping certificate's settings. `replay` and `live` build the search with
 `testnav.searches.make`, run it under the certificate and return a `Run` (summary, trace,
-ranked list), writing nothing; `Run.save` writes a run directory as run.py does. Nothing here
-reads the command line.
+ranked list), writing nothing; `Run.save` writes a run directory as run.py does. A `RunRecord`
+(record.py) keeps what a model was measured on, per configuration and input, and `compare_on`
+(compare.py) tests a model against one, configuration by configuration. Nothing here reads the
+command line.
 """
 
 from ..groundtruth.session import Session, open, resolve_device
+from .compare import Comparison, compare, compare_on
 from .config import build_groundtruth, compose_benchmark, compose_config, groundtruth_objectives
 from .live import live, live_oracle
+from .record import RunRecord, record_of
 from .runs import Run, RunSpec, check_budget, check_seed, replay, search_for
 
 __all__ = [
+    "Comparison",
     "Run",
+    "RunRecord",
     "RunSpec",
     "Session",
     "build_groundtruth",
+    "compare",
+    "compare_on",
     "check_budget",
     "check_seed",
     "compose_benchmark",
@@ -29,6 +37,7 @@ __all__ = [
     "live",
     "live_oracle",
     "open",
+    "record_of",
     "replay",
     "resolve_device",
     "search_for",

@@ -1,0 +1,408 @@
+"""Did the new version get less robust? Two records of the same inputs, configuration by configuration.
+
+    comparison = compare(baseline_record, new_record, confidence=0.95, correction="holm")
+    comparison.regressions      # significant drops larger than min_change, worst first
+    comparison.line             # the gate's one line about the worst of them
+
+For each configuration θ measured on both, the models saw the same perturbed inputs, so the test is
+paired: McNemar's exact test (statsmodels) on the inputs whose outcome differs, b = right before and
+wrong after, c = wrong before and right after, under H0 that a flip either way is equally likely;
+the change in accuracy is (c − b)/N. Over the K configurations compared the p-values are adjusted for
+multiple comparisons: Holm's step-down (default; controls the family-wise error: the chance of
+calling even one unchanged configuration a regression stays below 1 − confidence) or
+Benjamini–Hochberg (correction="bh"; controls the false discovery rate: the expected share of
+calls that are wrong). A regression is a configuration whose adjusted p-value is below
+1 − confidence and whose accuracy dropped by more than `min_change`; an improvement the same upwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..core.intervals import check_confidence
+from ..core.naming import COLUMN, config_name
+from ..core.pareto import nondominated_mask
+from ..errors import UserError
+from .record import RunRecord, check_comparable
+
+CORRECTIONS = {"holm": ("holm", "Holm"), "bh": ("fdr_bh", "Benjamini–Hochberg")}
+
+
+def check_correction(value, key: str = "correction") -> str:
+    if value not in CORRECTIONS:
+        raise UserError(f"{key}={value} (valid: {', '.join(CORRECTIONS)})")
+    return value
+
+
+def check_change(value, key: str) -> float:
+    """A change in accuracy, as a share of the inputs: 0 ≤ value < 1 (0.02: two points)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
+        raise UserError(f"{key}={value}: a share of the accuracy in [0, 1), e.g. {key}=0.02 (two points)")
+    return float(value)
+
+
+def mcnemar_exact(before: np.ndarray, after: np.ndarray) -> tuple[int, int, float]:
+    """(b, c, p): inputs right before and wrong after (b), wrong before and right after (c), and the
+    two-sided p-value of McNemar's exact test on the paired outcomes (statsmodels)."""
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    before, after = np.asarray(before, bool), np.asarray(after, bool)
+    b, c = int((before & ~after).sum()), int((~before & after).sum())
+    if b + c == 0:
+        return 0, 0, 1.0
+    both, neither = int((before & after).sum()), int((~before & ~after).sum())
+    return b, c, float(mcnemar([[both, b], [c, neither]], exact=True).pvalue)
+
+
+def adjust(pvalues, confidence: float, correction: str) -> tuple[np.ndarray, np.ndarray]:
+    """(reject, adjusted p-values) over a family of tests (statsmodels' multipletests)."""
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.asarray(pvalues, float)
+    if not len(p):
+        return np.zeros(0, bool), np.zeros(0)
+    reject, adjusted, _, _ = multipletests(p, alpha=1 - confidence, method=CORRECTIONS[correction][0])
+    return reject, adjusted
+
+
+def pct_points(x: float) -> str:
+    return f"{100 * x:+.1f} points"
+
+
+@dataclass
+class Comparison:
+    """The new model against a baseline on the same inputs. `table`: one row per configuration
+    compared (named, levels, before, after, change, b, c, p, p_adjusted, significant); `regressions`
+    and `improvements` its significant rows beyond `min_change`, worst (largest change) first;
+    `families` and `pairs`: how many regressions include each family and each pair of families;
+    `fronts`: each model's measured front over the configurations compared; `evaluations`:
+    configurations evaluated on the new model for the comparison."""
+
+    table: pd.DataFrame
+    base: RunRecord = field(repr=False)
+    new: RunRecord = field(repr=False)
+    confidence: float = 0.95
+    correction: str = "holm"
+    min_change: float = 0.0
+    evaluations: int = 0
+    reused: int = 0
+    seconds: float = 0.0
+    inputs: object = field(default=None, repr=False)  # the new model's Inputs (pipeline/inputs.py), for the report
+    families_objects: list = field(default=None, repr=False)
+    gate: dict | None = None  # set by a gate: {"max_drop", "failed", "line"}, shown on the report
+
+    def gated(self, max_drop: float) -> bool:
+        """Apply the regression gate: record its line on the comparison; True when it fails."""
+        failed = bool(len(self.failing(max_drop)))
+        self.gate = {"max_drop": max_drop, "failed": failed, "line": self.line(max_drop)}
+        return failed
+
+    @property
+    def alpha(self) -> float:
+        return 1 - self.confidence
+
+    @property
+    def correction_label(self) -> str:
+        return CORRECTIONS[self.correction][1]
+
+    @property
+    def regressions(self) -> pd.DataFrame:
+        t = self.table
+        out = t[t["significant"] & (t["change"] < -self.min_change)]
+        return out.sort_values(["change", "p_adjusted"], kind="stable").reset_index(drop=True)
+
+    @property
+    def improvements(self) -> pd.DataFrame:
+        t = self.table
+        out = t[t["significant"] & (t["change"] > self.min_change)]
+        return out.sort_values(["change", "p_adjusted"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+    def failing(self, max_drop: float) -> pd.DataFrame:
+        """The regressions whose drop exceeds `max_drop` (the gate's), worst first."""
+        r = self.regressions
+        return r[-r["change"] > max_drop].reset_index(drop=True)
+
+    @property
+    def families(self) -> pd.DataFrame:
+        """Per family: configurations compared that include it, regressions and improvements among
+        them, and the mean change over them (points of accuracy)."""
+        t, names = self.table, self.base.family_names
+        cols = [f"t{i + 1}" for i in range(len(names))]
+        reg, imp = self._flags()
+        rows = []
+        for i, name in enumerate(names):
+            has = t[cols[i]].to_numpy() > 0
+            rows.append(
+                {
+                    "family": name,
+                    "configurations": int(has.sum()),
+                    "regressions": int((has & reg).sum()),
+                    "improvements": int((has & imp).sum()),
+                    "mean_change": float(t.loc[has, "change"].mean()) if has.any() else np.nan,
+                    "worst_change": float(t.loc[has, "change"].min()) if has.any() else np.nan,
+                }
+            )
+        out = pd.DataFrame(rows)
+        return out.sort_values(["regressions", "mean_change"], ascending=[False, True], kind="stable").reset_index(
+            drop=True
+        )
+
+    @property
+    def pairs(self) -> pd.DataFrame:
+        """Per pair of families: configurations compared that include both, and the regressions among them."""
+        t, names = self.table, self.base.family_names
+        cols = [f"t{i + 1}" for i in range(len(names))]
+        reg, _ = self._flags()
+        rows = []
+        for i, j in combinations(range(len(names)), 2):
+            has = (t[cols[i]].to_numpy() > 0) & (t[cols[j]].to_numpy() > 0)
+            rows.append(
+                {
+                    "family": names[i],
+                    "with": names[j],
+                    "configurations": int(has.sum()),
+                    "regressions": int((has & reg).sum()),
+                    "mean_change": float(t.loc[has, "change"].mean()) if has.any() else np.nan,
+                }
+            )
+        out = pd.DataFrame(rows, columns=["family", "with", "configurations", "regressions", "mean_change"])
+        return out.sort_values(["regressions", "mean_change"], ascending=[False, True], kind="stable").reset_index(
+            drop=True
+        )
+
+    def _flags(self) -> tuple[np.ndarray, np.ndarray]:
+        t = self.table
+        sig = t["significant"].to_numpy()
+        return sig & (t["change"].to_numpy() < -self.min_change), sig & (t["change"].to_numpy() > self.min_change)
+
+    @property
+    def fronts(self) -> pd.DataFrame:
+        """The two measured fronts side by side: for `model` = baseline and new, the configurations
+        compared that no other one beats on both δ (accuracy lost from that model's clean accuracy)
+        and ρ (the fidelity of the perturbed inputs, the same for both models)."""
+        t = self.table
+        rows = []
+        for side, col, clean in (("baseline", "before", self.base.psi_clean), ("new", "after", self.new.psi_clean)):
+            ok = np.isfinite(t["rho"].to_numpy(float))
+            sub = t[ok]
+            delta = np.maximum(clean - sub[col].to_numpy(float), 0.0)
+            mask = nondominated_mask(delta, sub["rho"].to_numpy(float)) if len(sub) else np.zeros(0, bool)
+            front = sub[mask].assign(model=side, delta=delta[mask], accuracy=sub[col][mask])
+            rows.append(front[["model", COLUMN, "accuracy", "delta", "rho"]].sort_values("rho"))
+        return pd.concat(rows, ignore_index=True)
+
+    @property
+    def compared(self) -> int:
+        return len(self.table)
+
+    @property
+    def summary(self) -> dict:
+        reg, imp = self.regressions, self.improvements
+        return {
+            "baseline": self.base.name,
+            "baseline_model": self.base.model,
+            "new_model": self.new.model,
+            "data": self.base.data,
+            "inputs": self.base.inputs,
+            "configurations_compared": self.compared,
+            "test": "McNemar's exact test (paired, per input)",
+            "correction": self.correction_label,
+            "confidence": self.confidence,
+            "min_change": self.min_change,
+            "regressions": len(reg),
+            "improvements": len(imp),
+            "worst_regression": None if not len(reg) else row_summary(reg.iloc[0]),
+            "evaluations": self.evaluations,
+            "reused": self.reused,
+            "seconds": round(self.seconds, 2),
+            "clean_before": self.base.psi_clean,
+            "clean_after": self.new.psi_clean,
+        }
+
+    def sentence(self) -> str:
+        """What a person reads first: how many configurations changed significantly, and how it was decided."""
+        reg, imp = len(self.regressions), len(self.improvements)
+        beyond = f" by more than {100 * self.min_change:g} points" if self.min_change else ""
+        return (
+            f"{reg} regression{'s' * (reg != 1)} and {imp} improvement{'s' * (imp != 1)}{beyond} among "
+            f"{self.compared:,} configurations compared on the same {self.base.inputs:,} inputs (McNemar's exact "
+            f"test, {self.correction_label}-adjusted at {self.confidence:.0%} confidence)"
+        )
+
+    def line(self, max_drop: float | None = None) -> str:
+        """The gate's one line: the worst regression (beyond `max_drop` if given) in words, before →
+        after and its p-value, or that there is none."""
+        failing = self.regressions if max_drop is None else self.failing(max_drop)
+        beyond = "" if max_drop is None else f" by more than {100 * max_drop:g} points"
+        if not len(failing):
+            return (
+                f"no regression{beyond} against the baseline: {self.sentence()}; the largest drop is "
+                f"{largest_drop(self.table)}"
+            )
+        w = failing.iloc[0]
+        more = f"; {len(failing)} configurations dropped significantly{beyond}" if len(failing) > 1 else ""
+        return (
+            f"regression against the baseline: {w[COLUMN]}: accuracy {w['before']:.3f} → {w['after']:.3f} "
+            f"({pct_points(w['change'])}), p {w['p_value']:.2g} ({self.correction_label}-adjusted {w['p_adjusted']:.2g} "
+            f"over {self.compared:,} configurations, {self.confidence:.0%} confidence){more}"
+        )
+
+    def __repr__(self) -> str:
+        return f"Comparison({self.sentence()}; {self.evaluations} configurations evaluated on the new model)"
+
+    def __str__(self) -> str:
+        lines = [self.sentence() + "."]
+        for title, df in (("regressions", self.regressions), ("improvements", self.improvements)):
+            if len(df):
+                lines.append(f"{title} (first 5 of {len(df)}):")
+                for _, r in df.head(5).iterrows():
+                    lines.append(
+                        f"  {r[COLUMN]}  {r['before']:.3f} → {r['after']:.3f} ({pct_points(r['change'])}), "
+                        f"p {r['p_value']:.2g}, adjusted {r['p_adjusted']:.2g}"
+                    )
+        lines.append(f"{self.evaluations} configurations evaluated on the new model ({self.reused} already measured)")
+        return "\n".join(lines)
+
+    def report(self, path="comparison.html", k: int = 6, most: int = 5) -> Path:
+        """One self-contained page: the verdict, the two fronts side by side, each regression before and
+        after with `k` of the inputs that flipped (the first `most` regressions), the families behind them."""
+        from ..report.compare import write
+
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise UserError(f"k={k}: the number of examples must be a whole number ≥ 1")
+        return write(path, self, k, most, self.gate)
+
+    def save(self, directory) -> Path:
+        """comparison.csv (every configuration compared) and comparison.json (the summary) in `directory`."""
+        from ..core.cache import atomic_path, write_json_atomic
+
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        with atomic_path(out / "comparison.csv") as tmp:
+            self.table.to_csv(tmp, index=False)
+        write_json_atomic(out / "comparison.json", self.summary)
+        return out
+
+
+def row_summary(r) -> dict:
+    return {
+        "configuration": r[COLUMN],
+        "before": float(r["before"]),
+        "after": float(r["after"]),
+        "change": float(r["change"]),
+        "p_value": float(r["p_value"]),
+        "p_adjusted": float(r["p_adjusted"]),
+    }
+
+
+def largest_drop(t: pd.DataFrame) -> str:
+    if not len(t) or t["change"].min() >= 0:
+        return "none (no configuration lost accuracy)"
+    w = t.loc[t["change"].idxmin()]
+    return f"{pct_points(w['change'])} at {w[COLUMN]} (p {w['p_value']:.2g}, adjusted {w['p_adjusted']:.2g})"
+
+
+def compare(
+    base: RunRecord,
+    new: RunRecord,
+    confidence: float = 0.95,
+    correction: str = "holm",
+    min_change: float = 0.0,
+    families=None,
+    key: str = "baseline",
+) -> Comparison:
+    """Every configuration measured in both records, tested pair by pair and adjusted together.
+    `families`: Family objects naming the configurations (default: the records' own labels)."""
+    confidence = check_confidence(confidence)
+    check_correction(correction)
+    min_change = check_change(min_change, "min_change")
+    check_comparable(base, new, key)
+    mine = new.index()
+    rows = []
+    fams = families if families is not None else base.named_families
+    for i, theta in enumerate(base.thetas):
+        j = mine.get(tuple(map(int, theta)))
+        if j is None:
+            continue
+        before, after = base.correct[i], new.correct[j]
+        b, c, p = mcnemar_exact(before, after)
+        rho = new.rho[j] if np.isfinite(new.rho[j]) else base.rho[i]
+        rows.append(
+            {
+                **{f"t{k + 1}": int(v) for k, v in enumerate(theta)},
+                COLUMN: config_name(theta, fams),
+                "order": int((theta > 0).sum()),
+                "before": float(before.mean()),
+                "after": float(after.mean()),
+                "change": (c - b) / len(before),
+                "worse": b,
+                "better": c,
+                "p_value": p,
+                "rho": float(rho),
+            }
+        )
+    if not rows:
+        raise UserError(f"{key}: no configuration is measured in both runs (the new model's: {len(new)})")
+    table = pd.DataFrame(rows)
+    reject, adjusted = adjust(table["p_value"], confidence, correction)
+    table["p_adjusted"] = adjusted
+    table["significant"] = reject
+    return Comparison(table, base, new, confidence, correction, min_change, families_objects=families)
+
+
+def measure(session, fidelity: str, thetas, progress: bool = False) -> int:
+    """Evaluate on the session's model (its live oracle for ρ = `fidelity`: memoised, prefixes shared)
+    every configuration of `thetas` not measured yet; returns how many it evaluated."""
+    from ..core.progress import bar
+    from .live import live_oracle
+
+    oracle = live_oracle(session, fidelity)
+    lattice = session.benchmark.lattice
+    todo = sorted({int(lattice.index(np.asarray(t, np.int64))) for t in thetas} - set(oracle.outcomes))
+    todo = [i for i in todo if i != 0]  # the clean set is the session's own
+    step = max(lattice.levels, 16)  # in lattice order, siblings together: each request shares its prefixes
+    with bar(total=len(todo), desc="comparison on the model", unit="cfg", disable=not progress) as pbar:
+        for s in range(0, len(todo), step):
+            oracle.evaluate(todo[s : s + step])
+            pbar.update(len(todo[s : s + step]))
+    return len(todo)
+
+
+def compare_on(
+    session,
+    base: RunRecord,
+    fidelity: str,
+    confidence: float = 0.95,
+    correction: str = "holm",
+    min_change: float = 0.0,
+    groundtruth=None,
+    progress: bool = False,
+    key: str = "baseline",
+) -> Comparison:
+    """The opened session's model against the record `base`: refused in one line unless the data,
+    families, levels and perturbation seed agree; then every configuration `base` measured that the
+    session has not (its live searches, `groundtruth`) is evaluated on the model, and compared."""
+    import time
+
+    from .record import record_of
+
+    confidence = check_confidence(confidence)
+    check_correction(correction)
+    min_change = check_change(min_change, "min_change")
+    t0 = time.perf_counter()
+    check_comparable(base, record_of(session, fidelity, groundtruth), key)
+    evaluated = measure(session, fidelity, base.thetas, progress)
+    new = record_of(session, fidelity, groundtruth)
+    out = compare(base, new, confidence, correction, min_change, session.benchmark.families, key)
+    out.evaluations, out.reused = evaluated, len(out.table) - evaluated
+    out.seconds = time.perf_counter() - t0
+    from .inputs import inputs_of, supported
+
+    if supported(session.benchmark, session.loaded):
+        out.inputs = inputs_of(session)
+    return out

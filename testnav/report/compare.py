@@ -1,0 +1,260 @@
+"""comparison.html: did the new version get less robust? One self-contained page (Comparison.report).
+
+In the order a person asks: the verdict (the gate's line when a gate ran), the two measured fronts
+side by side and every configuration's accuracy before against after, the regressions with their
+p-values, the families and pairs behind them, each regression input by input (the inputs the
+baseline got right and the new model gets wrong under it), the improvements, and the whole table.
+The style and script are the run report's (testnav/report/template.py); figures and thumbnails are
+embedded, nothing is fetched.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..core.cache import atomic_path
+from ..core.naming import COLUMN
+from ..figures.style import GREY, RC, TEAL, plt
+from . import figures
+from .page import joined, pct, table, text_diff
+from .template import page
+
+NAME = "comparison.html"
+BAD, GOOD = "#b3261e", "#1b7a43"
+MAX_ROWS = 500
+
+
+def fronts_figure(fronts: pd.DataFrame, rho_label: str) -> str:
+    """Both models' measured fronts on one plot: δ (accuracy lost) against ρ."""
+    with plt.rc_context(RC):
+        fig, ax = plt.subplots(figsize=(5.2, 3.6))
+        for side, color, ls in (("baseline", GREY, "--"), ("new", TEAL, "-")):
+            f = fronts[fronts["model"] == side].sort_values("rho")
+            ax.plot(f["rho"], f["delta"], color=color, ls=ls, lw=1.2, marker="o", ms=4, label=f"{side} model")
+        ax.set_xlabel(f"fidelity ρ ({rho_label}; right: closer to the clean input)")
+        ax.set_ylabel("degradation δ (accuracy lost)")
+        ax.legend(loc="best", frameon=False)
+        ax.grid(alpha=0.3)
+        return figures.figure_uri(fig)
+
+
+def scatter_figure(t: pd.DataFrame, regression: np.ndarray, improvement: np.ndarray) -> str:
+    """Each configuration's accuracy before (x) against after (y); regressions red, improvements green."""
+    with plt.rc_context(RC):
+        fig, ax = plt.subplots(figsize=(4.4, 3.9))
+        rest = ~(regression | improvement)
+        ax.scatter(t["before"][rest], t["after"][rest], s=10, color=GREY, label="no significant change", zorder=2)
+        ax.scatter(t["before"][regression], t["after"][regression], s=16, color=BAD, label="regression", zorder=3)
+        ax.scatter(t["before"][improvement], t["after"][improvement], s=16, color=GOOD, label="improvement", zorder=3)
+        lo = float(min(t["before"].min(), t["after"].min(), 1.0))
+        ax.plot([lo, 1], [lo, 1], color="#777", lw=0.8, ls=":", zorder=1)
+        ax.set_xlabel("accuracy, baseline model")
+        ax.set_ylabel("accuracy, new model")
+        ax.legend(loc="upper left", frameon=False, fontsize=8)
+        ax.grid(alpha=0.3)
+        return figures.figure_uri(fig)
+
+
+def flipped_cards(comparison, theta, k: int) -> tuple[str, int]:
+    """Up to k inputs the baseline got right under θ and the new model gets wrong, as cards; and how many there are."""
+    base = comparison.base
+    row = base.index()[tuple(int(v) for v in theta)]
+    before = base.correct[row]
+    after = comparison.new.correct[comparison.new.index()[tuple(int(v) for v in theta)]]
+    flipped = np.flatnonzero(before & ~after)
+    inputs = comparison.inputs
+    if inputs is None or not len(flipped):
+        return "", len(flipped)
+    out = inputs.outcomes(theta)
+    x = inputs.perturbed(theta)
+    name = inputs.class_name
+    cards = []
+    for i in flipped[:k]:
+        r = out.iloc[int(i)]
+        head = (
+            f"<div>#{int(i)} label <b>{escape(name(r['label']))}</b> · baseline <span class='right'>right</span>"
+            f" → new <span class='wrong'>{escape(name(r['prediction']))}</span></div>"
+        )
+        if inputs.text:
+            left, right = text_diff(
+                joined(inputs.shown(inputs.loaded.inputs.items[i])), joined(inputs.shown(x.items[i]))
+            )
+            cards.append(
+                f'<div class="card flip">{head}<p><span class="lbl">clean</span>{left}</p>'
+                f'<p><span class="lbl">perturbed</span>{right}</p></div>'
+            )
+        else:
+            clean, pert = inputs.loaded.inputs[i].detach().cpu(), x[i].detach().cpu()
+            cards.append(
+                f'<div class="card flip"><div class="pair">'
+                f'<figure><img alt="input {int(i)} clean" src="{figures.thumbnail(clean)}">clean</figure>'
+                f'<figure><img alt="input {int(i)} perturbed" src="{figures.thumbnail(pert)}">perturbed</figure>'
+                f"</div>{head}</div>"
+            )
+    return f'<div class="{"texts" if inputs.text else "strip"}">{"".join(cards)}</div>', len(flipped)
+
+
+def change_table(df: pd.DataFrame, scroll: bool = False) -> str:
+    shown = df[[COLUMN, "before", "after", "change", "worse", "better", "p_value", "p_adjusted"]].rename(
+        columns={
+            "before": "accuracy before",
+            "after": "accuracy after",
+            "change": "change",
+            "worse": "right → wrong",
+            "better": "wrong → right",
+            "p_value": "p",
+            "p_adjusted": "p adjusted",
+        }
+    )
+    signed = lambda v: f"{100 * v:+.1f} pt"  # noqa: E731
+    pval = lambda v: f"{v:.2g}"  # noqa: E731
+    return table(
+        shown.head(MAX_ROWS),
+        numeric={"accuracy before", "accuracy after", "change", "right → wrong", "wrong → right", "p", "p adjusted"},
+        formats={"accuracy before": pct, "accuracy after": pct, "change": signed, "p": pval, "p adjusted": pval},
+        scroll=scroll,
+    )
+
+
+def render(c, k: int = 6, most: int = 5, gate: dict | None = None) -> str:
+    t, base, new = c.table, c.base, c.new
+    reg, imp = c.regressions, c.improvements
+    reg_mask, imp_mask = c._flags()
+    title = "Did the new model get less robust than the baseline?"
+    links = [("fronts", "Fronts"), ("regressions", "Regressions"), ("families", "Families")]
+    links += [("inputs", "Inputs that flipped"), ("improvements", "Improvements"), ("all", "Every configuration")]
+    parts = [
+        f"<h1>{escape(title)}</h1>",
+        f'<p class="sub">baseline model {escape(base.model)} · new model {escape(new.model)} · the same '
+        f"{base.inputs:,} inputs (data {escape(base.data)}) · {len(base.families)} families × {base.levels} levels</p>",
+        "<nav>" + "".join(f'<a href="#{a}">{escape(w)}</a>' for a, w in links) + "</nav>",
+        f'<p class="verdict{" fail" if len(reg) else ""}">{escape(c.sentence())}.</p>',
+    ]
+    if gate is not None:
+        parts.append(f'<p class="verdict{" fail" if gate["failed"] else ""}">{escape(gate["line"])}</p>')
+    facts = [
+        ("clean accuracy", f"{pct(base.psi_clean)} → {pct(new.psi_clean)}"),
+        ("configurations compared", f"{c.compared:,} (measured on the baseline)"),
+        ("evaluated on the new model", f"{c.evaluations:,} ({c.reused:,} measured before)"),
+        ("test", "McNemar's exact test on the paired per-input outcomes"),
+        ("correction", f"{c.correction_label} over the {c.compared:,} configurations"),
+        (
+            "confidence",
+            f"{c.confidence:.0%}" + (f", changes beyond {100 * c.min_change:g} points" if c.min_change else ""),
+        ),
+    ]
+    parts.append(
+        '<div class="grid">'
+        + "".join(f'<div class="fact"><b>{escape(a)}</b>{escape(b)}</div>' for a, b in facts)
+        + "</div>"
+    )
+    # the fronts, side by side, and every configuration before against after
+    fronts = c.fronts
+    parts.append('<h2 id="fronts">The two fronts, and every configuration before against after</h2>')
+    parts.append(
+        "<p>Left: each model's measured front over the configurations compared (the worst damage at each level "
+        "of fidelity; δ is counted from each model's own clean accuracy). Right: each configuration's accuracy "
+        "on the baseline against the new model; below the dotted line it got worse, in red where the paired "
+        "test says the drop is real.</p>"
+    )
+    figs = []
+    if len(fronts):
+        figs.append(f'<img class="fig" alt="the two fronts" src="{fronts_figure(fronts, base.fidelity or "ρ")}">')
+    figs.append(f'<img class="fig" alt="accuracy before against after" src="{scatter_figure(t, reg_mask, imp_mask)}">')
+    parts.append('<div style="display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start">' + "".join(figs) + "</div>")
+    if len(fronts):
+        cols = []
+        for side in ("baseline", "new"):
+            f = fronts[fronts["model"] == side][[COLUMN, "accuracy", "delta", "rho"]]
+            f = f.rename(columns={"delta": "δ", "rho": "ρ"})
+            cols.append(
+                f"<div><h3>{side} model's front ({len(f)})</h3>"
+                + table(f, numeric={"accuracy", "δ", "ρ"}, formats={"accuracy": pct}, scroll=True)
+                + "</div>"
+            )
+        parts.append(
+            '<div style="display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:18px">'
+            + "".join(cols)
+            + "</div>"
+        )
+    # the regressions
+    parts.append(f'<h2 id="regressions">Regressions ({len(reg)})</h2>')
+    if len(reg):
+        parts.append(
+            "<p>Configurations whose accuracy dropped significantly, largest drop first. 'right → wrong' counts the "
+            "inputs the baseline got right and the new model gets wrong under the configuration; McNemar's test asks "
+            "whether they outnumber 'wrong → right' by more than chance.</p>"
+        )
+        parts.append(change_table(reg, scroll=True))
+    else:
+        parts.append("<p>None: no configuration's accuracy dropped significantly.</p>")
+    # families and pairs behind them
+    fam = c.families.rename(columns={"mean_change": "mean change", "worst_change": "worst change"})
+    pairs = c.pairs[c.pairs["regressions"] > 0].head(15).rename(columns={"mean_change": "mean change"})
+    signed = lambda v: "—" if not np.isfinite(v) else f"{100 * v:+.1f} pt"  # noqa: E731
+    parts.append('<h2 id="families">The families behind them</h2>')
+    parts.append(
+        "<p>How many of the regressions include each family (level above 0), among the configurations compared "
+        "that include it, and the mean change over those configurations.</p>"
+    )
+    parts.append(
+        table(
+            fam,
+            numeric={"configurations", "regressions", "improvements", "mean change", "worst change"},
+            formats={"mean change": signed, "worst change": signed},
+        )
+    )
+    if len(pairs):
+        parts.append("<h3>Pairs of families in the regressions</h3>")
+        parts.append(
+            table(pairs, numeric={"configurations", "regressions", "mean change"}, formats={"mean change": signed})
+        )
+    # input by input
+    parts.append('<h2 id="inputs">Regressions input by input</h2>')
+    if len(reg) and c.inputs is not None:
+        parts.append(
+            f"<p>For the first {min(most, len(reg))} regressions: the inputs the baseline got right and the new model "
+            "gets wrong under the configuration, clean beside perturbed, with the new model's prediction.</p>"
+        )
+        for _, r in reg.head(most).iterrows():
+            theta = tuple(int(r[f"t{i + 1}"]) for i in range(len(base.families)))
+            cards, n = flipped_cards(c, theta, k)
+            parts.append(f"<h3>{escape(r[COLUMN])}</h3>")
+            parts.append(
+                f"<p>Accuracy {pct(r['before'])} → <b>{pct(r['after'])}</b> ({100 * r['change']:+.1f} points); "
+                f"<b>{n:,}</b> inputs right → wrong, {int(r['better']):,} wrong → right; p {r['p_value']:.2g} "
+                f"({c.correction_label}-adjusted {r['p_adjusted']:.2g}).</p>"
+            )
+            parts.append(cards)
+    elif len(reg):
+        parts.append("<p class='note'>The new model's inputs are not at hand (two saved records compared).</p>")
+    else:
+        parts.append("<p>No regression to show.</p>")
+    parts.append(f'<h2 id="improvements">Improvements ({len(imp)})</h2>')
+    parts.append(change_table(imp, scroll=True) if len(imp) else "<p>None.</p>")
+    parts.append(f'<h2 id="all">Every configuration compared ({len(t):,})</h2>')
+    every = t.sort_values(["change", "p_value"], kind="stable")
+    more = (
+        f"<p class='note'>The first {MAX_ROWS} of {len(t):,} rows; comparison.csv holds them all.</p>"
+        if len(t) > MAX_ROWS
+        else ""
+    )
+    parts += [change_table(every, scroll=True), more]
+    parts.append("<p class='note'>Written by testnav. This page is one file: it needs no network to be read.</p>")
+    return page(escape(title), "\n".join(p for p in parts if p))
+
+
+def write(path, comparison, k: int = 6, most: int = 5, gate: dict | None = None) -> Path:
+    """Render the comparison and write it atomically to `path` (a file, or a directory: its comparison.html)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    html = render(comparison, k, most, gate)
+    with atomic_path(path) as tmp:
+        tmp.write_text(html, encoding="utf-8")
+    return path
