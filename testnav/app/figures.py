@@ -173,15 +173,15 @@ def protocol_entries(res, tables: Path):
 def claims_entry(res, results: Path):
     """results/claims.md (every checkable claim of both papers against these tables) and the report's line."""
     from testnav.figures.build import Entry
-    from testnav.figures.claims import counts, write_claims
+    from testnav.figures.claims import ALPHA, counts_sentence, write_claims
 
     path, claims = write_claims(res, results / "claims.md")
-    n = counts(claims)
     sentence = (
-        f"{len(claims)} claims of TestNav and TestifAI checked against the tables above: "
-        + ", ".join(f"{v} {k}" for k, v in n.items())
-        + ". Each row gives the paper's number, the value measured here (mean ± sd over seeds) and, where a claim "
-        "does not hold, the measurement that says why."
+        "The claims of TestNav and TestifAI that the tables above can check, graded by the rules claims.md "
+        f"opens with (orderings significant over seeds by Welch's t-test at α = {ALPHA}, values within a "
+        f"tolerance each row prints): {counts_sentence(claims)}. Each row gives the paper's number, the value "
+        "measured here, the statistic or tolerance of each stated part and, where a claim does not hold, "
+        "the measurement that says why."
     )
     return Entry("Claims", "The papers' claims, one by one", path, sentence, "link")
 

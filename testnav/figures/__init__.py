@@ -9,7 +9,7 @@ One concern per module, so each can be read (and tested) on its own:
 * `tables`  — Table 2 (AUC-Recall with best/second marks) and Table 3 (P* by order);
 * `examples` — the perturbed test input behind Figs. 5–6 (needs the benchmark's data);
 * `report`  — `results/report.md`: every figure and table with one sentence and its number;
-* `claims`  — `results/claims.md`: every checkable claim of both papers, measured and judged;
+* `claims`  — `results/claims.md`: the claims of both papers that the tables can check, graded by stated rules;
 * `protocol` — the report's sentences on seeds, engines and the §3.3 grid's selection;
 * `testifai`, `severity` — TestifAI's figures from the study tables (Fig. 11 rebuilds images).
 
