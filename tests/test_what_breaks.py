@@ -278,7 +278,9 @@ def test_where_nobody_watches_a_line_says_done_total_and_time_left(monkeypatch, 
     with progress.Lines(total=10, desc="work", unit="cfg", interval=0.05) as lines:
         lines.update(3)
         lines.set_postfix_str("front 2")
-        time.sleep(0.2)
+        deadline = time.monotonic() + 30  # two lines from the timer, however loaded the machine
+        while lines.written < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
     err = capsys.readouterr().err.splitlines()
     assert len(err) >= 3 and re.fullmatch(r"work: 3/10 cfg \(30 %\), 0:00 spent, about 0:\d\d left \[front 2\]", err[0])
     with progress.Lines(total=5, desc="quick", interval=30):
