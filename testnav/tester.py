@@ -2,6 +2,7 @@
 
     t = testnav.Tester(model, (images, labels), families=["gaussian_blur", "brightness", "contrast", "jpeg"],
                        levels=3, fidelity="ssim")
+    findings = t.scan()                                         # what breaks it: print(findings), .report(path)
     run = t.search("nsga2", budget=200, seed=0, stop_at=0.95)   # live: the model itself, no table needed
     table = t.groundtruth()                                     # every θ, cached under a hash of the weights
     run = t.search("tomonav", seed=0, replay=True)              # against that table: Recall@P*, AUC

@@ -221,7 +221,7 @@ def test_halved_contrast_is_a_regression_under_contrast_and_fails_the_gate(relea
     )
     c = worse._comparison
     assert "contrast" in c.regressions.configuration.iloc[0]
-    assert c.families.set_index("family").loc["contrast", "regressions"] == len(c.regressions)
+    assert c.families.set_index("family").loc["contrast", "regressions"] > len(c.regressions) / 2  # most, and the worst
     html = c.report(tmp_path / "comparison.html").read_text(encoding="utf-8")
     assert "Did the new model get less robust than the baseline?" in html and 'class="card flip"' in html
     assert "baseline <span class='right'>right</span>" in html and "http://" not in html and "https://" not in html
