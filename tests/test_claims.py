@@ -1,11 +1,14 @@
 """The claims ledger on generated tables: the same runs, ground truths and study tables built once so
 that every claim holds by construction and once so that it fails, the verdict rules on small tables
-whose verdict is known (a significant reversal, a lead within noise, a claim defined on no test)."""
+whose verdict is known (a significant reversal, a lead within noise, a claim defined on no test), and
+the verdict counts that claims.md, the report and the README state."""
 
 from __future__ import annotations
 
 import json
+import re
 from itertools import product
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -31,6 +34,7 @@ from testnav.figures.claims import (
 from testnav.figures.loader import GroundTruth, Results
 
 SPACE = 1296
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def lattice(n=4, levels=6):
@@ -335,3 +339,20 @@ def test_missing_inputs_are_not_measurable_and_the_ledger_is_written(tmp_path):
     assert text.splitlines()[2].startswith("**Verdict rules.**")  # the rules come first
     assert f"Verdicts: {counts_sentence(written)}." in text and text.count("\n| ") == len(written) + 2
     assert n[HOLDS] == len(written) - n[NA] - n[PARTLY] - n[NOT] and n[HOLDS] > 25
+
+
+def test_claims_report_and_readme_state_the_same_verdict_counts():
+    """The committed ledger's counts, as results/claims.md states them, appear word for word in the
+    committed report and in the README."""
+    said = re.search(
+        r"^Verdicts: (\d+ claims: .*? not measurable)\.$", (ROOT / "results" / "claims.md").read_text(), re.M
+    )
+    assert said, "claims.md states its verdict counts"
+    rows = [ln for ln in (ROOT / "results" / "claims.md").read_text().splitlines() if re.match(r"^\| \d+ \|", ln)]
+    verdicts = [re.search(r"\| \*\*(.+?)\*\* \|", ln).group(1) for ln in rows]
+    n = {v: verdicts.count(v) for v in (HOLDS, PARTLY, NOT, NA)}
+    assert said.group(1) == (
+        f"{len(rows)} claims: {n[HOLDS]} hold, {n[PARTLY]} hold partly, {n[NOT]} do not hold, {n[NA]} not measurable"
+    )
+    for doc in ("results/report.md", "README.md"):
+        assert said.group(1) in " ".join((ROOT / doc).read_text().split()), doc
