@@ -16,7 +16,7 @@ from torch import nn
 
 import testnav
 from testnav.errors import UserError
-from tests.cli import run_inprocess
+from tests.cli_helpers import run_inprocess
 
 FAMILIES = ["brightness", "zoom", "shear", "contrast"]
 TOLERANCE = 1e-6  # |δ| and |ρ| between a model's front and the same model's front through a function

@@ -1,7 +1,7 @@
 """The Hydra app end to end, as a user runs it: real files, exit codes, stdout and stderr.
 
 One run starts `python run.py` as a subprocess, as a user does; the others run the same script in
-this process (tests/cli.py), which checks the same things without a fresh interpreter per call."""
+this process (tests/cli_helpers.py), which checks the same things without a fresh interpreter per call."""
 
 import json
 import re
@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.cli import run_inprocess as run
-from tests.cli import run_subprocess
+from tests.cli_helpers import run_inprocess as run
+from tests.cli_helpers import run_subprocess
 from testnav.core.intervals import half_width
 
 SMALL = ["benchmark.levels=3", "benchmark.test_per_class=20", "search.pop_size=20", "budget=300", "progress=false"]

@@ -13,7 +13,7 @@ import torch
 from testnav.pipeline import compose_config
 from testnav.registry import instantiate
 from tests import artifacts as A
-from tests.cli import run_inprocess as run
+from tests.cli_helpers import run_inprocess as run
 
 
 def groundtruth(tmp_path, name, overrides):

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from tests.cli import load_script
+from tests.cli_helpers import load_script
 
 
 @pytest.fixture(scope="module")

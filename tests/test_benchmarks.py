@@ -4,7 +4,7 @@
 import pytest
 
 from tests.artifacts import write_cifar10
-from tests.cli import run_inprocess as run
+from tests.cli_helpers import run_inprocess as run
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from statsmodels.stats.multitest import multipletests
 from testnav.errors import UserError
 from testnav.pipeline.compare import compare
 from testnav.pipeline.record import RunRecord
-from tests.cli import run_inprocess as run
+from tests.cli_helpers import run_inprocess as run
 
 FAMS = [
     {"name": "a", "params": [1, 2], "labels": ["a1", "a2"]},

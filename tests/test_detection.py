@@ -11,7 +11,7 @@ from PIL import Image
 from testnav.benchmarks.detection import image_correct
 from testnav.families.deeptest_scale import DeepTestScale
 from testnav.families.deeptest_translate import DeepTestTranslate
-from tests.cli import run_inprocess as run
+from tests.cli_helpers import run_inprocess as run
 
 BOXES = np.array([[0, 10, 10, 20, 30], [1, 40, 5, 60, 15]], dtype=float)  # (class, x1, y1, x2, y2)
 

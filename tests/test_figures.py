@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.cli import load_script
+from tests.cli_helpers import load_script
 from testnav.figures.loader import load_results
 from testnav.figures.tables import marks, to_latex, to_markdown
 from testnav.figures.testnav_plots import plot_examples, plot_pareto, plot_recall, plot_voxels

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.cli import run_inprocess
+from tests.cli_helpers import run_inprocess
 from tests.conftest import ROOT
 
 SNAPSHOT = r"""

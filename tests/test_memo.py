@@ -19,7 +19,7 @@ from testnav.searches.nsga2 import NSGA2Search
 from testnav.searches.random_search import RandomSearch
 from testnav.searches.tomonav import TomoNavSearch
 
-from .cli import run_inprocess
+from .cli_helpers import run_inprocess
 
 EDITS = {
     # module (relative to the package) → (a line of its body, the same line changed in behaviour)

@@ -7,7 +7,7 @@ import random
 import pytest
 import torch
 
-from tests.cli import load_script
+from tests.cli_helpers import load_script
 from testnav.errors import UserError
 from testnav.families.code_base import MASK, clean_word
 from testnav.families.code_butterfingers import ButterFingers

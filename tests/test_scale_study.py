@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from tests.cli import load_script
+from tests.cli_helpers import load_script
 
 
 def test_runs_append_and_keep_the_preamble(tmp_path):

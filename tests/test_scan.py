@@ -243,7 +243,7 @@ def test_a_replayed_runs_report_shows_accuracy_points_and_raw_fidelity_not_norma
 def test_a_long_front_numbers_at_most_ten_points_its_ends_and_its_knee():
     import pandas as pd
 
-    from testnav.report.figures import MAX_LABELS, few
+    from testnav.report.plots import MAX_LABELS, few
 
     x = np.linspace(0, 1, 40)
     front = pd.DataFrame({"rho": x, "delta": np.where(x < 0.3, 1 - x, 0.7 * (1 - x) / 0.7)}, index=range(100, 140))
@@ -256,7 +256,7 @@ def test_a_long_front_numbers_at_most_ten_points_its_ends_and_its_knee():
 
 
 def report_of(kind: str, args, tmp_path, cache_dir, how: str) -> None:
-    from tests.cli import run_inprocess as run
+    from tests.cli_helpers import run_inprocess as run
     from tests.test_what_breaks import SMALL
 
     out = tmp_path / kind
@@ -272,7 +272,7 @@ def report_of(kind: str, args, tmp_path, cache_dir, how: str) -> None:
 
 def test_testnav_report_writes_the_findings_of_a_finished_live_run(tmp_path, cache_dir):
     """`testnav report RUN_DIR` on a live run: its outcomes, completed by the clean set and each family alone."""
-    from tests.cli import run_inprocess as run
+    from tests.cli_helpers import run_inprocess as run
 
     report_of("live", ["stage=live", "search.pop_size=10"], tmp_path, cache_dir, "The run measured")
     bad = run(["report", tmp_path], tmp_path)

@@ -27,7 +27,7 @@ from testnav.families.text_contraction import CONTRACT, Contraction
 from testnav.families.text_punctuation import MARKS, Punctuation
 from testnav.families.text_synonym import Synonym
 from testnav.families.text_typo import ADJACENT, Typo
-from tests.cli import run_inprocess, run_subprocess
+from tests.cli_helpers import run_inprocess, run_subprocess
 from tests.conftest import ROOT
 from tests.text_standins import MBPP_RECORDS, QUESTIONS, SYNONYMS, code_files, qqp_files
 

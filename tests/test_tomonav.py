@@ -218,13 +218,13 @@ def test_trace_and_summary_carry_inferences():
     assert 0 < s["auc_recall_inferences"] < 1
 
 
-# ---- through run.py, as a user runs it (in this process: tests/cli.py) ----
+# ---- through run.py, as a user runs it (in this process: tests/cli_helpers.py) ----
 
 
 def test_app_replay(tmp_path):
     import json
 
-    from tests.cli import run_inprocess as run
+    from tests.cli_helpers import run_inprocess as run
 
     t = Lattice(3, 4).tuples
     rng = np.random.default_rng(0)
@@ -251,7 +251,7 @@ def test_app_live(tmp_path, cache_dir):
     """The real live oracle on a 3⁴ lattice and 200 digits (shares the session's LeNet-5 with test_app)."""
     import json
 
-    from tests.cli import run_inprocess as run
+    from tests.cli_helpers import run_inprocess as run
 
     r = run(
         [

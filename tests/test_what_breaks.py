@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from testnav.errors import UserError
-from tests.cli import run_inprocess as run
+from tests.cli_helpers import run_inprocess as run
 from tests.user_models import SENTENCES, tiny_bert
 
 FAMILIES = ["brightness", "zoom", "gaussian_blur", "shear"]  # MNIST-C's and ImageNet-C's blur (fast on a CPU)

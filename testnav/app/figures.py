@@ -238,7 +238,7 @@ def main(argv=None, prog: str | None = None) -> int:
         print(f"figures: {len(res.runs)} search runs found under {results}/; drawing only (no sweep).", flush=True)
 
     from testnav.figures.build import Entry, draw_testnav
-    from testnav.figures.report import write_report
+    from testnav.figures.reproduction import write_report
 
     figures, tables = results / "figures", results / "tables"
     entries = draw_testnav(res, figures, tables, examples=not args.no_examples)

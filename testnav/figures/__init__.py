@@ -4,11 +4,12 @@ One concern per module, so each can be read (and tested) on its own:
 
 * `loader`  — every run, trace and ground-truth table under `results/` as tidy frames,
   with a list of what is missing instead of an exception (partial sweeps are normal);
-* `style`   — one matplotlib setup: Agg backend, fixed fonts and colours, byte-stable PNGs;
+* `style`   — one matplotlib setup for these figures and the HTML reports (testnav/report/plots.py):
+  Agg backend, fixed fonts and colours, one dpi, one `save`, byte-stable PNGs;
 * `testnav_plots` — Figs. 1–8 of the TestNav paper from small frames (no file discovery);
 * `tables`  — Table 2 (AUC-Recall with best/second marks) and Table 3 (P* by order);
 * `examples` — the perturbed test input behind Figs. 5–6 (needs the benchmark's data);
-* `report`  — `results/report.md`: every figure and table with one sentence and its number;
+* `reproduction` — `results/report.md`: every figure and table with one sentence and its number;
 * `claims`  — `results/claims.md`: the claims of both papers that the tables can check, graded by stated rules;
 * `protocol` — the report's sentences on seeds, engines and the §3.3 grid's selection;
 * `testifai`, `severity` — TestifAI's figures from the study tables (Fig. 11 rebuilds images).

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .testifai import _dims, _levels, _num, _save
+from .style import RC, order_color, save
+from .testifai import _dims, _levels, _num
 
 
 def pick(per_test: pd.DataFrame, total: int | None = None) -> tuple[int, pd.DataFrame]:
@@ -42,11 +43,8 @@ def plot_severity_examples(items: list[dict], path, title: str, quality_name: st
     from matplotlib import rc_context
     from matplotlib.figure import Figure
 
-    from .testifai import STYLE
-    from .style import order_color
-
-    with rc_context(STYLE):
-        fig = Figure(figsize=(1.6 * len(items) + 0.4, 2.5))
+    with rc_context(RC):
+        fig = Figure(figsize=(1.6 * len(items) + 0.4, 2.5), layout="tight")
         axes = np.atleast_1d(fig.subplots(1, len(items)))
         for ax, it in zip(axes, items):
             img = np.asarray(it["image"], dtype=float)
@@ -57,8 +55,8 @@ def plot_severity_examples(items: list[dict], path, title: str, quality_name: st
             ax.imshow(np.clip(img, 0, 1), cmap="gray" if img.ndim == 2 else None, vmin=0, vmax=1)
             ax.set_xticks([])
             ax.set_yticks([])
-            ax.grid(False)
             for side in ax.spines.values():
+                side.set_visible(True)
                 side.set_color(order_color(int(it["order"])))
                 side.set_linewidth(2)
             theta = ",".join(str(int(t)) for t in it["theta"])
@@ -66,7 +64,7 @@ def plot_severity_examples(items: list[dict], path, title: str, quality_name: st
                 f"θ=({theta}) Θ{int(it['order'])}\n{quality_name} {_num(it['q'])}\nr_σ {it['r']:.3f}", fontsize=7
             )
         fig.suptitle(title, fontsize=9)
-        return _save(fig, path)
+        return save(fig, path)
 
 
 def draw(results_dir, figures_dir, cache_dir=None, quality_name: str = "KID") -> list[tuple[Path, str]]:

@@ -1,13 +1,19 @@
-"""One matplotlib setup for every figure: headless, legible, and byte-stable.
+"""One matplotlib setup for every figure, the paper figures' and the HTML reports': headless,
+legible, and byte-stable.
 
 Why: the design promises that the same data gives the same figures. Agg renders
 deterministically; what varies between runs is metadata (PNG `Software` and dates, SVG
 ids), which is removed or pinned here. Colours are fixed per method and per order so a
 method looks the same in Figs. 2–4 and an order the same in Figs. 1, 5–8.
+
+Every figure is drawn under `RC` (`styled`, or `plt.rc_context(RC)`) and written by `png_bytes`:
+to a file with `save` (results/figures/), into a page as a data URI by testnav/report/plots.py.
+Both use one resolution, `DPI`. A plot that wants a grid draws it (`ax.grid(alpha=0.3)`).
 """
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import matplotlib
@@ -15,6 +21,9 @@ import matplotlib
 matplotlib.use("Agg", force=True)
 import matplotlib.pyplot as plt  # noqa: E402
 
+from ..core.cache import atomic_path  # noqa: E402
+
+DPI = 130  # every PNG, on disk or in a page
 RC = {
     "svg.hashsalt": "testnav",
     "font.family": "DejaVu Sans",
@@ -27,7 +36,7 @@ RC = {
     "axes.spines.top": False,
     "axes.spines.right": False,
     "figure.dpi": 100,
-    "savefig.dpi": 130,
+    "savefig.dpi": DPI,
     "path.simplify": True,
 }
 
@@ -52,13 +61,22 @@ def styled(fn):
     return wrapper
 
 
-def save(fig, path) -> Path:
-    """Write a PNG without version or time metadata, then free the figure."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+def png_bytes(fig) -> bytes:
+    """The figure as PNG bytes at DPI, cropped to what is drawn, without version or time metadata
+    (the same data, the same bytes); the figure is freed."""
+    buf = io.BytesIO()
     with plt.rc_context(RC):
-        fig.savefig(path, format="png", metadata={"Software": None}, bbox_inches="tight", pad_inches=0.05)
+        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None}, bbox_inches="tight", pad_inches=0.05)
     plt.close(fig)
+    return buf.getvalue()
+
+
+def save(fig, path) -> Path:
+    """Write the figure's PNG (`png_bytes`) to `path`, whole or not at all, then free the figure."""
+    path = Path(path)
+    png = png_bytes(fig)
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(png)
     return path
 
 

@@ -18,8 +18,8 @@ and the number that matters, computed from the frame:
 under results/tables/testifai/<benchmark>/, and says what is missing and which command makes it.
 
 Figures are drawn on bare `matplotlib.figure.Figure` objects (the Agg canvas, no pyplot state,
-so a notebook's backend is left alone) with fixed styles and no Software metadata: the same
-frames give the same PNG bytes.
+so a notebook's backend is left alone) under figures/style.py's `RC` and written by its `save`:
+the same frames give the same PNG bytes.
 """
 
 from __future__ import annotations
@@ -33,23 +33,10 @@ from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..core.cache import atomic_path
+from .style import RC, save
 
 STUDY_COMMAND = "python run.py stage=study"
-STYLE = {
-    "font.size": 10,
-    "axes.titlesize": 11,
-    "axes.labelsize": 10,
-    "legend.fontsize": 9,
-    "xtick.labelsize": 9,
-    "ytick.labelsize": 9,
-    "axes.grid": True,
-    "grid.alpha": 0.3,
-    "font.family": "DejaVu Sans",
-    "path.simplify": False,
-}
 BLUE, GREY, RED, GREEN, ORANGE = "#1f77b4", "#7f7f7f", "#d62728", "#2ca02c", "#ff7f0e"
-DPI = 120
 
 
 def error_boxes(ax, data, colors, ticks, fontsize=None) -> None:
@@ -59,15 +46,6 @@ def error_boxes(ax, data, colors, ticks, fontsize=None) -> None:
         patch.set_facecolor(c)
         patch.set_alpha(0.5)
     ax.set_xticks(np.arange(1, len(data) + 1), ticks, **({"fontsize": fontsize} if fontsize else {}))
-
-
-def _save(fig: Figure, path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=DPI, metadata={"Software": None})
-    return path
 
 
 def _require(df: pd.DataFrame, columns, what: str) -> None:
@@ -108,9 +86,10 @@ def plot_r_distributions(per_test: pd.DataFrame, path) -> str:
     label, d = _largest(per_test)
     orders = sorted(int(k) for k in d.order.unique())
     groups = [d.loc[d.order == k, "r_true"].to_numpy(float) for k in orders]
-    with rc_context(STYLE):
-        fig = Figure(figsize=(6.4, 4.0))
+    with rc_context(RC):
+        fig = Figure(figsize=(6.4, 4.0), layout="tight")
         ax = fig.add_subplot()
+        ax.grid(alpha=0.3)
         pos = np.arange(len(orders))
         multi = [i for i, g in enumerate(groups) if len(g) > 1]
         if multi:
@@ -124,7 +103,7 @@ def plot_r_distributions(per_test: pd.DataFrame, path) -> str:
         ax.set_ylabel("ground-truth robustness r_σ")
         ax.set_ylim(-0.02, 1.02)
         ax.set_title(_title(per_test, f"Ground-truth r_σ by order ({label})"))
-        _save(fig, path)
+        save(fig, path)
     med = [float(np.median(g)) for g in groups]
     lo = next((i for i, k in enumerate(orders) if k >= 1), 0)
     return (
@@ -153,16 +132,17 @@ def plot_per_test_errors(per_test: pd.DataFrame, path) -> str:
             data.append(held.error.to_numpy(float))
             ticks.append(f"{label}\nΘ≥3 only ({len(held)})")
             colors.append(ORANGE)
-    with rc_context(STYLE):
-        fig = Figure(figsize=(6.4, 4.2))
+    with rc_context(RC):
+        fig = Figure(figsize=(6.4, 4.2), layout="tight")
         ax = fig.add_subplot()
+        ax.grid(alpha=0.3)
         error_boxes(ax, data, colors, ticks)
         for y in (-0.1, -0.05, 0.05, 0.1):
             ax.axhline(y, color=GREY, lw=0.8, ls=":" if abs(y) > 0.06 else "--")
         ax.axhline(0, color="black", lw=0.8)
         ax.set_ylabel("estimation error  r̂_σ − r_σ")
         ax.set_title(_title(per_test, "Per-test robustness estimation error (whiskers: full range)"))
-        _save(fig, path)
+        save(fig, path)
     parts = []
     for label in labels:
         d = per_test[per_test.tomography == label]
@@ -193,9 +173,11 @@ def plot_queries(queries: pd.DataFrame, path, drop: str = "absolute") -> str:
     true = (q.drop_true if absolute else q.get("drop_true_relative", q.get("drop_true"))) if "drop_true" in q else None
     scale = 100.0 if absolute else 1.0
     x = np.arange(len(q))
-    with rc_context(STYLE):
-        fig = Figure(figsize=(7.6, 5.0))
+    with rc_context(RC):
+        fig = Figure(figsize=(7.6, 5.0), layout="tight")
         ax1, ax2 = fig.subplots(2, 1, sharex=True)
+        ax1.grid(alpha=0.3)
+        ax2.grid(alpha=0.3)
         ax1.bar(x, q.error, color=[RED if e > 0 else BLUE for e in q.error], width=0.6)
         ax1.axhline(0, color="black", lw=0.8)
         ax1.set_ylabel("error  R̂(Q) − R(Q)")
@@ -213,7 +195,7 @@ def plot_queries(queries: pd.DataFrame, path, drop: str = "absolute") -> str:
             ax2.set_ylim(0, max(1.0, float(np.nanmax(pred)) * 1.05))
             ax2.legend(loc="upper left")
         ax2.set_xticks(x, q["query"])
-        _save(fig, path)
+        save(fig, path)
     worst = q.loc[q.error.abs().idxmax()]
     top = int(np.argmin(pred)) if absolute else int(np.argmax(pred))
     if absolute:
@@ -247,9 +229,11 @@ def plot_ordered_vs_random(ovr: pd.DataFrame, path) -> str:
     labels = sorted(ovr.tomography.unique(), key=_dims)
     agg = ovr.groupby(["tomography", "strategy", "tests"]).mse.agg(["mean", "std"]).reset_index().fillna({"std": 0.0})
     sentences = []
-    with rc_context(STYLE):
+    with rc_context(RC):
         fig = Figure(figsize=(5.2 * len(labels), 4.0))
         axes = np.atleast_1d(fig.subplots(1, len(labels)))
+        for ax in axes:
+            ax.grid(alpha=0.3)
         for ax, label in zip(axes, labels):
             total = int(ovr.loc[ovr.tomography == label, "tests"].max())
             for strategy, color in (("ordered", BLUE), ("random", GREY)):
@@ -281,7 +265,7 @@ def plot_ordered_vs_random(ovr: pd.DataFrame, path) -> str:
                     f"ordered {o[n]:.4f} vs random {r[n]:.4f}; ordered's mean is lower at "
                     f"{int((o[common] < r[common]).sum())} of {len(common)} sizes"
                 )
-        _save(fig, path)
+        save(fig, path)
     return "Held-out MSE of r̂_σ, ordered vs random choice of training tests; " + "; ".join(sentences) + "."
 
 
@@ -296,9 +280,10 @@ def plot_inferences(inferences: pd.DataFrame, path) -> str:
     regimes = [r for r in REGIMES if r in set(inferences.regime)] + sorted(set(inferences.regime) - set(REGIMES))
     colors = dict(zip(regimes, (GREY, BLUE, GREEN, ORANGE, RED)))
     width = 0.8 / len(regimes)
-    with rc_context(STYLE):
-        fig = Figure(figsize=(6.8, 4.2))
+    with rc_context(RC):
+        fig = Figure(figsize=(6.8, 4.2), layout="tight")
         ax = fig.add_subplot()
+        ax.grid(alpha=0.3)
         for j, regime in enumerate(regimes):
             for i, label in enumerate(labels):
                 row = inferences[(inferences.tomography == label) & (inferences.regime == regime)]
@@ -330,7 +315,7 @@ def plot_inferences(inferences: pd.DataFrame, path) -> str:
         ax.ticklabel_format(axis="y", style="sci", scilimits=(0, 0))
         ax.legend(loc="upper left")
         ax.set_title(_title(inferences, "Inferences needed to reconstruct Θ"))
-        _save(fig, path)
+        save(fig, path)
     parts = []
     for label in labels:
         d = inferences[inferences.tomography == label].set_index("regime")
@@ -371,16 +356,17 @@ def plot_quality_vs_severity(per_test: pd.DataFrame, path, quality_name: str = "
         )
         .reset_index()
     )
-    with rc_context(STYLE):
-        fig = Figure(figsize=(6.8, 4.2))
+    with rc_context(RC):
+        fig = Figure(figsize=(6.8, 4.2), layout="tight")
         ax = fig.add_subplot()
+        ax.grid(alpha=0.3)
         ax.fill_between(g.severity, g.q_lo, g.q_hi, color=BLUE, alpha=0.15, lw=0, label="q_σ interquartile range")
         ax.plot(g.severity, g.q, "o-", color=BLUE, ms=4, label=f"q_σ ({quality_name}, ground truth)")
         ax.plot(g.severity, g.q_hat, "s--", color=ORANGE, ms=4, label="q̂_σ (predicted from Θ≤2)")
         ax.set_xlabel(f"severity sum σ1 + … + σ{len(cols)}")
         ax.set_ylabel(f"input quality ({quality_name}, mean per sum)")
         ax2 = ax.twinx()
-        ax2.grid(False)
+        ax2.spines["right"].set_visible(True)  # RC hides it; a second y axis needs its own
         ax2.plot(g.severity, g["drop"], "^-", color=RED, ms=4, label="accuracy drop r_0 − r_σ")
         ax2.set_ylabel("mean accuracy drop", color=RED)
         ax2.set_ylim(min(0.0, float(g["drop"].min()) * 1.1), max(1.0, float(g["drop"].max()) * 1.05))
@@ -389,7 +375,7 @@ def plot_quality_vs_severity(per_test: pd.DataFrame, path, quality_name: str = "
         h2, l2 = ax2.get_legend_handles_labels()
         ax.legend(h1 + h2, l1 + l2, loc="upper left", fontsize=8)
         ax.set_title(_title(per_test, f"Quality and accuracy drop vs severity sum ({label})"))
-        _save(fig, path)
+        save(fig, path)
     held = d[d.order >= 3] if "order" in d else d
     err = (held.q_pred - held.q_true).abs()
     span = float(d.q_true.max() - d.q_true.min()) or 1.0
@@ -417,9 +403,10 @@ def plot_quality_errors(per_test: pd.DataFrame, path, quality_name: str = "KID")
         f"Θ≥3\n({len(groups[-2])})",
         f"all Θ\n({len(err)})",
     ]
-    with rc_context(STYLE):
-        fig = Figure(figsize=(6.4, 4.2))
+    with rc_context(RC):
+        fig = Figure(figsize=(6.4, 4.2), layout="tight")
         ax = fig.add_subplot()
+        ax.grid(alpha=0.3)
         box = ax.boxplot(groups, whis=(0, 100), widths=0.5, patch_artist=True, medianprops={"color": "black"})
         for patch, c in zip(box["boxes"], [ORANGE] * (len(groups) - 1) + [BLUE]):
             patch.set_facecolor(c)
@@ -428,7 +415,7 @@ def plot_quality_errors(per_test: pd.DataFrame, path, quality_name: str = "KID")
         ax.axhline(0, color="black", lw=0.8)
         ax.set_ylabel(f"estimation error  q̂_σ − q_σ ({quality_name})")
         ax.set_title(_title(per_test, f"Quality estimation error ({label}; whiskers: full range)"))
-        _save(fig, path)
+        save(fig, path)
     held = np.abs(groups[-2])
     span = float(d.q_true.max() - d.q_true.min()) or 1.0
     return (
@@ -483,14 +470,15 @@ def plot_estimates(per_test: pd.DataFrame, path) -> str:
             data.append(e if len(e) else np.array([np.nan]))
             ticks.append(f"{label}\n{name.split(' ')[0]}\n({len(e)})")
             colors.append(palette[column])
-    with rc_context(STYLE):
-        fig = Figure(figsize=(7.2, 4.2))
+    with rc_context(RC):
+        fig = Figure(figsize=(7.2, 4.2), layout="tight")
         ax = fig.add_subplot()
+        ax.grid(alpha=0.3)
         error_boxes(ax, data, colors, ticks, fontsize=8)
         ax.axhline(0, color="black", lw=0.8)
         ax.set_ylabel("estimation error  r̂_σ − r_σ (order ≥ 3)")
         ax.set_title(_title(per_test, "Forest vs independence estimates (whiskers: full range)"))
-        _save(fig, path)
+        save(fig, path)
     table = estimate_errors(per_test)
     parts = []
     for label in labels:
@@ -522,9 +510,11 @@ def plot_estimate_mse(estimates: pd.DataFrame, path) -> str:
     )
     labels = sorted(estimates.tomography.unique(), key=_dims)
     sentences = []
-    with rc_context(STYLE):
+    with rc_context(RC):
         fig = Figure(figsize=(5.2 * len(labels), 4.0))
         axes = np.atleast_1d(fig.subplots(1, len(labels)))
+        for ax in axes:
+            ax.grid(alpha=0.3)
         for ax, label in zip(axes, labels):
             d = estimates[estimates.tomography == label].reset_index(drop=True)
             x = np.arange(len(d))
@@ -555,7 +545,7 @@ def plot_estimate_mse(estimates: pd.DataFrame, path) -> str:
                     f"{f0.mse_mixed:.4f}, forest {f0.mse_forest:.4f}, product {f0.mse_product:.4f}"
                 )
             sentences.append(bit)
-        _save(fig, path)
+        save(fig, path)
     return (
         "§3's mixed-independence estimate against the forest and the all-independent product; "
         + "; ".join(sentences)

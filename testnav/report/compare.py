@@ -19,7 +19,7 @@ import pandas as pd
 from ..core.cache import atomic_path
 from ..core.naming import COLUMN
 from ..figures.style import GREY, RC, TEAL, plt
-from . import figures
+from . import plots
 from .page import joined, pct, table, text_diff
 from .template import page
 
@@ -39,7 +39,7 @@ def fronts_figure(fronts: pd.DataFrame, rho_label: str) -> str:
         ax.set_ylabel("degradation δ (accuracy lost)")
         ax.legend(loc="best", frameon=False)
         ax.grid(alpha=0.3)
-        return figures.figure_uri(fig)
+        return plots.figure_uri(fig)
 
 
 def scatter_figure(t: pd.DataFrame, regression: np.ndarray, improvement: np.ndarray) -> str:
@@ -56,7 +56,7 @@ def scatter_figure(t: pd.DataFrame, regression: np.ndarray, improvement: np.ndar
         ax.set_ylabel("accuracy, new model")
         ax.legend(loc="upper left", frameon=False, fontsize=8)
         ax.grid(alpha=0.3)
-        return figures.figure_uri(fig)
+        return plots.figure_uri(fig)
 
 
 def flipped_cards(comparison, theta, k: int) -> tuple[str, int]:
@@ -91,8 +91,8 @@ def flipped_cards(comparison, theta, k: int) -> tuple[str, int]:
             clean, pert = inputs.loaded.inputs[i].detach().cpu(), x[i].detach().cpu()
             cards.append(
                 f'<div class="card flip"><div class="pair">'
-                f'<figure><img alt="input {int(i)} clean" src="{figures.thumbnail(clean)}">clean</figure>'
-                f'<figure><img alt="input {int(i)} perturbed" src="{figures.thumbnail(pert)}">perturbed</figure>'
+                f'<figure><img alt="input {int(i)} clean" src="{plots.thumbnail(clean)}">clean</figure>'
+                f'<figure><img alt="input {int(i)} perturbed" src="{plots.thumbnail(pert)}">perturbed</figure>'
                 f"</div>{head}</div>"
             )
     return f'<div class="{"texts" if inputs.text else "strip"}">{"".join(cards)}</div>', len(flipped)

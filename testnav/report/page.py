@@ -14,7 +14,7 @@ import pandas as pd
 from ..core.naming import COLUMN, level_columns
 from ..pipeline.runs import resolution_tolerance
 from ..stopping.epsilon import representatives
-from . import figures
+from . import plots
 from .facts import Facts, Shown
 from .template import page
 
@@ -211,8 +211,8 @@ def front_section(f: Facts) -> str:
         else ""
     )
     error = None if eps is None else float(f.summary["epsilon"]) if f.absolute else float(eps[0])
-    front_png = figures.front_figure(r, f.rho_label, error, told, scale, lost)
-    long = len(front) > figures.MAX_LABELS
+    front_png = plots.front_figure(r, f.rho_label, error, told, scale, lost)
+    long = len(front) > plots.MAX_LABELS
     return "\n".join(
         [
             '<h2 id="front">Measured front: the worst damage at each level of fidelity</h2>',
@@ -282,8 +282,8 @@ def strip(shown: Shown, text: bool, names: dict) -> str:
         else:
             cards.append(
                 f'<div class="card {flip}"><div class="pair">'
-                f'<figure><img alt="input {int(row["input"])} clean" src="{figures.thumbnail(row["clean"])}">clean</figure>'
-                f'<figure><img alt="input {int(row["input"])} perturbed" src="{figures.thumbnail(row["perturbed"])}">'
+                f'<figure><img alt="input {int(row["input"])} clean" src="{plots.thumbnail(row["clean"])}">clean</figure>'
+                f'<figure><img alt="input {int(row["input"])} perturbed" src="{plots.thumbnail(row["perturbed"])}">'
                 f"perturbed</figure></div>{head}</div>"
             )
     return f'<div class="{"texts" if text else "strip"}">{"".join(cards)}</div>'
@@ -350,7 +350,7 @@ def families_section(f: Facts, lattice) -> str:
         '<h2 id="families">Each family alone, and in pairs</h2>',
         f"<p class='note'>Accuracy {escape(f.low_order_note)}.</p>",
         "<h3>Each family alone, by level (the order-1 tests; dashed: clean accuracy)</h3>",
-        f'<img class="fig" alt="each family alone" src="{figures.order1_figure(names, labels, acc, clean)}">',
+        f'<img class="fig" alt="each family alone" src="{plots.order1_figure(names, labels, acc, clean)}">',
     ]
     levels = [f"level {k}" for k in range(1, lattice.levels)]
     one = pd.DataFrame([[n, *a[1:]] for n, a in zip(names, acc)], columns=["family", *levels])
@@ -375,7 +375,7 @@ def families_section(f: Facts, lattice) -> str:
                 )
             )
         out.append("<h3>Pairs of families (the order-2 tests): accuracy at each pair of levels</h3>")
-        out.append(f'<img class="fig" alt="pairs of families" src="{figures.order2_figure(panels, lattice.levels)}">')
+        out.append(f'<img class="fig" alt="pairs of families" src="{plots.order2_figure(panels, lattice.levels)}">')
         chi = f.pairs[["family_i", "family_j", "chi2", "dof", "p_value", "independent"]].rename(
             columns={"family_i": "family", "family_j": "with", "chi2": "χ²", "p_value": "p"}
         )

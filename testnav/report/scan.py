@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..core.cache import atomic_path
 from ..core.pareto import crowding_distance, nondominated_rank
-from . import figures
+from . import plots
 from .page import pct, strip, table, verdict_sentence, what_was_tested
 from .template import page
 
@@ -108,7 +108,7 @@ def families_section(fnd) -> str:
     if not len(df):
         return ""
     c = fnd.clean
-    img = figures.family_curves_figure(fnd.family_info, df, c["accuracy"], c["low"], c["high"])
+    img = plots.family_curves_figure(fnd.family_info, df, c["accuracy"], c["low"], c["high"])
     shown = pd.DataFrame(
         {
             "family": df["family"],
@@ -170,7 +170,7 @@ def pairs_section(fnd) -> str:
         "(none: the family left out). Where the families' failures are independent, the pair's accuracy is "
         "the clean accuracy times each family's relative accuracy alone; an interaction costs more than "
         "that.</p>",
-        f'<img class="fig" alt="pairs of families" src="{figures.pair_maps_figure(panels)}">',
+        f'<img class="fig" alt="pairs of families" src="{plots.pair_maps_figure(panels)}">',
     ]
     top = inter[inter["significant"] & inter["minimal"]] if len(inter) else inter
     if len(top):
@@ -221,10 +221,10 @@ def front_points(fnd) -> pd.DataFrame:
 
 def labelled_points(pts: pd.DataFrame, modes) -> list:
     """At most MAX_LABELS row positions worth a number: the failure modes, then the front's ends, its
-    knee and members spread along it (figures.few)."""
+    knee and members spread along it (plots.few)."""
     chosen = list(pts.index[pts["configuration"].isin(list(modes))])
     front = pts[pts["rank"] == 0]
-    for p in figures.few(front, "fidelity", "lost_points") if len(front) else []:
+    for p in plots.few(front, "fidelity", "lost_points") if len(front) else []:
         if p not in chosen:
             chosen.append(p)
     return chosen[:MAX_LABELS]
@@ -239,7 +239,7 @@ def front_section(fnd) -> str:
     numbers = {p: k + 1 for k, p in enumerate(chosen)}
     name = fnd.fidelity["name"]
     x_label = f"fidelity: {fnd.fidelity['scale']}"
-    img = figures.front_summary_figure(pts, numbers, x_label)
+    img = plots.front_summary_figure(pts, numbers, x_label)
     front = pts[pts["rank"] == 0]
     key = pts.loc[chosen, ["configuration", "accuracy", "lost_points", "fidelity", "rank"]].copy()
     key.insert(0, "#", [numbers[p] for p in chosen])

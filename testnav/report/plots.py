@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..figures.style import GREY, RC, TEAL, plt
+from ..figures.style import GREY, RC, TEAL, plt, png_bytes
 
 
 def data_uri(png: bytes) -> str:
@@ -25,12 +25,8 @@ def data_uri(png: bytes) -> str:
 
 
 def figure_uri(fig) -> str:
-    """The figure as a PNG data URI (no software or date metadata: the same data, the same bytes)."""
-    buf = io.BytesIO()
-    with plt.rc_context(RC):
-        fig.savefig(buf, format="png", metadata={"Software": None}, bbox_inches="tight", pad_inches=0.05, dpi=110)
-    plt.close(fig)
-    return data_uri(buf.getvalue())
+    """The figure as a PNG data URI (figures/style.py's `png_bytes`: the same data, the same bytes)."""
+    return data_uri(png_bytes(fig))
 
 
 def draw_front(ax, df, x: str, y: str, sizes, label: str):
