@@ -282,7 +282,7 @@ def diagnose(search: str, seed: int, eps, cache_dir: Path, name: str = "cnn6") -
 
     def estimate_and_record():  # the calibration's counts after each checkpoint, which Checkpoint does not keep
         out = estimate()
-        record.append({"found_good": cert.found_good, "expected_good": cert.expected_good})
+        record.append({"found_good": cert.good.found, "expected_good": cert.good.expected})
         return out
 
     cert.estimate = estimate_and_record
@@ -316,7 +316,7 @@ def diagnose(search: str, seed: int, eps, cache_dir: Path, name: str = "cnn6") -
 
 
 # p_good's rule re-read on the diagnosed checkpoints (`rules`): (label, cap on the relax r, cap on |front|);
-# None: as the certificate reads it (testnav.stopping.certificate.good_probability)
+# None: as the certificate reads it (testnav.stopping.estimators.GoodEstimator.probability)
 RULES = [
     ("as it is", None, None),
     ("r ≤ 4", 4, None),
@@ -333,14 +333,14 @@ def rule_p(c: dict, relax_cap, front_cap) -> float:
     from testnav.stopping import certificate as cm
 
     if c["remaining"] == 0 or c["fresh_good"] or not np.isfinite(c["missing_good"]) or c["front"] == 0:
-        return cm.good_probability(
+        return cm.GoodEstimator.probability(
             c["fresh_good"], c["missing_good"], c["front"], c["remaining"], c["unique"], c["improved"]
         )
     held = c["unique"] / max(c["improved"], 1)
-    r = held**cm.GOOD_RELAX_POWER if held >= cm.GOOD_QUIET else 1.0
+    r = held**cm.TUNED.good_relax_power if held >= cm.TUNED.good_quiet else 1.0
     r = min(r, relax_cap) if relax_cap else r
     front = min(c["front"], front_cap) if front_cap else c["front"]
-    return float(np.exp(-min(c["missing_good"], c["remaining"]) / (cm.GOOD_SHARE * front * r)))
+    return float(np.exp(-min(c["missing_good"], c["remaining"]) / (cm.TUNED.good_share * front * r)))
 
 
 def rules() -> str:
@@ -394,10 +394,10 @@ def rules() -> str:
         if at is None:
             continue
         held = at["unique"] / max(at["improved"], 1)
-        r = held**cm.GOOD_RELAX_POWER if held >= cm.GOOD_QUIET else 1.0
+        r = held**cm.TUNED.good_relax_power if held >= cm.TUNED.good_quiet else 1.0
         lines.append(
             f"| {d['search']} | {d['epsilon']} | {d['seed']} | {at['unique']:,} | {at['missing_good']:.2f} | {at['front']} "
-            f"| {at['improved']:,} | {r:.1f} | {cm.GOOD_SHARE * at['front'] * r:.0f} | {at['escapes']} |"
+            f"| {at['improved']:,} | {r:.1f} | {cm.TUNED.good_share * at['front'] * r:.0f} | {at['escapes']} |"
         )
     text = "\n".join(lines) + "\n"
     path = OUT.parent / "resolution_study_rules.md"

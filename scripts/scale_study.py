@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from testnav.stopping.certificate import QUIET_RELAX, Certificate, CertificateConfig, CertifiedOracle, run_certified
+from testnav.stopping.certificate import TUNED, Certificate, CertificateConfig, CertifiedOracle, run_certified
 from testnav.core.oracle import TableOracle
 from testnav.core.recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
 from testnav.groundtruth.synthetic import PROFILES, synthetic_table
@@ -188,9 +188,9 @@ def summarise(df: pd.DataFrame) -> str:
 
 def unsettled_stop(row) -> float:
     """Where the run would have stopped at 0.95 without the settled front's wider tolerance
-    (QUIET_RELAX): p_complete^QUIET_RELAX at settled checkpoints, as it was before; NaN if never."""
+    (TUNED.quiet_relax): p_complete^quiet_relax at settled checkpoints, as it was before; NaN if never."""
     for cp in json.loads(row["checkpoints"]):
-        if (cp[6] ** QUIET_RELAX if cp[7] else cp[6]) >= STOP_AT:
+        if (cp[6] ** TUNED.quiet_relax if cp[7] else cp[6]) >= STOP_AT:
             return cp[1]
     return np.nan
 

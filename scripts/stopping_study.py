@@ -67,7 +67,7 @@ TERMINATIONS = ("pymoo_default", "pymoo_robust")
 PROFILE_NAMES = [k for k, v in PROFILES.items() if "n" not in v and "levels" not in v]
 # (GOOD_SHARE, GOOD_QUIET, GOOD_RELAX_POWER) tried on the train split
 GRID = [(s, q, g) for s in (0.25, 0.5, 1) for q in (1.5, 1.7, 2) for g in (0, 1, 1.5, 2)]
-CURRENT = (cm.GOOD_SHARE, cm.GOOD_QUIET, cm.GOOD_RELAX_POWER)
+CURRENT = (cm.TUNED.good_share, cm.TUNED.good_quiet, cm.TUNED.good_relax_power)
 
 
 # ------------------------------------------------------------------------------------------ tables
@@ -286,8 +286,10 @@ def group_of(name: str) -> str:
 
 def good(c: dict, constants=CURRENT) -> float:
     """p_good at checkpoint `c`, read with the certificate's rule and `constants` (its own by default)."""
-    return cm.good_probability(
-        c["fresh_good"], c["missing_good"], c["front"], c["remaining"], c["unique"], c["improved"], constants
+    share, quiet, power = constants
+    tuning = dataclasses.replace(cm.TUNED, good_share=share, good_quiet=quiet, good_relax_power=power)
+    return cm.GoodEstimator.probability(
+        c["fresh_good"], c["missing_good"], c["front"], c["remaining"], c["unique"], c["improved"], tuning
     )
 
 

@@ -12,9 +12,10 @@ from testnav.stopping.certificate import (
     Certificate,
     CertificateConfig,
     CertifiedOracle,
-    dominated_draws,
     run_certified,
 )
+from testnav.stopping.estimators import dominated_draws
+from testnav.stopping.tuning import TUNED
 from testnav.errors import UserError
 from testnav.core.oracle import TableOracle
 from testnav.core.pareto import nondominated_mask
@@ -174,9 +175,11 @@ def test_missing_is_the_surrogates_sum_rescaled_by_its_own_record():
     cert = Certificate(obj.lattice, CertificateConfig(stop_at=0.95), seed=7)
     run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 7, table.evaluate)
     assert cert.stopped is not None and cert.u < obj.lattice.size  # an early stop, at a quiet checkpoint
-    assert cert.expected > cert.found + 1
+    assert cert.complete.expected > cert.complete.found + 1
     raw = cert.missing()  # the same state, the same fit
-    assert cert.records[-1].missing == pytest.approx(raw * (cert.found + 1) / (cert.expected + 1), rel=1e-12)
+    assert cert.records[-1].missing == pytest.approx(
+        raw * (cert.complete.found + 1) / (cert.complete.expected + 1), rel=1e-12
+    )
     assert cert.records[-1].missing < raw
 
 
@@ -194,23 +197,25 @@ def test_a_record_of_unforeseen_members_keeps_the_run_from_stopping_short():
     p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 9, table.evaluate)
     full = unique_to_full_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
     assert cert.stopped is not None and full is not None and full <= len(np.unique(p)) < obj.lattice.size
-    assert cert.found > 0  # the record: members found after fits
+    assert cert.complete.found > 0  # the record: members found after fits
 
 
-def test_a_settled_front_doubles_the_tolerance(monkeypatch):
-    """At every quiet checkpoint p_complete = exp(−missing / (share · |front| · f)), f = QUIET_RELAX
-    where the run has measured QUIET × as many configurations as when its front's newest member
+def test_a_settled_front_doubles_the_tolerance():
+    """At every quiet checkpoint p_complete = exp(−missing / (share · |front| · f)), f = quiet_relax
+    where the run has measured `quiet` × as many configurations as when its front's newest member
     was measured (read back from the run's own record), else 1. On `pairs` 4⁴, seed 8 (a tuning
     seed), that stops TomoNav complete after 162 configurations instead of 203 (full recall: 73)."""
-    from testnav.stopping import certificate as cm
+    from dataclasses import replace
+
     from testnav.core.recall import first_sightings, recall_curve, unique_to_full_recall
     from testnav.searches.tomonav import TomoNavSearch
 
     def stop(relax):
-        monkeypatch.setattr(cm, "QUIET_RELAX", relax)
         obj = Objectives.from_table(synthetic_table("pairs", n=4, levels=4, seed=8))
         table = TableOracle(obj)
-        cert = Certificate(obj.lattice, CertificateConfig(stop_at=0.95), seed=8)
+        cert = Certificate(
+            obj.lattice, CertificateConfig(stop_at=0.95), seed=8, tuning=replace(TUNED, quiet_relax=relax)
+        )
         p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 8, table.evaluate)
         full = unique_to_full_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
         return cert, full
@@ -226,9 +231,9 @@ def test_a_settled_front_doubles_the_tolerance(monkeypatch):
         measured = np.flatnonzero((cert.first > 0) & (cert.first <= u))
         measured = measured[measured != 0]
         front = measured[nondominated_mask(cert.values[measured, 0], cert.values[measured, 1])]
-        settled.append(u >= cm.QUIET * cert.first[front].max())
+        settled.append(u >= TUNED.quiet * cert.first[front].max())
         assert len(front) == r.front
-        tolerance = cm.SHARE * r.front * (cm.QUIET_RELAX if settled[-1] else 1)
+        tolerance = cert.share * r.front * (TUNED.quiet_relax if settled[-1] else 1)
         assert r.p_complete == pytest.approx(np.exp(-r.missing / tolerance), rel=1e-12)
     assert any(settled) and not all(settled)
     assert settled == [r.settled for r in cert.records if np.isfinite(r.missing)]  # as recorded

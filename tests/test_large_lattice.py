@@ -1,14 +1,17 @@
 """Large lattices: index arithmetic instead of Θ-sized arrays, TomoNav's candidate pool
 (testnav/stopping/pool.py) above `pool_above`, and the certificate's sampled estimate beyond
-SAMPLE_ABOVE unmeasured configurations."""
+Tuning.sample_above unmeasured configurations."""
+
+import dataclasses
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from testnav.stopping import certificate as cert_module
 from testnav.core.oracle import Oracle
 from testnav.stopping.certificate import Certificate, CertifiedOracle, run_certified
+from testnav.stopping.estimators import Fit
+from testnav.stopping.tuning import TUNED
 from testnav.errors import UserError
 from testnav.core.exact import on_grid
 from testnav.core.lattice import Lattice
@@ -132,20 +135,18 @@ def test_pool_threshold_and_parameters():
             TomoNavSearch(**bad)
 
 
-def test_sampled_certificate_estimate_is_close_to_the_exact_sum(monkeypatch):
+def test_sampled_certificate_estimate_is_close_to_the_exact_sum():
     obj = Objectives.from_table(synthetic_table("pairs", 6, 6, seed=7))
     p = TomoNavSearch().run(TableOracle(obj), 3000, seed=0)
     values = np.column_stack([obj.delta, obj.rho])
 
-    def missing(**patch):
-        for k, v in patch.items():
-            monkeypatch.setattr(cert_module, k, v)
-        cert = Certificate(obj.lattice, seed=0)
+    def missing(**tuning):
+        cert = Certificate(obj.lattice, seed=0, tuning=dataclasses.replace(TUNED, **tuning))
         cert.values[p], cert.seen[p] = values[p], True
         return cert.missing()
 
     sampled = missing()
-    exact = missing(SAMPLE_ABOVE=10**9, MAX_SAMPLES=1000, LARGE_TREES=50)
+    exact = missing(sample_above=10**9, max_samples=1000, large_trees=50)
     # the two forests differ too (1,000-point bootstraps when sampled), so only roughly equal
     assert sampled > 0 and exact > 0 and abs(sampled - exact) < 0.4 * exact
     assert Certificate(obj.lattice).every == 2000 and Certificate(Lattice(4, 6)).every == 65
@@ -221,11 +222,11 @@ def test_pool_is_drawn_around_the_fronts_of_the_values_as_measured(monkeypatch):
 
 
 def test_dense_certificate_schedule_is_chosen_by_size():
-    """Above REUSE_ABOVE configurations checkpoints come DENSE_GROWTH apart; the lattices of both
-    papers keep GROWTH (their committed results were made with it). `every` is the same rule."""
+    """Above Tuning.reuse_above configurations checkpoints come dense_growth apart; the lattices of
+    both papers keep `growth` (their committed results were made with it). `every` is the same rule."""
     small, large = Certificate(Lattice(4, 6)), Certificate(Lattice(6, 4))
-    assert not small.dense and small.growth == cert_module.GROWTH and small.every == 65
-    assert large.dense and large.growth == cert_module.DENSE_GROWTH < cert_module.GROWTH and large.every == 205
+    assert not small.dense and small.growth == TUNED.growth and small.every == 65
+    assert large.dense and large.growth == TUNED.dense_growth < TUNED.growth and large.every == 205
     assert small.after(1000) == 1250 and 3300 <= large.after(3000) <= 3301  # 1.1 × 3000, rounded up
     assert not Certificate(Lattice(6, 4), dense=False).dense
 
@@ -247,7 +248,7 @@ def test_dense_fresh_counts_members_of_the_trailing_window():
     values[order[1000]] = (0.9, 0.9)  # dominates every other measured point
     fresh = {}
     for dense in (True, False):
-        cert = Certificate(Lattice(6, 4), seed=0, growth=cert_module.DENSE_GROWTH, dense=dense)
+        cert = Certificate(Lattice(6, 4), seed=0, growth=TUNED.dense_growth, dense=dense)
         _feed(cert, order, values)
         fresh[dense] = {r.proposals: r.fresh for r in cert.records}  # every proposal is new: b = u
     assert fresh[True][1025] == fresh[False][1025] == 1  # the window that found it
@@ -271,16 +272,16 @@ def test_dense_certificate_fits_once_per_quiet_spell(monkeypatch):
     p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), budget, 7, table.evaluate)
     quiet = sum(0 < r.missing < np.inf for r in cert.records)
     assert 1 <= fits.count("forest") < quiet
-    assert cert._reuse is not None  # the last checkpoint reused its spell's fit
-    model, front, cand, _, exact = cert._reuse
-    assert exact == len(cand)  # fewer than SAMPLE_ABOVE unmeasured: every one is scored
-    unmeasured = cand[~cert.seen[cand]]
-    direct = cert._escape(model, front, unmeasured).sum()
+    spell = cert.complete.spell
+    assert spell is not None  # the last checkpoint reused its spell's fit
+    assert spell.exact == len(spell.cand)  # fewer than sample_above unmeasured: every one is scored
+    unmeasured = spell.cand[~cert.seen[spell.cand]]
+    direct = cert.complete.scored(Fit(spell.model, spell.front, None, cert.u), unmeasured, cert.samples).sum()
     assert cert.missing() == pytest.approx(direct, rel=1e-12) and direct > 0
 
 
 def test_reused_sampled_sum_tracks_the_exact_sum_of_the_same_fit():
-    """On 6⁶ (more unmeasured θ than SAMPLE_ABOVE) the spell's fit sums the front's neighbours
+    """On 6⁶ (more unmeasured θ than Tuning.sample_above) the spell's fit sums the front's neighbours
     exactly and weights a uniform sample up to the rest. After more dominated θ are measured
     (the front unchanged), the reused sum still estimates that fit's sum over every θ left."""
     obj = Objectives.from_table(synthetic_table("pairs", 6, 6, seed=7))
@@ -289,13 +290,13 @@ def test_reused_sampled_sum_tracks_the_exact_sum_of_the_same_fit():
     cert = Certificate(obj.lattice, seed=0)
     cert.values[p], cert.seen[p] = values[p], True
     first = cert.missing()
-    model, front, cand, _, exact = cert._reuse
-    assert 0 < exact < len(cand) and first > 0
+    spell = cert.complete.spell
+    assert 0 < spell.exact < len(spell.cand) and first > 0
     rng = np.random.default_rng(1)
     later = rng.choice(np.flatnonzero(~cert.seen), 8000, replace=False)
     cert.values[later] = 0.0  # dominated by the front: nothing new on it
     cert.seen[later] = True
     reused = cert.missing()
     left = np.flatnonzero(~cert.seen)
-    exact_sum = cert._escape(model, front, left[left != 0]).sum()
+    exact_sum = cert.complete.scored(Fit(spell.model, spell.front, None, cert.u), left[left != 0], cert.samples).sum()
     assert reused < first and abs(reused - exact_sum) < 0.25 * exact_sum
