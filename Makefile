@@ -41,9 +41,10 @@ lock: install           ## constraints.txt from pyproject.toml's ranges (uv pip 
 run: install            ## the main job on the embedded default benchmark (mnist5k)
 	$(PY) run.py
 
-lint: install           ## ruff (rules in pyproject.toml): undefined names, unused imports, bugbear; and the layout
+lint: install           ## ruff (rules in pyproject.toml): undefined names, unused imports, bugbear; the layout; the layers (import-linter)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 test: lint              ## lint, then the contributor tier, before every commit (offline, both cores; README states its time)
 	$(PY) -m pytest -n 2

@@ -58,7 +58,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-sys.path.insert(0, str(ROOT))
 
 from testnav.core import timing  # noqa: E402
 from testnav.families import make as family_make, table_nodes  # noqa: E402
@@ -181,8 +180,6 @@ def section_live(quick: bool) -> dict:
     it evaluates, which side first alternating), so that a slow spell of the host falls on both
     sides; the ratio is the median of the rounds'."""
     from testnav import pipeline
-
-    sys.path.insert(0, str(ROOT / "scripts"))
     from practitioner_models import digits_tester
 
     budget, rounds = (60, 1) if quick else (300, 3)
@@ -344,8 +341,6 @@ def project_groundtruth(n_images: int, model_images_per_s: float, family_images_
 def _family_throughput(device, size: int, batch: int, repeat: int, names=None) -> dict:
     """Our families from conf/families/imagenet_c_<size>.yaml at level 3 on `device`: images/s (best of repeat)."""
     import torch
-
-    sys.path.insert(0, str(ROOT / "scripts"))
     from bench_families import TABLES, images
 
     sync = torch.cuda.synchronize if torch.device(device).type == "cuda" else (lambda: None)
@@ -443,7 +438,7 @@ def section_prefix(n_inputs: int) -> dict:
     """Perturbation-only walk over the full mnist5k lattice, shared prefixes vs from scratch."""
     import torch
 
-    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT))  # the repository's tests package (its small benchmark), not testnav
     from tests.conftest import small_benchmark
     from testnav.groundtruth.walk import PrefixWalker, prefix_generator
 
@@ -769,8 +764,6 @@ def section_compare(quick: bool) -> dict:
     scripts/compare_study.py (625 configurations, 500 digits). Each round builds fresh Testers (empty
     caches: no ground truth to reuse) and times both sides, which first alternating."""
     import copy
-
-    sys.path.insert(0, str(ROOT / "scripts"))
     import compare_study
 
     rounds = 1 if quick else 2

@@ -38,7 +38,7 @@ from testnav.core.timing import interleaved
 from testnav.data.scenes import scenes
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # the repository's tests package (the reference families), not testnav
 from tests.family_reference import reference_function  # noqa: E402  (the test-support package, beside scripts/)
 
 TABLES = {32: "imagenet_c_32", 64: "imagenet_c_64"}

@@ -2,9 +2,6 @@
 the logic is testnav/app/figures.py, so that an installed testnav draws them too)."""
 
 import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from testnav.app.figures import main  # noqa: E402
 

@@ -4,7 +4,7 @@
     python scripts/golden.py write              # after an intended change: rewrite the goldens from the tables
     python scripts/golden.py check --scale mnist5k-reduced --cache-dir /tmp/c
 
-What is compared and within which tolerance: testnav/groundtruth/golden.py and docs/reproducibility.md.
+What is compared and within which tolerance: testnav/pipeline/golden.py and docs/reproducibility.md.
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from testnav.groundtruth import golden  # noqa: E402
+from testnav.pipeline import golden  # noqa: E402
 
 
 def main(argv=None) -> int:

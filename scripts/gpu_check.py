@@ -54,8 +54,6 @@ import numpy as np
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-sys.path.insert(0, str(ROOT))
 
 from testnav.core import timing  # noqa: E402
 from testnav.families import make as family_make, table_nodes  # noqa: E402
@@ -328,6 +326,7 @@ def reference_rate(name: str, family, x: torch.Tensor, level: int, repeat: int) 
     """imagecorruptions-imaug per image, as scripts/bench_families.py times it (images/s)."""
     from PIL import Image
 
+    sys.path.insert(0, str(ROOT))  # the repository's tests package (the reference families), not testnav
     from tests.family_reference import reference_function
 
     pil = [Image.fromarray(img) for img in (x * 255).round().to(torch.uint8).permute(0, 2, 3, 1).numpy()]

@@ -32,7 +32,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from testnav.code.benchmark import CodeBenchmark  # noqa: E402
 from testnav.errors import UserError  # noqa: E402

@@ -27,12 +27,11 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from testnav.groundtruth import golden  # noqa: E402
+from testnav.pipeline import golden  # noqa: E402
 
 TOL = 1e-6  # for numbers a float build may move in the last digits (TestifAI's forest, ρ); see the docs
 COMMITTED = ROOT / "results"

@@ -36,7 +36,6 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
 
 from testnav.core.pareto import nondominated_mask  # noqa: E402
 from testnav.stopping.epsilon import eps_complete, scale  # noqa: E402

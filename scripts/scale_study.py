@@ -10,7 +10,7 @@ A size is `n`x`ℓ`; `--real BENCHMARK:FIDELITY` adds a benchmark's own ground t
 into results/cache), run with each seed as the run seed. Budgets: 5|Θ| where |Θ| ≤ 10⁴, otherwise 5,000 and 20,000. Each run forks a
 child process, so its peak memory (resident set, the table included) is its own. Per run:
 AUC-Recall@P* against the table's exact P*, unique configurations to full recall, the search's
-wall time per proposal (the oracle's lookups and the certificate's estimates excluded; the
+wall time per proposal (the certificate's estimates excluded, the table's lookups included; the
 certificate's share of the run is its own column), and the certificate (never stopping, so
 "stop at 0.95" is read off its checkpoints): where a run with stop_at=0.95 would have stopped,
 whether P* was complete there, and that stop over the unique configurations to full recall.
@@ -24,15 +24,14 @@ import functools
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from testnav.stopping.certificate import TUNED, Certificate, CertificateConfig, CertifiedOracle, run_certified
-from testnav.core.oracle import TableOracle
+from testnav import pipeline
+from testnav.stopping.certificate import TUNED
 from testnav.core.recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
 from testnav.groundtruth.synthetic import PROFILES, synthetic_table
 from testnav.core.table import Objectives
@@ -45,13 +44,18 @@ SEARCHES = ("nsga2", "tomonav", "ga", "greedy", "random")
 STOP_AT = 0.95
 
 
-def make_search(name: str):
-    """The study's searches by name (testnav.searches.make); `nsga2_fast` and `ga` on the fast engine."""
-    from testnav import searches
-
+def run_spec(name: str, budget: int, seed: int, stop_at: float | None) -> pipeline.RunSpec:
+    """The study's searches by name (conf/search), `nsga2_fast` and `ga` on the fast engine, with their
+    own populations (not fitted to the lattice); the certificate on, stopping at `stop_at` (None: never)."""
     engine = {"nsga2_fast": "fast", "ga": "fast"}
-    base = "nsga2" if name == "nsga2_fast" else name
-    return searches.make(base, **({"engine": engine[name]} if name in engine else {}))
+    return pipeline.RunSpec(
+        "nsga2" if name == "nsga2_fast" else name,
+        overrides={"engine": engine[name]} if name in engine else {},
+        budget=int(budget),  # a rerun reads them back from the csv as numpy integers
+        seed=int(seed),
+        certificate=pipeline.CertificateConfig(stop_at=stop_at),
+        fit=False,
+    )
 
 
 def generated(profile: str, n: int, levels: int, seed: int) -> Objectives:
@@ -73,28 +77,12 @@ def budgets(size: int) -> list[int]:
     return [5 * size] if size <= 10_000 else [5_000, 20_000]
 
 
-class TimedOracle(TableOracle):
-    """A table oracle that clocks its own lookups (to take them out of the search's time)."""
-
-    def __init__(self, objectives):
-        super().__init__(objectives)
-        self.seconds = 0.0
-
-    def evaluate(self, indices, names=("delta", "rho")):
-        t0 = time.perf_counter()
-        out = super().evaluate(indices, names)
-        self.seconds += time.perf_counter() - t0
-        return out
-
-
 def one_run(obj: Objectives, search: str, budget: int, seed: int, stop_at: float | None = None) -> dict:
     """One run; with `stop_at` it really stops there (its cost share is then that of a run with
     the certificate on), else it runs its budget and the stop is read off the checkpoints."""
-    oracle = TimedOracle(obj)
-    cert = Certificate(obj.lattice, CertificateConfig(stop_at=stop_at), seed=seed)
-    t0 = time.perf_counter()
-    proposals, _ = run_certified(make_search(search), CertifiedOracle(oracle, cert), budget, seed, oracle.evaluate)
-    wall = time.perf_counter() - t0
+    run = pipeline.replay(run_spec(search, budget, seed, stop_at), obj, {"table": "(generated or benchmark table)"})
+    proposals = obj.lattice.index(run.trace[[f"t{i + 1}" for i in range(obj.lattice.n)]].to_numpy(np.int64))
+    wall, cert_seconds = run.summary["search_seconds"], run.summary["certificate_seconds"]
     first = first_sightings(proposals)
     curve = recall_curve(proposals[first], obj.pstar, obj.lattice.size)
     full = unique_to_full_recall(curve)
@@ -115,9 +103,9 @@ def one_run(obj: Objectives, search: str, budget: int, seed: int, stop_at: float
             r.p_complete,
             r.settled,
         )
-        for r in cert.records
+        for r in run.checkpoints
     ]
-    stop = next(((r.proposals, r.p_complete) for r in cert.records if r.p_complete >= STOP_AT), None)
+    stop = next(((r.proposals, r.p_complete) for r in run.checkpoints if r.p_complete >= STOP_AT), None)
     stop_unique = int(uniq[stop[0] - 1]) if stop else None
     return {
         "auc": auc_recall(curve),
@@ -125,10 +113,10 @@ def one_run(obj: Objectives, search: str, budget: int, seed: int, stop_at: float
         "unique": int(first.sum()),
         "unique_to_full": full,
         "wall_s": wall,
-        "search_ms_per_proposal": 1000 * (wall - oracle.seconds - cert.seconds) / len(proposals),
-        "cert_share": cert.seconds / wall if wall else 0.0,
-        "cert_checkpoints": len(cert.records),
-        "p_complete_last": cert.records[-1].p_complete if cert.records else 0.0,
+        "search_ms_per_proposal": 1000 * (wall - cert_seconds) / len(proposals),
+        "cert_share": cert_seconds / wall if wall else 0.0,
+        "cert_checkpoints": len(run.checkpoints),
+        "p_complete_last": run.checkpoints[-1].p_complete if run.checkpoints else 0.0,
         "stop_unique": stop_unique,
         "stop_complete": None if stop is None else bool(full is not None and stop_unique >= full),
         "stop_ratio": None if stop is None or not full else stop_unique / full,

@@ -43,7 +43,6 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
 
 from testnav import searches  # noqa: E402
 from testnav.core.oracle import TableOracle  # noqa: E402

@@ -17,8 +17,6 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from testnav.errors import UserError  # noqa: E402
 from testnav.families.text_base import WORD, TextBatch  # noqa: E402
 from testnav.families.text_contraction import Contraction  # noqa: E402

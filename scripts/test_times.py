@@ -12,13 +12,11 @@ import argparse
 import json
 import re
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 
 def host() -> dict:

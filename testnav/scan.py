@@ -41,14 +41,6 @@ def check_count(value, key: str) -> int:
     return int(value)
 
 
-def cached_table(tester):
-    """The tester's ground-truth table path if it is already complete on disk, else None."""
-    from .groundtruth.compute import complete, table_path
-
-    path = table_path(tester.cache_dir, tester.benchmark, tester.benchmark.key(tester.session.loaded))
-    return path if complete(path) else None
-
-
 def timed(oracle, indices, progress=None, what: str = "configurations") -> float:
     """Measure `indices` on the live oracle, in lattice order and in steps a progress bar (or, where
     nobody watches, a line every 30 s) can follow; the seconds per configuration not measured before."""
@@ -120,8 +112,8 @@ def scan(
     examples: int = 8,
 ):
     """The findings of `tester`'s model (testnav/findings.py); see this module's docstring."""
-    from .pipeline import live_oracle
-    from .pipeline.inputs import inputs_of, supported
+    from .pipeline import cached_groundtruth, live_oracle
+    from .report.inputs import inputs_of, supported
 
     budget = check_budget_seconds(budget_seconds)
     k = check_count(failure_modes, "failure_modes")
@@ -132,7 +124,7 @@ def scan(
     t0 = time.perf_counter()
     session = tester.session
     method = {"budget_seconds": budget}
-    table = cached_table(tester)
+    table = cached_groundtruth(tester.benchmark, tester.cache_dir, session.loaded)
     run = None
     if table is None:
         oracle = live_oracle(session, tester.fidelity)

@@ -158,8 +158,7 @@ class Tester:
         states the number); a number is a share of each objective's range, as in run.py's replays (0.01).
         params: the search's settings (conf/search/<name>.yaml), e.g. pop_size."""
         from . import pipeline
-        from .stopping.certificate import CertificateConfig
-        from .tomography.executor import Stopping
+        from .core.early_stopping import Stopping
 
         budget = search_settings(budget, seed, stop_at, stop_on, epsilon, self.lattice.size)
         with python_words():
@@ -168,7 +167,7 @@ class Tester:
                 overrides=params,
                 budget=budget,
                 seed=seed,
-                certificate=CertificateConfig(stop_at=stop_at, stop_on=stop_on, epsilon=epsilon),
+                certificate=pipeline.CertificateConfig(stop_at=stop_at, stop_on=stop_on, epsilon=epsilon),
                 fit="pop_size" not in params,  # the default population fitted to a small lattice, a chosen one kept
                 pricing=Stopping.from_node(self.cfg.tomography),
                 pricing_seed=int(self.cfg.tomography.seed),
@@ -209,7 +208,7 @@ class Tester:
         return self._findings
 
     def _groundtruth_path(self) -> Path:
-        from .groundtruth.compute import compute_groundtruth
+        from .pipeline import compute_groundtruth
 
         return compute_groundtruth(self.benchmark, self.cache_dir, self.device, progress=self.progress)
 
@@ -218,7 +217,7 @@ class Tester:
         Tester's `confidence`, δ, raw fidelity, per-input outcomes), computed once and cached under a key
         that hashes the model's weights, the data and the families."""
         from .core.intervals import with_psi_intervals
-        from .groundtruth.compute import read_meta
+        from .pipeline import read_meta
 
         path = self._groundtruth_path()
         return with_psi_intervals(pd.read_parquet(path), read_meta(path)["n_inputs"], self.confidence)
@@ -229,8 +228,7 @@ class Tester:
         Tomography (`.table`: one row per test; `.pairs`: χ² independence per family pair). The default
         source is live for images and replay for text (whose live executor is not written yet; a text
         lattice's ground truth is cheap)."""
-        from .tomography.core import Settings
-        from .tomography.stage import tomography_for
+        from .pipeline.tomography import Settings, tomography_for
 
         from .errors import note
 
@@ -258,8 +256,7 @@ class Tester:
         estimated and predicted (and true, with source="replay"), and [R_low, R_high] at the Tester's
         `confidence`, a bound that holds however wrong the forest is on the tests it predicts. It narrows
         as tests are measured: `sample` of the query's unmeasured tests are measured for it first."""
-        from .tomography.gate import answer
-        from .tomography.query import Query, check_sample
+        from .pipeline.tomography import Query, answer, check_sample
 
         Query(expr, [f.name for f in self.benchmark.families])  # a bad query fails before any work
         check_sample(sample, "sample")
@@ -281,8 +278,7 @@ class Tester:
         measured; "never" decides on what the tomography measured. The error is one line: the query,
         the interval, the threshold and the tests measured."""
         from .core.intervals import check_confidence
-        from .tomography.gate import Undecided, check_measure, gate
-        from .tomography.query import Query, check_threshold
+        from .pipeline.tomography import Query, Undecided, check_measure, check_threshold, gate
 
         check_threshold(min_accuracy, "min_accuracy")
         confidence = check_confidence(self.confidence if confidence is None else confidence)
@@ -299,10 +295,9 @@ class Tester:
     # --- versions: a run you keep, and the next model against it ------------------------------
     def _cached_groundtruth(self) -> Path | None:
         """The ground-truth table if it is on disk already (never computed here)."""
-        from .groundtruth.compute import complete, table_path
+        from .pipeline import cached_groundtruth
 
-        path = table_path(self.cache_dir, self.benchmark, self.benchmark.key(self.session.loaded))
-        return path if complete(path) else None
+        return cached_groundtruth(self.benchmark, self.cache_dir, self.session.loaded)
 
     def record(self):
         """A `RunRecord` of what this Tester measured over all of the data: the clean set, every
@@ -382,7 +377,7 @@ class Tester:
 
     @property
     def inputs(self):
-        from .pipeline.inputs import inputs_of
+        from .report.inputs import inputs_of
 
         return inputs_of(self.session)
 
@@ -419,7 +414,7 @@ def search_settings(budget, seed, stop_at, stop_on, epsilon, size: int):
     """Tester.search's arguments checked in their Python names, before any work; a budget beyond
     5 × |Θ| proposals (which re-propose what was measured) capped at it, with a note."""
     from .errors import note
-    from .stopping.certificate import STOP_ON
+    from .pipeline import STOP_ON
 
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1):
         raise UserError(f"budget={budget!r}: a whole number of proposals ≥ 1, or None for 5 × |Θ| = {5 * size:,}")

@@ -170,9 +170,13 @@ def _read(file) -> str:
 
 
 def load_script(name: str):
-    """scripts/<name>.py imported as a module (the scripts are not a package), for tests of its functions."""
+    """scripts/<name>.py imported as a module (the scripts are not a package), for tests of its functions;
+    scripts/ goes on sys.path as when the script runs, so its imports of the scripts beside it resolve."""
     import importlib.util
 
+    scripts = str(RUN_PY.parent / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
     spec = importlib.util.spec_from_file_location(f"{name}_script", RUN_PY.parent / "scripts" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

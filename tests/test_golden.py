@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 import torch
 
-from testnav.groundtruth import golden
+from testnav.pipeline import golden
 from testnav.groundtruth.compute import compute_groundtruth
 from tests.conftest import small_benchmark
 

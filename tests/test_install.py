@@ -62,7 +62,7 @@ def test_import_testnav_changes_nothing_in_the_process():
     loaded = probe(
         SNAPSHOT + STACK + "\na = snap()\nimport testnav\ntestnav.Tester\n"
         "import testnav.pipeline, testnav.searches, testnav.fidelity, testnav.families, testnav.signals\n"
-        "import testnav.tomography.stage, testnav.models.function, testnav.benchmarks.text_classification\n"
+        "import testnav.pipeline.tomography, testnav.models.function, testnav.benchmarks.text_classification\n"
         "b = snap()\nprint([k for k in a if a[k] != b[k]])\n"
         "print(sorted(set(b['environ']) ^ set(a['environ'])), [w for w in b['warnings'] if w not in a['warnings']])"
     )

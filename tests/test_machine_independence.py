@@ -14,7 +14,7 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from testnav.stopping.certificate import Certificate, CertifiedOracle, run_certified
-from testnav.groundtruth.golden import GOLDEN_DIR
+from testnav.pipeline.golden import GOLDEN_DIR
 from testnav.core.lattice import Lattice
 from testnav.core.oracle import TableOracle
 from testnav.searches.tomonav import TomoNavSearch

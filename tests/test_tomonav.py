@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from testnav.errors import UserError
-from testnav.groundtruth.inferences import auc_recall_inferences, cumulative, inference_summary, table_costs
+from testnav.core.trace import cumulative
+from testnav.groundtruth.inferences import auc_recall_inferences, inference_summary, table_costs
 from testnav.core.lattice import Lattice
 from testnav.core.oracle import Oracle, TableOracle
 from testnav.core.pareto import nondominated_mask
@@ -15,7 +16,7 @@ from testnav.core.recall import auc_recall, first_sightings, recall_curve
 from testnav.searches.tomonav import TomoNavSearch, next_batch
 from testnav.stopping.level_surrogate import Surrogate
 from testnav.core.table import Objectives, minmax
-from testnav.tomography.executor import Stopping, input_order, stop_after
+from testnav.core.early_stopping import Stopping, input_order, stop_after
 from testnav.core.trace import make_trace
 
 

@@ -50,7 +50,7 @@ def write_csv(df: pd.DataFrame, path: Path) -> None:
 
 def write_examples(out_dir: Path, session, thetas) -> list[Path]:
     """examples-*.csv and perturbed-* for each configuration (see the module docstring)."""
-    from ..pipeline.inputs import inputs_of
+    from ..report.inputs import inputs_of
 
     if not thetas:
         return []

@@ -102,7 +102,7 @@ def measured_of(run_dir: Path, summary: dict, session, fidelity: str):
 def main(argv, prog: str = "testnav report") -> int:
     from ..findings import build, fidelity_settings
     from ..pipeline import open as open_session
-    from ..pipeline.inputs import inputs_of, supported
+    from ..report.inputs import inputs_of, supported
     from ..report.scan import write_findings
     from ..scan import complete_minimality, digests
     from ..core.naming import own_name

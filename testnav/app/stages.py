@@ -9,7 +9,7 @@ stage=compare     → a baseline's record (compare.baseline=RUN_DIR) → its con
                     paired tests → comparison.csv, comparison.json, comparison.html, record.*; exit 1
                     when a configuration's accuracy drops significantly by more than compare.max_drop
 stage=grid        → NSGA-II hyperparameter grid (§3.3)     → results/tables/grid*.csv, grid_selection.json
-stage=tomography | query | study → TestifAI (testnav/tomography/stage.py)
+stage=tomography | query | study → TestifAI (testnav/app/tomography.py)
 stage=check       → load every artifact, clean ψ(D) against the paper, throughput (testnav/app/check.py)
 """
 
@@ -26,11 +26,11 @@ from ..errors import BelowThreshold, UserError
 from ..groundtruth.compute import compute_groundtruth, read_meta
 from ..pipeline.record import RunRecord, record_of
 from ..core.cache import write_json_atomic
+from ..core.early_stopping import Stopping
 from ..core.progress import resolve as resolve_progress
 from ..core.table import Objectives, read_table
 from ..registry import instantiate
 from ..stopping.certificate import CertificateConfig, verdict
-from ..tomography.executor import Stopping
 from . import reports
 from .memo import memo_dir, remember, restore, run_key
 
@@ -280,9 +280,9 @@ def front_lines(front: list[dict], most: int = 5) -> list[str]:
 
 def _tomography_stage(name: str):
     def run(cfg: DictConfig, out_dir: Path):
-        from ..tomography import stage
+        from . import tomography
 
-        return getattr(stage, f"run_{name}")(cfg, out_dir)
+        return getattr(tomography, f"run_{name}")(cfg, out_dir)
 
     return run
 

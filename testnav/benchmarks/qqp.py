@@ -30,7 +30,8 @@ import torch
 
 from ..errors import UserError
 from ..families.text_base import TextBatch
-from .text import TextBenchmark, TextLoaded, file_fingerprint, load_pretrained, model_fingerprint, require_file
+from ..models.pretrained import load_pretrained, model_fingerprint
+from .text import TextBenchmark, TextLoaded, file_fingerprint, require_file
 
 FORMAT = (
     "GLUE QQP dev.tsv (id, qid1, qid2, question1, question2, is_duplicate) or a .jsonl/.json/.csv/.parquet "

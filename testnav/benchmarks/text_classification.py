@@ -27,7 +27,8 @@ import torch
 from ..core.cache import stable_hash
 from ..errors import UserError, note
 from ..families.text_base import TextBatch
-from .text import TextBenchmark, TextLoaded, file_fingerprint, load_pretrained, model_fingerprint, require_file
+from ..models.pretrained import load_pretrained, model_fingerprint
+from .text import TextBenchmark, TextLoaded, file_fingerprint, require_file
 
 FORMAT = "a .csv/.jsonl/.json/.parquet file with a `text` column (or `text_a` and `text_b`) and a `label` column"
 

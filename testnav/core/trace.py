@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..groundtruth.inferences import cumulative
 from .lattice import Lattice
 from .recall import auc_recall, budget_to_full_recall, first_sightings, recall_curve, unique_to_full_recall
 from .pareto import crowding_distance, nondominated_rank
@@ -42,6 +41,11 @@ def make_trace(
     if costs is not None:
         trace["inferences"] = cumulative(p, new, costs)
     return trace
+
+
+def cumulative(proposals, new, costs: np.ndarray) -> np.ndarray:
+    """Inferences spent after each proposal: a configuration is paid for the first time it is proposed."""
+    return np.cumsum(np.where(new, costs[np.asarray(proposals, dtype=np.int64)], 0))
 
 
 def ranked_list(trace: pd.DataFrame, n: int) -> pd.DataFrame:

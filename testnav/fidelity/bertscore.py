@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import torch
 
-from ..benchmarks.text import load_pretrained
+from ..models.pretrained import load_pretrained
 from .base import Metric
 
 
@@ -128,7 +128,7 @@ class BERTScoreF1(Metric):
         return float(sum(scores) / len(scores)) if scores else 0.0
 
     def describe(self) -> dict:
-        from ..benchmarks.text import model_fingerprint, resolve_pretrained
+        from ..models.pretrained import model_fingerprint, resolve_pretrained
 
         return {
             "metric": "bertscore_f1",

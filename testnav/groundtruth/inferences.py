@@ -29,7 +29,7 @@ FULL_D = "inputs (full D, no early stopping)"
 
 def table_costs(path, lattice: Lattice, rule, seed: int = 0) -> tuple[np.ndarray, str]:
     """(per-configuration cost indexed by lattice index, unit) for a ground-truth table file."""
-    from ..tomography.executor import input_order, stop_after
+    from ..core.early_stopping import input_order, stop_after
 
     p = Path(path)
     if p.suffix.lower() in (".parquet", ".pq"):
@@ -45,11 +45,6 @@ def table_costs(path, lattice: Lattice, rule, seed: int = 0) -> tuple[np.ndarray
             costs = np.array([stop_after(outcomes[r, order], rule) for r in rows], dtype=np.int64)
             return costs, EARLY_STOPPING
     return np.ones(lattice.size, dtype=np.int64), PER_CONFIGURATION
-
-
-def cumulative(proposals, new, costs: np.ndarray) -> np.ndarray:
-    """Inferences spent after each proposal: a configuration is paid for the first time it is proposed."""
-    return np.cumsum(np.where(new, costs[np.asarray(proposals, dtype=np.int64)], 0))
 
 
 def auc_recall_inferences(first_order, pstar, costs: np.ndarray) -> float:

@@ -20,6 +20,7 @@ from torch import nn
 
 from ..core.cache import stable_hash
 from ..errors import UserError
+from .preprocess import Preprocess
 
 
 class Monitored(nn.Module):
@@ -118,8 +119,6 @@ class GivenModel:
         self.mean, self.std, self.input_size, self.interpolation = mean, std, input_size, interpolation
 
     def build(self) -> nn.Module:
-        from .classifier import Preprocess
-
         if getattr(self.module, "training", False):
             from ..errors import note
 

@@ -92,7 +92,7 @@ class Comparison:
     evaluations: int = 0
     reused: int = 0
     seconds: float = 0.0
-    inputs: object = field(default=None, repr=False)  # the new model's Inputs (pipeline/inputs.py), for the report
+    inputs: object = field(default=None, repr=False)  # the new model's Inputs (report/inputs.py), for the report
     families_objects: list = field(default=None, repr=False)
     gate: dict | None = None  # set by a gate: {"max_drop", "failed", "line"}, shown on the report
 
@@ -401,7 +401,7 @@ def compare_on(
     out = compare(base, new, confidence, correction, min_change, session.benchmark.families, key)
     out.evaluations, out.reused = evaluated, len(out.table) - evaluated
     out.seconds = time.perf_counter() - t0
-    from .inputs import inputs_of, supported
+    from ..report.inputs import inputs_of, supported
 
     if supported(session.benchmark, session.loaded):
         out.inputs = inputs_of(session)

@@ -11,8 +11,7 @@ from ..core.progress import resolve
 from ..core.table import Objectives
 from ..errors import UserError
 from ..fidelity import sign as rho_sign
-from ..groundtruth.compute import read_meta
-from ..groundtruth.compute import compute_groundtruth
+from ..groundtruth.compute import complete, compute_groundtruth, read_meta, table_path
 from ..groundtruth.session import resolve_device
 from ..paths import CONF
 from ..registry import compose, instantiate
@@ -56,3 +55,9 @@ def groundtruth_objectives(path: Path, benchmark, fidelity: str, signals=()) -> 
         "table": str(Path(path).resolve()),  # absolute: the summary names its table from any folder
         "psi_clean": read_meta(path).get("psi_clean"),
     }
+
+
+def cached_groundtruth(benchmark, cache_dir, loaded) -> Path | None:
+    """The benchmark's ground-truth table if it is complete on disk already (never computed here)."""
+    path = table_path(cache_dir, benchmark, benchmark.key(loaded))
+    return path if complete(path) else None

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.cache import atomic_path, write_json_atomic
+from ..core.early_stopping import Stopping
 from ..core.intervals import check_confidence
 from ..core.naming import COLUMN, family_names, with_names
 from ..core.oracle import Oracle, TableOracle
@@ -26,8 +27,7 @@ from ..errors import UserError
 from ..groundtruth.inferences import inference_summary, table_costs
 from ..searches import Search, make
 from ..stopping.certificate import Certificate, CertificateConfig, CertifiedOracle, run_certified, summary_fields
-from ..stopping.epsilon import AUTO, Resolution, representatives
-from ..tomography.executor import Stopping
+from ..stopping.epsilon import AUTO, Resolution, representatives, resolution_tolerance
 
 FORMATS = ("csv", "parquet")
 
@@ -63,12 +63,16 @@ class Run:
     `ranked` (ranked.csv: every configuration seen, by Pareto rank then crowding distance, each
     named in its `configuration` column), and for a live run `outcomes`: θ (a tuple of levels) →
     which inputs of D the model got right under it, for every configuration it ran (`save` writes
-    them to outcomes.parquet: t1..tn and `correct`, as the ground truth holds them)."""
+    them to outcomes.parquet: t1..tn and `correct`, as the ground truth holds them). `checkpoints`:
+    the stopping certificate's record at each of its checkpoints, in order (testnav/stopping/
+    certificate.py: proposals, unique, p_complete, p_good, the front, …), what the studies read;
+    kept in memory only (`save` writes the last reading into summary.json, `load` has none)."""
 
     summary: dict
     trace: pd.DataFrame
     ranked: pd.DataFrame
     outcomes: dict = field(default_factory=dict, repr=False)
+    checkpoints: list = field(default_factory=list, repr=False)
 
     @property
     def front(self) -> pd.DataFrame:
@@ -110,13 +114,6 @@ class Run:
                 df.to_parquet(tmp, index=False)
         write_json_atomic(out / "summary.json", self.summary)
         return out
-
-
-def resolution_tolerance(summary: dict) -> np.ndarray | None:
-    """(ε_δ, ε_ρ) in the units of the run's trace where its certificate read epsilon=auto, else None."""
-    if summary.get("epsilon_setting") != AUTO:
-        return None
-    return np.array([summary["epsilon_delta"], summary["epsilon_rho"]], dtype=float)
 
 
 def check_budget(budget, space_size: int | None = None) -> int | None:
@@ -199,7 +196,7 @@ def certified_run(
         told = representatives(front[["delta", "rho"]].to_numpy(float), eps)
         for member, t in zip(summary["front"], told):
             member["distinguishable"] = bool(t)
-    return Run(summary, trace, ranked)
+    return Run(summary, trace, ranked, checkpoints=list(certified.certificate.records))
 
 
 class Watched(Oracle):

@@ -4,7 +4,7 @@
     report.for_tomography(path, tomo, benchmark, session, queries=[answer])
 
 Every search, live, tomography and query run directory holds one (testnav/app/stages.py,
-testnav/tomography/stage.py), and `Tester.report(path)` writes the same. Figures and input
+testnav/app/tomography.py), and `Tester.report(path)` writes the same. Figures and input
 thumbnails are embedded as data URIs, the style and the one script (sortable tables) inline:
 the page fetches nothing. What it shows is gathered first (testnav/report/facts.py), then
 rendered (testnav/report/page.py).
@@ -37,7 +37,7 @@ def write(path, facts, lattice, class_names=None) -> Path:
 def class_names_of(facts, session, benchmark) -> dict:
     if session is None or benchmark is None or not facts.shown:
         return {}
-    from ..pipeline.inputs import inputs_of
+    from .inputs import inputs_of
 
     return inputs_of(session).class_names
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.naming import COLUMN, config_name, own_name, with_names
-from ..pipeline.inputs import Inputs, inputs_of, supported
+from .inputs import Inputs, inputs_of, supported
 from ..tomography.independence import chi2_pairs
 
 MAX_SHOWN = 8  # front members shown input by input (the configurations a person names come on top)

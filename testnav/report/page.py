@@ -12,8 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.naming import COLUMN, level_columns
-from ..pipeline.runs import resolution_tolerance
-from ..stopping.epsilon import representatives
+from ..stopping.epsilon import representatives, resolution_tolerance
 from . import plots
 from .facts import Facts, Shown
 from .template import page

@@ -290,7 +290,7 @@ def tested_facts(fnd):
 
     tester = fnd._tester
     if tester is not None:
-        from ..pipeline.inputs import inputs_of, supported
+        from .inputs import inputs_of, supported
 
         b, session = tester.benchmark, tester.session
         inputs = inputs_of(session) if supported(b, session.loaded) else None

@@ -94,3 +94,10 @@ def representatives(front: np.ndarray, eps) -> np.ndarray:
         if not eps_dominated(front[i], front[keep], eps):
             keep[i] = True
     return keep
+
+
+def resolution_tolerance(summary: dict) -> np.ndarray | None:
+    """(ε_δ, ε_ρ) in the units of the run's trace where its certificate read epsilon=auto, else None."""
+    if summary.get("epsilon_setting") != AUTO:
+        return None
+    return np.array([summary["epsilon_delta"], summary["epsilon_rho"]], dtype=float)

@@ -10,7 +10,7 @@ CheckpointFit, so the surrogate is fitted at most once for the two.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -19,9 +19,6 @@ from .epsilon import eps_dominated
 from .level_surrogate import Surrogate
 from .pool import neighbours, random_configurations
 from .tuning import TUNED, Tuning
-
-if TYPE_CHECKING:
-    from .certificate import Certificate
 
 
 def escape_probability(draws: np.ndarray, front: np.ndarray) -> np.ndarray:
@@ -89,7 +86,7 @@ class CheckpointFit:
     are the measured front's unit-step neighbours plus `sample` uniform draws from the rest,
     weighted up to the rest's size, so a checkpoint costs the same on any lattice."""
 
-    def __init__(self, certificate: Certificate):
+    def __init__(self, certificate):
         self.certificate = certificate
         self._fitted: tuple | None = None
         self._draws: np.ndarray | None = None
@@ -156,7 +153,7 @@ class Estimator(ABC):
         """Per θ, the share of its draws (S, m, 2) that count against `front` under this rule."""
 
     @abstractmethod
-    def update(self, certificate: Certificate, reading: Reading, shared: CheckpointFit) -> dict:
+    def update(self, certificate, reading: Reading, shared: CheckpointFit) -> dict:
         """This rule's Checkpoint fields at a checkpoint that reads a front."""
 
     @abstractmethod
@@ -174,7 +171,7 @@ class Estimator(ABC):
         mean, sd = fit.model.predict(cand)
         return self.chance(fit.model.draws(cand, mean=mean, sd=sd, samples=samples), fit.front, fit.eps)
 
-    def missing(self, certificate: Certificate, shared: CheckpointFit, eps=None) -> float:
+    def missing(self, certificate, shared: CheckpointFit, eps=None) -> float:
         """Σ p_θ over the unmeasured θ, before calibration (this checkpoint's fit is kept for the next
         window's record): 0 with none left, inf with too few points measured; dense, a quiet spell
         sums the p_θ of its first fit over the candidates still unmeasured (its front and ε, older,

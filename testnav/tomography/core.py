@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.lattice import Lattice
-from .executor import Measured, Stopping, low_order, replay_tests
+from ..core.early_stopping import Stopping
+from .executor import Measured, low_order, replay_tests
 from .independence import chi2_pairs, independent_estimates, product_estimates
 from .surrogate import AdditiveLogitSurrogate, RobustnessSurrogate, ScoreSurrogate
 
@@ -27,10 +28,10 @@ def check_surrogate(name: str) -> str:
 @dataclass
 class Settings:
     max_order: int = 2
-    batch: int = 100
-    window: int = 3
-    delta: float = 0.005
-    early_stopping: bool = True
+    batch: int = Stopping.batch  # the early-stopping rule's defaults, written once (core/early_stopping.py)
+    window: int = Stopping.window
+    delta: float = Stopping.delta
+    early_stopping: bool = Stopping.enabled
     alpha: float = 0.05
     relative_to_clean: bool = True
     seed: int = 0

@@ -1,9 +1,6 @@
-"""Low-order test execution with TestifAI's early stopping (§4.2, Algorithm 1).
-
-A test σ is evaluated on D in batches of b inputs (a fixed, seeded order of D shared by
-all tests); after batch j the running estimate r_j = (passes so far) / (inputs so far) is
-kept, and evaluation stops as soon as the last w estimates span less than δ. Every outcome
-observed before stopping is kept: they are the surrogate's training set.
+"""Low-order test execution under TestifAI's early-stopping rule (§4.2, Algorithm 1; the rule
+itself, shared with TestNav's inference costs, is testnav/core/early_stopping.py). Every outcome
+observed before a test stops is kept: they are the surrogate's training set.
 
 Two sources of outcomes share this logic. `replay_tests` reads them from a ground-truth
 table (the per-input `correct` column), so studies can compare regimes exactly and cheaply;
@@ -21,49 +18,9 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..groundtruth.walk import prefix_generator
+from ..core.early_stopping import Stopping, input_order, stop_after
 from ..core.lattice import Lattice
-
-
-@dataclass(frozen=True)
-class Stopping:
-    batch: int = 100  # b
-    window: int = 3  # w
-    delta: float = 0.005  # δ
-    enabled: bool = True
-
-    def __post_init__(self):
-        from ..errors import UserError
-
-        if self.batch < 1 or self.window < 1 or not self.delta >= 0:
-            raise UserError(
-                f"early stopping needs batch ≥ 1, window ≥ 1, delta ≥ 0 (got b={self.batch}, "
-                f"w={self.window}, δ={self.delta})"
-            )
-
-    @classmethod
-    def from_node(cls, node) -> "Stopping":
-        """From the `tomography:` node (batch, window, delta, early_stopping): TestifAI's rule,
-        which also prices every configuration of a TestNav replay in inferences."""
-        return cls(int(node.batch), int(node.window), float(node.delta), bool(node.early_stopping))
-
-    def converged(self, estimates) -> bool:
-        """Whether the last w running estimates span less than δ (the rule, for live and replayed tests)."""
-        last = estimates[-self.window :]
-        return self.enabled and len(last) == self.window and max(last) - min(last) < self.delta
-
-
-def stop_after(outcomes: np.ndarray, rule: Stopping) -> int:
-    """How many of these outcomes (in order) are observed before the rule stops."""
-    n = len(outcomes)
-    if not rule.enabled or n == 0:
-        return n
-    ends = np.minimum(np.arange(1, -(-n // rule.batch) + 1) * rule.batch, n)
-    estimates = (np.cumsum(outcomes)[ends - 1] / ends).tolist()
-    for j in range(len(ends)):
-        if rule.converged(estimates[: j + 1]):
-            return int(ends[j])
-    return n
+from ..groundtruth.walk import prefix_generator
 
 
 @dataclass
@@ -91,11 +48,6 @@ class Measured:
 
 def low_order(lattice: Lattice, max_order: int = 2) -> np.ndarray:
     return np.flatnonzero(lattice.orders <= max_order)
-
-
-def input_order(n_inputs: int, seed: int) -> np.ndarray:
-    """The seeded order in which every test visits D (batches are consecutive slices of it)."""
-    return np.random.default_rng(seed).permutation(n_inputs)
 
 
 def replay_tests(outcomes: np.ndarray, lattice: Lattice, tests, rule: Stopping, seed: int = 0) -> Measured:

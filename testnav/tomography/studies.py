@@ -22,8 +22,9 @@ import numpy as np
 import pandas as pd
 
 from ..core.lattice import Lattice
+from ..core.early_stopping import Stopping
 from .core import Settings, from_groundtruth, sub_lattice
-from .executor import Measured, Stopping, low_order, replay_tests
+from .executor import Measured, low_order, replay_tests
 from .independence import independent_estimates
 from .surrogate import RobustnessSurrogate
 

@@ -1,4 +1,5 @@
-"""`stage=tomography | query | study` behind run.py.
+"""`stage=tomography | query | study`: TestifAI's stages (read the config, print, write files); the
+library they call is testnav/pipeline/tomography.py.
 
 tomography: measure Θ≤2 (replayed from the ground truth's per-input outcomes, or live on
             the model), fit the surrogate, write tomography.csv (per test, named: measured /
@@ -13,78 +14,36 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..core.cache import atomic_path, write_json_atomic
+from ..benchmarks.paper import PAPER_PSI
+from ..core.cache import write_json_atomic
 from ..core.intervals import check_confidence
 from ..core.naming import with_names
-from ..core.progress import resolve as resolve_progress
 from ..errors import BelowThreshold, UserError
-from ..pipeline import build_groundtruth, open as open_session, resolve_device
+from ..groundtruth.compute import outcomes
+from ..pipeline import build_groundtruth
+from ..pipeline.tomography import (
+    Query,
+    Settings,
+    Undecided,
+    answer,
+    check_measure,
+    check_sample,
+    check_threshold,
+    gate,
+    make_tomography,
+)
 from ..registry import instantiate
-from ..groundtruth.compute import compute_groundtruth, outcomes
-from .core import Settings, build, from_groundtruth
-from .executor import LiveExecutor, low_order
-from .gate import Undecided, answer, check_measure, gate
-from .query import Query, check_sample, check_threshold
-
-
-def write_csv(df: pd.DataFrame, path: Path) -> None:
-    with atomic_path(path) as tmp:
-        df.to_csv(tmp, index=False)
-
-
-def make_tomography(cfg, benchmark=None):
-    """Returns (Tomography, benchmark)."""
-    if cfg.tomography.source not in ("replay", "live"):
-        raise UserError(f"tomography.source={cfg.tomography.source} (valid: replay, live)")
-    benchmark = benchmark or instantiate(cfg.benchmark)
-    tomo = tomography_for(
-        benchmark,
-        Settings.from_config(cfg),
-        cfg.tomography.source,
-        cfg.tomography.quality,
-        cfg.cache_dir,
-        resolve_device(cfg.device),
-        resolve_progress(cfg.progress),
-    )
-    return tomo, benchmark
-
-
-def tomography_for(benchmark, settings: Settings, source: str, quality_col, cache_dir, device: str, progress: bool):
-    """The tomography of a built benchmark (the CLI's and testnav.Tester's): low-order tests replayed
-    from its ground truth's per-input outcomes, or measured live on the model."""
-    if source not in ("replay", "live"):
-        raise UserError(f"tomography.source={source} (valid: replay, live)")
-    if source == "replay":
-        path = compute_groundtruth(benchmark, cache_dir, device, progress=progress)
-        df = pd.read_parquet(path)
-        if quality_col is not None and quality_col not in df.columns:
-            raise UserError(
-                f"tomography.quality={quality_col}: the ground truth has no such column "
-                f"(valid: {', '.join(benchmark.metrics)} or null)"
-            )
-        names = [f.name for f in benchmark.families]
-        q = df[quality_col].to_numpy(float) if quality_col else None
-        return from_groundtruth(outcomes(df), benchmark.lattice, names, settings, q)
-    loaded = open_session(benchmark, cache_dir, device).loaded
-    executor = LiveExecutor(benchmark, loaded, settings.rule, settings.seed)
-    measured = executor.run(low_order(benchmark.lattice, settings.max_order), progress=progress)
-
-    def measure(indices) -> dict:  # more tests for a query's bound or a gate
-        return executor.run(indices, progress=progress, desc="query tests (bound)").tests
-
-    names = [f.name for f in benchmark.families]
-    return build(benchmark.lattice, names, measured, settings, n_inputs=len(loaded.labels), measure=measure)
+from ..tomography.studies import run_studies
+from . import reports
 
 
 def run_tomography(cfg, out_dir: Path) -> dict:
-    from ..app import reports
-
     benchmark = instantiate(cfg.benchmark)
     thetas = reports.named(cfg, benchmark)  # checked before any work
     tomo, _ = make_tomography(cfg, benchmark)
     name = benchmark.name
-    write_csv(with_names(tomo.table, benchmark.families), out_dir / "tomography.csv")
-    write_csv(tomo.pairs, out_dir / "independence.csv")
+    reports.write_csv(with_names(tomo.table, benchmark.families), out_dir / "tomography.csv")
+    reports.write_csv(tomo.pairs, out_dir / "independence.csv")
     t = tomo.table
     summary = {
         "benchmark": name,
@@ -128,8 +87,6 @@ def run_query(cfg, out_dir: Path) -> dict:
     """R(Q) for `query.expr` with [R_low, R_high] at `query.confidence`, and the gate
     `query.min_accuracy`: the outputs are written, then a failed gate raises BelowThreshold (exit
     status 1) and an undecided one Undecided (exit status 3), each with its one line."""
-    from ..app import reports
-
     expr, threshold = cfg.query.expr, cfg.query.min_accuracy
     if not expr:
         raise UserError("stage=query needs query='…', e.g. query='brightness >= 3 & zoom <= 1'")
@@ -169,14 +126,10 @@ def run_query(cfg, out_dir: Path) -> dict:
 def table1_accuracy(name: str):
     """(accuracy, source) from the papers' Table 1 for a paper benchmark, else None (Fig. 6's drop is
     then taken against the measured clean accuracy)."""
-    from ..benchmarks.paper import PAPER_PSI
-
     return PAPER_PSI.get(name)
 
 
 def run_study(cfg, out_dir: Path) -> dict:
-    from .studies import run_studies
-
     path, benchmark = build_groundtruth(cfg)
     df = pd.read_parquet(path)
     quality_col = cfg.tomography.quality
@@ -196,7 +149,7 @@ def run_study(cfg, out_dir: Path) -> dict:
     )
     out = Path(cfg.tomography.out) / benchmark.name
     for key, table in tables.items():
-        write_csv(table.assign(benchmark=benchmark.name), out / f"{key}.csv")
+        reports.write_csv(table.assign(benchmark=benchmark.name), out / f"{key}.csv")
     pt, q = tables["per_test_errors"], tables["queries"]
     lines = [f"TestifAI studies on {benchmark.name} → {out}"]
     for label, g in pt.groupby("tomography"):

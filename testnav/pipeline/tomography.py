@@ -1,0 +1,82 @@
+"""TestifAI through the pipeline: build a tomography of a benchmark and answer queries on it.
+
+`tomography_for` measures the low-order tests (replayed from the ground truth's per-input outcomes,
+or live on the model through `pipeline.open`) and fits the surrogate; `make_tomography` does it for
+a composed config (`stage=tomography | query`, the notebooks); `answer` and `gate` give R(Q) with its
+interval and the CI gate's decision. `testnav.Tester` and the app's stages (testnav/app/tomography.py,
+which read the config, print and write files) both come through here.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..core.progress import resolve as resolve_progress
+from ..errors import UserError
+from ..groundtruth.compute import compute_groundtruth, outcomes
+from ..groundtruth.session import open as open_session, resolve_device
+from ..registry import instantiate
+from ..tomography.core import Settings, Tomography, build, from_groundtruth
+from ..tomography.executor import LiveExecutor, low_order
+from ..tomography.gate import Undecided, answer, check_measure, gate
+from ..tomography.query import Query, check_sample, check_threshold
+
+__all__ = [
+    "Query",
+    "Settings",
+    "Tomography",
+    "Undecided",
+    "answer",
+    "check_measure",
+    "check_sample",
+    "check_threshold",
+    "gate",
+    "make_tomography",
+    "tomography_for",
+]
+
+SOURCES = ("replay", "live")
+
+
+def make_tomography(cfg, benchmark=None):
+    """(Tomography, benchmark) for a composed config: its `tomography:` settings on its benchmark."""
+    if cfg.tomography.source not in SOURCES:
+        raise UserError(f"tomography.source={cfg.tomography.source} (valid: {', '.join(SOURCES)})")
+    benchmark = benchmark or instantiate(cfg.benchmark)
+    tomo = tomography_for(
+        benchmark,
+        Settings.from_config(cfg),
+        cfg.tomography.source,
+        cfg.tomography.quality,
+        cfg.cache_dir,
+        resolve_device(cfg.device),
+        resolve_progress(cfg.progress),
+    )
+    return tomo, benchmark
+
+
+def tomography_for(benchmark, settings: Settings, source: str, quality_col, cache_dir, device: str, progress: bool):
+    """The tomography of a built benchmark (the CLI's and testnav.Tester's): low-order tests replayed
+    from its ground truth's per-input outcomes, or measured live on the model."""
+    if source not in SOURCES:
+        raise UserError(f"tomography.source={source} (valid: {', '.join(SOURCES)})")
+    if source == "replay":
+        path = compute_groundtruth(benchmark, cache_dir, device, progress=progress)
+        df = pd.read_parquet(path)
+        if quality_col is not None and quality_col not in df.columns:
+            raise UserError(
+                f"tomography.quality={quality_col}: the ground truth has no such column "
+                f"(valid: {', '.join(benchmark.metrics)} or null)"
+            )
+        names = [f.name for f in benchmark.families]
+        q = df[quality_col].to_numpy(float) if quality_col else None
+        return from_groundtruth(outcomes(df), benchmark.lattice, names, settings, q)
+    loaded = open_session(benchmark, cache_dir, device).loaded
+    executor = LiveExecutor(benchmark, loaded, settings.rule, settings.seed)
+    measured = executor.run(low_order(benchmark.lattice, settings.max_order), progress=progress)
+
+    def measure(indices) -> dict:  # more tests for a query's bound or a gate
+        return executor.run(indices, progress=progress, desc="query tests (bound)").tests
+
+    names = [f.name for f in benchmark.families]
+    return build(benchmark.lattice, names, measured, settings, n_inputs=len(loaded.labels), measure=measure)
