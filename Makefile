@@ -76,7 +76,7 @@ test-slurm: install     ## the SLURM launcher test on a throwaway single-node cl
 	slurm/local_cluster.sh start || { tail -n 30 "$${TESTNAV_SLURM_DIR:-/tmp/testnav-slurm}"/log/*.log >&2 || true; \
 	  echo "test-slurm: SKIPPED: the local cluster did not start (logs above)" >&2; exit 0; }; \
 	eval "$$(slurm/local_cluster.sh env)"; \
-	TESTNAV_SLURM=1 $(PY) -m pytest tests/test_slurm.py -s; \
+	TESTNAV_SLURM=1 $(PY) -m pytest tests/e2e/test_slurm.py -s; \
 	ms=$$(( ($$(date +%s%N) - t0) / 1000000 )); \
 	echo "test-slurm: cluster start to results in $$((ms / 1000)).$$(printf %03d $$((ms % 1000))) s"
 

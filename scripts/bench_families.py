@@ -3,7 +3,7 @@
 For each family and image size (32 px with the CIFAR-10-C table, 64 px with the
 Tiny-ImageNet-C table, both from conf/families/), level 3: our family on one (B, 3, S, S)
 batch, and the reference per image (its own function with the same table swapped in,
-`tests/family_reference.py`, then np.uint8 as `imagecorruptions.corrupt` does) on the first
+`tests/helpers/family_reference.py`, then np.uint8 as `imagecorruptions.corrupt` does) on the first
 `--ref-images` images of the same batch. Throughput is images/s (best of `--repeat` runs, ours
 and the reference timed alternately); ratio = ours / reference. torch runs on one thread by
 default (`--threads`), so the ratio is per core. Prints a Markdown table and the geometric mean
@@ -39,7 +39,7 @@ from testnav.data.scenes import scenes
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repository's tests package (the reference families), not testnav
-from tests.family_reference import reference_function  # noqa: E402  (the test-support package, beside scripts/)
+from tests.helpers.family_reference import reference_function  # noqa: E402  (the test-support package, beside scripts/)
 
 TABLES = {32: "imagenet_c_32", 64: "imagenet_c_64"}
 GEOMEAN = ("speckle_noise", "glass_blur", "brightness", "pixelate")

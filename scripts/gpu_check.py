@@ -31,7 +31,7 @@ section fails (the others still run and are written), 0 otherwise. Sections:
              configuration; the row reports the stack in effect
 
 Without a CUDA device it prints one skip line and exits 0. `--device cpu --tiny` runs every
-section on tiny models, batches and lattices on the CPU in seconds (tests/test_gpu_check.py).
+section on tiny models, batches and lattices on the CPU in seconds (tests/e2e/test_gpu_check.py).
 
     python scripts/gpu_check.py                   # the real check (needs CUDA)
     python scripts/gpu_check.py --device cpu --tiny --out /tmp/gpu-check
@@ -327,7 +327,7 @@ def reference_rate(name: str, family, x: torch.Tensor, level: int, repeat: int) 
     from PIL import Image
 
     sys.path.insert(0, str(ROOT))  # the repository's tests package (the reference families), not testnav
-    from tests.family_reference import reference_function
+    from tests.helpers.family_reference import reference_function
 
     pil = [Image.fromarray(img) for img in (x * 255).round().to(torch.uint8).permute(0, 2, 3, 1).numpy()]
     ref = reference_function(name, family.params)

@@ -1,7 +1,7 @@
 """TestNav harness: compositional robustness testing (TestNav search + TestifAI tomography).
 
 `import testnav` changes nothing in the caller's process: no environment variable, warning filter,
-logging handler, OmegaConf resolver or torch setting (tests/test_install.py). The command line
+logging handler, OmegaConf resolver or torch setting (tests/e2e/test_install.py). The command line
 (`testnav`, `python -m testnav`, run.py; testnav/app/main.py) owns its process and sets what it needs.
 """
 

@@ -6,7 +6,7 @@ soon as the last w estimates span less than δ. TestifAI measures its low-order 
 (testnav/tomography/executor.py); TestNav prices each configuration of a replay by the inputs it
 reads before the rule stops it (testnav/groundtruth/inferences.py). The defaults are written here
 and in conf/settings/tomography.yaml (`tomography.batch`, `window`, `delta`, `early_stopping`),
-which tests/test_contracts.py holds equal.
+which tests/unit/registry/test_contracts.py holds equal.
 """
 
 from __future__ import annotations

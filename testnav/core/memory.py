@@ -9,7 +9,7 @@ time (`make bench`). Pinning both thresholds lets freed blocks be reused. Blocks
 threshold's 32 MiB ceiling would still be mapped and unmapped on every call (oneDNN's blocked
 copy of LeNet-5's first activation at batch 1,024 is 51 MB, 12,500 pages faulted in per batch),
 so mmap is switched off altogether (M_MMAP_MAX = 0) and they too come from the heap and are
-reused (tests/test_groundtruth.py counts the faults). The families' own outputs above 32 MiB come from
+reused (tests/unit/groundtruth/test_groundtruth.py counts the faults). The families' own outputs above 32 MiB come from
 testnav/families/buffers.py's pool instead. The process then keeps
 its peak heap (about the ground truth's peak resident set) until it ends;
 TESTNAV_KEEP_FREED_MEMORY=0 leaves glibc's defaults.

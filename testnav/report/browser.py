@@ -3,7 +3,7 @@
 The flags are those a headless Chromium needs on a machine without a display, a sandbox (as root)
 or a network: background networking, component updates and sync off, or Chromium keeps trying to
 reach Google's hosts. `screenshot` renders a page to a PNG (the picture in docs/your-model.md:
-scripts/report_example.py); tests/browser.py loads one with a probe to check it renders cleanly.
+scripts/report_example.py); tests/helpers/browser.py loads one with a probe to check it renders cleanly.
 """
 
 from __future__ import annotations

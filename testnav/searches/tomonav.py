@@ -61,7 +61,7 @@ from . import Search
 
 @dataclass(frozen=True)
 class TomoNavConfig:
-    """TomoNav's settings (conf/search/tomonav.yaml holds their defaults; tests/test_contracts.py
+    """TomoNav's settings (conf/search/tomonav.yaml holds their defaults; tests/unit/registry/test_contracts.py
     holds these to it). What each means: the YAML's comments and the module docstring."""
 
     init_order: int = 1
@@ -295,7 +295,7 @@ class PooledRanking(Ranking):
 class TomoNavSearch(Search):
     """TomoNav with the settings of `TomoNavConfig`, ranking exactly or from a pool by |Θ|."""
 
-    settings = TomoNavConfig  # the settings' defaults, which the YAML must hold (tests/contracts.py)
+    settings = TomoNavConfig  # the settings' defaults, which the YAML must hold (tests/helpers/contracts.py)
 
     def __init__(self, name: str = "tomonav", label: str | None = None, style: dict | None = None, **settings):
         super().__init__(name, label, style)

@@ -69,7 +69,7 @@ STOP_ON = ("auto", "complete", "good")
 @dataclass(frozen=True)
 class CertificateConfig:
     """The certificate's settings, as conf/settings/certificate.yaml holds them (the
-    single source of their defaults; tests/test_contracts.py holds these to it)."""
+    single source of their defaults; tests/unit/registry/test_contracts.py holds these to it)."""
 
     stop_at: float | None = None  # end the run once the chosen certificate reaches this; None: never
     stop_on: str = "auto"  # complete (p_complete) | good (p_good) | auto: good live, complete replaying a table

