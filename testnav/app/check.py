@@ -19,9 +19,9 @@ from omegaconf import DictConfig
 from ..core.timing import timed
 from .. import pipeline
 from ..benchmarks.paper import PAPER_PSI
-from ..registry import instantiate
 from ..core.cache import write_json_atomic
 from ..errors import UserError
+from .. import benchmarks
 
 # ψ(D) of each paper benchmark as the papers report it (Table 1 of each).
 CAUSES = {
@@ -41,7 +41,7 @@ def run_check(cfg: DictConfig, out_dir: Path) -> dict:
     device = pipeline.resolve_device(cfg.device)
     report = {"benchmark": cfg.benchmark.name, "device": device}
     print(f"pre-flight check · {cfg.benchmark.name} · device {device}")
-    benchmark = instantiate(cfg.benchmark)  # families and metrics: WordNet, Inception, fidelity models
+    benchmark = benchmarks.make(cfg.benchmark)  # families and metrics: WordNet, Inception, fidelity models
     fams = ", ".join(f.name for f in benchmark.families)
     print(f"  families   {fams} at {benchmark.levels} levels → {benchmark.lattice.size:,} configurations")
     session = pipeline.open(benchmark, cfg.cache_dir, device)

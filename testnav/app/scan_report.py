@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import UserError
+from .. import benchmarks
 
 
 def parser(prog: str) -> argparse.ArgumentParser:
@@ -106,7 +107,6 @@ def main(argv, prog: str = "testnav report") -> int:
     from ..report.scan import write_findings
     from ..scan import complete_minimality, digests
     from ..core.naming import own_name
-    from hydra.utils import instantiate
 
     args = parser(prog).parse_args(argv)
     run_dir = Path(args.run_dir).resolve()
@@ -117,7 +117,7 @@ def main(argv, prog: str = "testnav report") -> int:
     summary = json.loads((run_dir / "summary.json").read_text())
     fidelity = summary.get("fidelity") or str(cfg.fidelity.name)
     with chdir(cwd):
-        benchmark = instantiate(cfg.benchmark, _convert_="all")
+        benchmark = benchmarks.make(cfg.benchmark)
         if fidelity not in benchmark.metrics:
             raise UserError(f"{run_dir}: the run's fidelity {fidelity} is not among the benchmark's metrics")
         fid = fidelity_settings(fidelity, floor, getattr(benchmark.metrics[fidelity], "higher_is_better", True))

@@ -29,10 +29,10 @@ from ..core.cache import write_json_atomic
 from ..core.early_stopping import Stopping
 from ..core.progress import resolve as resolve_progress
 from ..core.table import Objectives, read_table
-from ..registry import instantiate
 from ..stopping.certificate import CertificateConfig, verdict
 from . import reports
 from .memo import memo_dir, remember, restore, run_key
+from .. import benchmarks
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ def run_search(cfg: DictConfig, out_dir: Path) -> dict:
     if cfg.report.examples and cfg.groundtruth.table:
         raise UserError("examples=… shows a benchmark's inputs; a replay on groundtruth.table=… has none")
     if cfg.report.examples:  # checked before any work
-        reports.named(cfg, instantiate(cfg.benchmark))
+        reports.named(cfg, benchmarks.make(cfg.benchmark))
     obj, identity, benchmark = load_objectives(cfg, cfg.fidelity.name, signals=search.requires)
     thetas = reports.named(cfg, benchmark) if benchmark is not None else []
     budget = pipeline.check_budget(cfg.budget, obj.lattice.size)
@@ -109,7 +109,7 @@ def run_search(cfg: DictConfig, out_dir: Path) -> dict:
 
 def run_live(cfg: DictConfig, out_dir: Path) -> dict:
     spec = run_spec(cfg)
-    benchmark = instantiate(cfg.benchmark)
+    benchmark = benchmarks.make(cfg.benchmark)
     search, budget = pipeline.search_for(spec, benchmark.lattice, live=True)  # refused before the model loads
     thetas = reports.named(cfg, benchmark)
     try:
@@ -169,7 +169,7 @@ def run_compare(cfg: DictConfig, out_dir: Path) -> dict:
     c = cfg.compare
     check_compare(c)
     base = RunRecord.load(c.baseline, key="compare.baseline")  # before the model loads
-    benchmark = instantiate(cfg.benchmark)
+    benchmark = benchmarks.make(cfg.benchmark)
     fidelity = base.fidelity if base.fidelity in benchmark.metrics else cfg.fidelity.name
     session = pipeline.open(benchmark, cfg.cache_dir, cfg.device)
     comparison = compare_on(
@@ -233,7 +233,7 @@ def run_groundtruth(cfg: DictConfig, out_dir: Path) -> None:
     if cfg.groundtruth.table:
         raise UserError("stage=groundtruth computes a benchmark's table; drop groundtruth.table=… to use it")
     shards, shard = cfg.groundtruth.shards, cfg.groundtruth.shard
-    benchmark = instantiate(cfg.benchmark)
+    benchmark = benchmarks.make(cfg.benchmark)
     path = compute_groundtruth(
         benchmark, cfg.cache_dir, pipeline.resolve_device(cfg.device), progress=cfg.progress, shards=shards, shard=shard
     )

@@ -32,13 +32,13 @@ from ..pipeline.tomography import (
     gate,
     make_tomography,
 )
-from ..registry import instantiate
 from ..tomography.studies import run_studies
 from . import reports
+from .. import benchmarks
 
 
 def run_tomography(cfg, out_dir: Path) -> dict:
-    benchmark = instantiate(cfg.benchmark)
+    benchmark = benchmarks.make(cfg.benchmark)
     thetas = reports.named(cfg, benchmark)  # checked before any work
     tomo, _ = make_tomography(cfg, benchmark)
     name = benchmark.name
@@ -95,7 +95,7 @@ def run_query(cfg, out_dir: Path) -> dict:
     confidence = check_confidence(cfg.query.confidence, "query.confidence")
     measure = check_measure(cfg.query.measure, "query.measure")
     sample = check_sample(cfg.query.sample, "query.sample")
-    benchmark = instantiate(cfg.benchmark)
+    benchmark = benchmarks.make(cfg.benchmark)
     Query(str(expr), [f.name for f in benchmark.families])  # syntax first, before any work
     thetas = reports.named(cfg, benchmark)
     tomo, _ = make_tomography(cfg, benchmark)

@@ -15,27 +15,26 @@ from pathlib import Path
 
 import numpy as np
 from ..paths import CONF
+from .. import benchmarks
 
 
 def build_benchmark(name: str):
     """The benchmark as `python run.py benchmark=<name>` would build it."""
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
-    from hydra.utils import instantiate
 
     if not (CONF / "benchmark" / f"{name}.yaml").exists():
         raise FileNotFoundError(f"no conf/benchmark/{name}.yaml")
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         cfg = compose(config_name="config", overrides=[f"benchmark={name}"])
-    return instantiate(cfg.benchmark, _convert_="all")
+    return benchmarks.make(cfg.benchmark)
 
 
 def run_benchmark(name: str, root) -> tuple[object, str | None] | None:
     """The benchmark as a run under `root` composed it (its .hydra/config.yaml: the user's own config
     directory, command-line overrides), and the directory that run started in (relative data paths
     are relative to it); None if no run of `name` is there."""
-    from hydra.utils import instantiate
     from omegaconf import OmegaConf
 
     for cfg_path in sorted(Path(root).rglob(".hydra/config.yaml"), reverse=True):  # newest first
@@ -44,7 +43,7 @@ def run_benchmark(name: str, root) -> tuple[object, str | None] | None:
             continue
         hydra = cfg_path.with_name("hydra.yaml")
         cwd = OmegaConf.select(OmegaConf.load(hydra), "hydra.runtime.cwd", default=None) if hydra.exists() else None
-        return instantiate(cfg.benchmark, _convert_="all"), cwd
+        return benchmarks.make(cfg.benchmark), cwd
     return None
 
 

@@ -14,7 +14,8 @@ from ..fidelity import sign as rho_sign
 from ..groundtruth.compute import complete, compute_groundtruth, read_meta, table_path
 from ..groundtruth.session import resolve_device
 from ..paths import CONF
-from ..registry import compose, instantiate
+from ..registry import compose
+from .. import benchmarks
 
 
 def compose_config(overrides=()):
@@ -24,12 +25,12 @@ def compose_config(overrides=()):
 
 def compose_benchmark(overrides=()):
     """A benchmark built from conf/ with Hydra overrides (tests, scripts, golden checks)."""
-    return instantiate(compose_config(overrides).benchmark)
+    return benchmarks.make(compose_config(overrides).benchmark)
 
 
 def build_groundtruth(cfg) -> tuple[Path, object]:
     """The path of `cfg`'s benchmark's ground truth (computed or resumed if absent), and the benchmark."""
-    benchmark = instantiate(cfg.benchmark)
+    benchmark = benchmarks.make(cfg.benchmark)
     path = compute_groundtruth(benchmark, cfg.cache_dir, resolve_device(cfg.device), progress=resolve(cfg.progress))
     return path, benchmark
 

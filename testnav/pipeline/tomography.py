@@ -15,11 +15,11 @@ from ..core.progress import resolve as resolve_progress
 from ..errors import UserError
 from ..groundtruth.compute import compute_groundtruth, outcomes
 from ..groundtruth.session import open as open_session, resolve_device
-from ..registry import instantiate
 from ..tomography.core import Settings, Tomography, build, from_groundtruth
 from ..tomography.executor import LiveExecutor, low_order
 from ..tomography.gate import Undecided, answer, check_measure, gate
 from ..tomography.query import Query, check_sample, check_threshold
+from .. import benchmarks
 
 __all__ = [
     "Query",
@@ -42,7 +42,7 @@ def make_tomography(cfg, benchmark=None):
     """(Tomography, benchmark) for a composed config: its `tomography:` settings on its benchmark."""
     if cfg.tomography.source not in SOURCES:
         raise UserError(f"tomography.source={cfg.tomography.source} (valid: {', '.join(SOURCES)})")
-    benchmark = benchmark or instantiate(cfg.benchmark)
+    benchmark = benchmark or benchmarks.make(cfg.benchmark)
     tomo = tomography_for(
         benchmark,
         Settings.from_config(cfg),
