@@ -263,7 +263,8 @@ def warm_measure(
     r = lambda ts: np.array([got[t].mean() for t in ts])  # noqa: E731
     b = lambda ts: np.array([before[row[t]] for t in ts])  # noqa: E731
     p_sampled, p_left = np.clip(b(sampled) + pred[:k], 0, 1), np.clip(b(left) + pred[k:], 0, 1)
-    measured_first = [t for t in got if t not in set(sampled)]
+    in_sample = set(sampled)
+    measured_first = [t for t in got if t not in in_sample]
     mean = query_bound(
         r(measured_first),
         np.full(len(measured_first), n),
