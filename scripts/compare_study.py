@@ -241,6 +241,13 @@ def render(r: dict) -> str:
         "The warm start (`Tester.compare`'s default; `warm=False` evaluates every configuration the release's run "
         f"measured, {r['release']['evaluations']} here, as many as a fresh run): {a['warm_sentence']}.",
         "",
+        f"The release's front alone is {a['warm']['measured_for']['front']} of the {a['fresh_evaluations']} "
+        f"evaluations of a fresh certified run ({a['warm']['measured_for']['front'] / a['fresh_evaluations']:.0%}); "
+        "the sample is the smallest that, holding no drop, bounds the predicted configurations at "
+        f"tolerance × {a['warm']['bound']['population'] + a['warm']['measured'] - a['warm']['bound']['sampled']} "
+        f"(tolerance {a['warm']['tolerance']:g}, the default). Seconds are wall time on a shared 2-core host "
+        "whose load changed during the run.",
+        "",
         f"The gate: `{a['gate']}`",
         "",
         "## (b) half the contrast before the same network",
