@@ -319,15 +319,29 @@ class Tester:
         later version is compared with (`compare`, `assert_no_regression`, stage=compare)."""
         return self.record().save(path)
 
-    def compare(self, baseline, confidence: float | None = None, min_change: float = 0.0, correction: str = "holm"):
+    def compare(
+        self,
+        baseline,
+        confidence: float | None = None,
+        min_change: float = 0.0,
+        correction: str = "holm",
+        warm: bool = True,
+        max_drop: float = 0.02,
+        tolerance: float = 0.05,
+    ):
         """This model against `baseline` (a directory Tester.save or a stage=live / stage=compare run
-        wrote, a RunRecord, or another Tester) on the same inputs: every configuration the baseline
-        measured is evaluated on this model where not measured yet, then tested pair by pair with
+        wrote, a RunRecord, or another Tester) on the same inputs, configuration by configuration:
         McNemar's exact test on the per-input outcomes, the p-values adjusted over the configurations
-        with Holm's method (correction="bh": Benjamini–Hochberg). Returns a `Comparison`: `.regressions`
-        and `.improvements` (significant at `confidence`, default the Tester's, and larger than
-        `min_change`), `.families`, `.pairs`, `.fronts`, `.evaluations`, `.report(path)`. Other data,
-        families or levels are refused in one line before any configuration is evaluated."""
+        with Holm's method (correction="bh": Benjamini–Hochberg). warm=True (default): a warm start
+        measures on this model the baseline's front, where a surrogate seeded from the baseline expects
+        a drop beyond `max_drop`, and a random sample of the rest, until no measured configuration
+        regresses beyond `max_drop` and the sample bounds the predicted rest at `tolerance` × the
+        baseline's configurations (at `confidence`), or one does (pipeline/warm.py); warm=False:
+        every configuration the baseline measured. Returns a `Comparison`: `.regressions` and
+        `.improvements` (significant at `confidence`, default the Tester's, and larger than
+        `min_change`), `.predicted` and `.warm` (what was predicted, the bound), `.families`, `.pairs`,
+        `.fronts`, `.evaluations`, `.report(path)`. Other data, families or levels are refused in one
+        line before any configuration is evaluated."""
         from .core.intervals import check_confidence
         from .pipeline.compare import check_change, check_correction, compare_on
 
@@ -344,20 +358,33 @@ class Tester:
             min_change,
             self._cached_groundtruth(),
             self.progress,
+            warm=warm,
+            max_drop=max_drop,
+            tolerance=tolerance,
         )
         return self._comparison
 
     def assert_no_regression(
-        self, baseline, max_drop: float = 0.02, confidence: float | None = None, correction: str = "holm"
+        self,
+        baseline,
+        max_drop: float = 0.02,
+        confidence: float | None = None,
+        correction: str = "holm",
+        warm: bool = True,
+        tolerance: float = 0.05,
     ):
         """A CI gate against `baseline` (as in `compare`): returns the Comparison when no configuration's
         accuracy dropped significantly (McNemar, `correction`-adjusted at `confidence`) by more than
-        `max_drop`; else raises AssertionError with one line naming the worst such regression (the
-        configuration in words, accuracy before → after, its p-value raw and adjusted)."""
+        `max_drop` (warm=True: none measured does, and at most `tolerance` × the baseline's
+        configurations can among those predicted, at `confidence`); else raises AssertionError with one
+        line naming the worst such regression (the configuration in words, accuracy before → after,
+        its p-value raw and adjusted)."""
         from .pipeline.compare import check_change
 
         check_change(max_drop, "max_drop")
-        comparison = self.compare(baseline, confidence, correction=correction)
+        comparison = self.compare(
+            baseline, confidence, correction=correction, warm=warm, max_drop=max_drop, tolerance=tolerance
+        )
         if comparison.gated(max_drop):
             raise AssertionError(comparison.gate["line"])
         return comparison

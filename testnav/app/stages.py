@@ -150,7 +150,7 @@ def run_live(cfg: DictConfig, out_dir: Path) -> dict:
 def check_compare(c) -> None:
     """compare.* before any work: a baseline named, the thresholds and the correction valid."""
     from ..core.intervals import check_confidence
-    from ..pipeline.compare import check_change, check_correction
+    from ..pipeline.compare import check_change, check_correction, check_tolerance
 
     if not c.baseline:
         raise UserError("stage=compare needs compare.baseline=RUN_DIR (a run directory of stage=live or stage=compare)")
@@ -158,6 +158,11 @@ def check_compare(c) -> None:
     check_change(c.min_change, "compare.min_change")
     check_confidence(c.confidence, "compare.confidence")
     check_correction(c.correction, "compare.correction")
+    check_tolerance(c.tolerance, "compare.tolerance")
+    if not isinstance(c.warm, bool):
+        raise UserError(f"compare.warm={c.warm} (valid: true, false)")
+    if isinstance(c.seed, bool) or not isinstance(c.seed, int) or c.seed < 0:
+        raise UserError(f"compare.seed={c.seed}: a whole number ≥ 0")
     if isinstance(c.examples, bool) or not isinstance(c.examples, int) or c.examples < 1:
         raise UserError(f"compare.examples={c.examples}: a whole number ≥ 1")
 
@@ -173,7 +178,18 @@ def run_compare(cfg: DictConfig, out_dir: Path) -> dict:
     fidelity = base.fidelity if base.fidelity in benchmark.metrics else cfg.fidelity.name
     session = pipeline.open(benchmark, cfg.cache_dir, cfg.device)
     comparison = compare_on(
-        session, base, fidelity, c.confidence, c.correction, c.min_change, progress=cfg.progress, key="compare.baseline"
+        session,
+        base,
+        fidelity,
+        c.confidence,
+        c.correction,
+        c.min_change,
+        progress=cfg.progress,
+        key="compare.baseline",
+        warm=c.warm,
+        max_drop=c.max_drop,
+        tolerance=c.tolerance,
+        seed=c.seed,
     )
     failed = comparison.gated(c.max_drop)
     comparison.save(out_dir)
@@ -185,6 +201,8 @@ def run_compare(cfg: DictConfig, out_dir: Path) -> dict:
         f"compare {benchmark.name} against {c.baseline}: {comparison.sentence()}",
         f"  {comparison.evaluations} configurations evaluated on this model in {comparison.seconds:.1f} s",
     ]
+    if comparison.warm is not None:
+        lines.append(f"  {comparison.warm.sentence()}")
     for _, r in comparison.regressions.head(5).iterrows():
         lines.append(
             f"    {r.configuration}  {r.before:.3f} → {r.after:.3f}  ({100 * r.change:+.1f} points, "

@@ -13,6 +13,10 @@ calling even one unchanged configuration a regression stays below 1 − confiden
 Benjamini–Hochberg (correction="bh"; controls the false discovery rate: the expected share of
 calls that are wrong). A regression is a configuration whose adjusted p-value is below
 1 − confidence and whose accuracy dropped by more than `min_change`; an improvement the same upwards.
+
+`compare_on` measures on a session's model what the comparison needs: with warm=True (the default)
+the baseline's front, where a surrogate expects a drop and a random sample that bounds the rest
+(pipeline/warm.py); with warm=False every configuration the baseline measured.
 """
 
 from __future__ import annotations
@@ -28,9 +32,8 @@ from ..core.intervals import check_confidence
 from ..core.naming import COLUMN, config_name
 from ..core.pareto import nondominated_mask
 from ..errors import UserError
+from .paired import CORRECTIONS, adjust, mcnemar_exact
 from .record import RunRecord, check_comparable
-
-CORRECTIONS = {"holm": ("holm", "Holm"), "bh": ("fdr_bh", "Benjamini–Hochberg")}
 
 
 def check_correction(value, key: str = "correction") -> str:
@@ -46,28 +49,11 @@ def check_change(value, key: str) -> float:
     return float(value)
 
 
-def mcnemar_exact(before: np.ndarray, after: np.ndarray) -> tuple[int, int, float]:
-    """(b, c, p): inputs right before and wrong after (b), wrong before and right after (c), and the
-    two-sided p-value of McNemar's exact test on the paired outcomes (statsmodels)."""
-    from statsmodels.stats.contingency_tables import mcnemar
-
-    before, after = np.asarray(before, bool), np.asarray(after, bool)
-    b, c = int((before & ~after).sum()), int((~before & after).sum())
-    if b + c == 0:
-        return 0, 0, 1.0
-    both, neither = int((before & after).sum()), int((~before & ~after).sum())
-    return b, c, float(mcnemar([[both, b], [c, neither]], exact=True).pvalue)
-
-
-def adjust(pvalues, confidence: float, correction: str) -> tuple[np.ndarray, np.ndarray]:
-    """(reject, adjusted p-values) over a family of tests (statsmodels' multipletests)."""
-    from statsmodels.stats.multitest import multipletests
-
-    p = np.asarray(pvalues, float)
-    if not len(p):
-        return np.zeros(0, bool), np.zeros(0)
-    reject, adjusted, _, _ = multipletests(p, alpha=1 - confidence, method=CORRECTIONS[correction][0])
-    return reject, adjusted
+def check_tolerance(value, key: str = "tolerance") -> float:
+    """The warm start's tolerance: a share of the baseline's configurations, 0 ≤ value < 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
+        raise UserError(f"{key}={value}: a share of the baseline's configurations in [0, 1), e.g. {key}=0.05")
+    return float(value)
 
 
 def pct_points(x: float) -> str:
@@ -81,7 +67,9 @@ class Comparison:
     and `improvements` its significant rows beyond `min_change`, worst (largest change) first;
     `families` and `pairs`: how many regressions include each family and each pair of families;
     `fronts`: each model's measured front over the configurations compared; `evaluations`:
-    configurations evaluated on the new model for the comparison."""
+    configurations evaluated on the new model for the comparison; `warm`: what a warm start
+    (pipeline/warm.py) measured and predicted, and the bound on the predicted ones (None: every
+    configuration the baseline measured was compared); `predicted`: those configurations."""
 
     table: pd.DataFrame
     base: RunRecord = field(repr=False)
@@ -95,6 +83,7 @@ class Comparison:
     inputs: object = field(default=None, repr=False)  # the new model's Inputs (report/inputs.py), for the report
     families_objects: list = field(default=None, repr=False)
     gate: dict | None = None  # set by a gate: {"max_drop", "failed", "line"}, shown on the report
+    warm: object = field(default=None, repr=False)  # a WarmStart (pipeline/warm.py), or None: all measured
 
     def gated(self, max_drop: float) -> bool:
         """Apply the regression gate: record its line on the comparison; True when it fails."""
@@ -201,6 +190,17 @@ class Comparison:
         return len(self.table)
 
     @property
+    def predicted(self) -> pd.DataFrame:
+        """The baseline's configurations the warm start left unmeasured: named, before, after and
+        change as the surrogate predicts them (bounded together by `warm.bound`, never tested one by one)."""
+        if self.warm is None or not len(self.warm.predicted):
+            return pd.DataFrame(columns=[COLUMN, "before", "after", "change"])
+        p = self.warm.predicted
+        cols = [c for c in p if c.startswith("t")]
+        fams = self.families_objects if self.families_objects is not None else self.base.named_families
+        return p.assign(**{COLUMN: [config_name(t, fams) for t in p[cols].to_numpy()]})
+
+    @property
     def summary(self) -> dict:
         reg, imp = self.regressions, self.improvements
         return {
@@ -219,6 +219,7 @@ class Comparison:
             "worst_regression": None if not len(reg) else row_summary(reg.iloc[0]),
             "evaluations": self.evaluations,
             "reused": self.reused,
+            "warm": None if self.warm is None else self.warm.summary,
             "seconds": round(self.seconds, 2),
             "clean_before": self.base.psi_clean,
             "clean_after": self.new.psi_clean,
@@ -239,17 +240,18 @@ class Comparison:
         after and its p-value, or that there is none."""
         failing = self.regressions if max_drop is None else self.failing(max_drop)
         beyond = "" if max_drop is None else f" by more than {100 * max_drop:g} points"
+        warm = "" if self.warm is None else f"; {self.warm.sentence()}"
         if not len(failing):
             return (
                 f"no regression{beyond} against the baseline: {self.sentence()}; the largest drop is "
-                f"{largest_drop(self.table)}"
+                f"{largest_drop(self.table)}{warm}"
             )
         w = failing.iloc[0]
         more = f"; {len(failing)} configurations dropped significantly{beyond}" if len(failing) > 1 else ""
         return (
             f"regression against the baseline: {w[COLUMN]}: accuracy {w['before']:.3f} → {w['after']:.3f} "
             f"({pct_points(w['change'])}), p {w['p_value']:.2g} ({self.correction_label}-adjusted {w['p_adjusted']:.2g} "
-            f"over {self.compared:,} configurations, {self.confidence:.0%} confidence){more}"
+            f"over {self.compared:,} configurations, {self.confidence:.0%} confidence){more}{warm}"
         )
 
     def __repr__(self) -> str:
@@ -266,6 +268,8 @@ class Comparison:
                         f"p {r['p_value']:.2g}, adjusted {r['p_adjusted']:.2g}"
                     )
         lines.append(f"{self.evaluations} configurations evaluated on the new model ({self.reused} already measured)")
+        if self.warm is not None:
+            lines.append(self.warm.sentence())
         return "\n".join(lines)
 
     def report(self, path="comparison.html", k: int = 6, most: int = 5) -> Path:
@@ -383,23 +387,54 @@ def compare_on(
     groundtruth=None,
     progress: bool = False,
     key: str = "baseline",
+    warm: bool = True,
+    max_drop: float = 0.02,
+    tolerance: float = 0.05,
+    seed: int = 0,
 ) -> Comparison:
     """The opened session's model against the record `base`: refused in one line unless the data,
-    families, levels and perturbation seed agree; then every configuration `base` measured that the
-    session has not (its live searches, `groundtruth`) is evaluated on the model, and compared."""
+    families, levels and perturbation seed agree; then the configurations `base` measured that the
+    session has not (its live searches, `groundtruth`) are evaluated on the model, and compared: with
+    warm=True those a warm start needs for a gate at `max_drop` (pipeline/warm.py: the rest predicted
+    and bounded at `tolerance`, sampled with `seed`), with warm=False all of them."""
     import time
 
+    from .live import live_oracle
     from .record import record_of
 
     confidence = check_confidence(confidence)
     check_correction(correction)
     min_change = check_change(min_change, "min_change")
+    max_drop = check_change(max_drop, "max_drop")
+    tolerance = check_tolerance(tolerance)
+    if not isinstance(warm, bool):
+        raise UserError(f"warm={warm!r} (valid: true, false)")
     t0 = time.perf_counter()
-    check_comparable(base, record_of(session, fidelity, groundtruth), key)
-    evaluated = measure(session, fidelity, base.thetas, progress)
+    mine = record_of(session, fidelity, groundtruth)
+    check_comparable(base, mine, key)
+    start = None
+    if warm:
+        from .warm import warm_measure
+
+        lattice, oracle = session.benchmark.lattice, live_oracle(session, fidelity)
+        evaluated = 0
+
+        def evaluate(thetas):
+            nonlocal evaluated
+            evaluated += measure(session, fidelity, thetas, progress)
+            return {t: oracle.outcomes[int(lattice.index(np.asarray(t, np.int64)))] for t in thetas}
+
+        known = {tuple(map(int, t)): c for t, c in zip(mine.thetas, mine.correct)}
+        start = warm_measure(base, known, evaluate, max_drop, confidence, correction, tolerance, seed)
+    else:
+        evaluated = measure(session, fidelity, base.thetas, progress)
     new = record_of(session, fidelity, groundtruth)
     out = compare(base, new, confidence, correction, min_change, session.benchmark.families, key)
-    out.evaluations, out.reused = evaluated, len(out.table) - evaluated
+    out.evaluations, out.reused, out.warm = evaluated, len(out.table) - evaluated, start
+    cols = [f"t{i + 1}" for i in range(len(base.families))]
+    out.table["measured_for"] = (
+        [start.why[tuple(map(int, t))] for t in out.table[cols].to_numpy()] if start else "every configuration"
+    )
     out.seconds = time.perf_counter() - t0
     from ..report.inputs import inputs_of, supported
 

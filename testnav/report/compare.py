@@ -136,9 +136,15 @@ def render(c, k: int = 6, most: int = 5, gate: dict | None = None) -> str:
     ]
     if gate is not None:
         parts.append(f'<p class="verdict{" fail" if gate["failed"] else ""}">{escape(gate["line"])}</p>')
+    elif c.warm is not None:
+        parts.append(f"<p>{escape(c.warm.sentence())}.</p>")
     facts = [
         ("clean accuracy", f"{pct(base.psi_clean)} → {pct(new.psi_clean)}"),
-        ("configurations compared", f"{c.compared:,} (measured on the baseline)"),
+        (
+            "configurations compared",
+            f"{c.compared:,} (measured on the baseline)"
+            + ("" if c.warm is None else f"; {len(c.predicted):,} more predicted (warm start), bounded together"),
+        ),
         ("evaluated on the new model", f"{c.evaluations:,} ({c.reused:,} measured before)"),
         ("test", "McNemar's exact test on the paired per-input outcomes"),
         ("correction", f"{c.correction_label} over the {c.compared:,} configurations"),

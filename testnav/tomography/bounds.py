@@ -23,6 +23,11 @@ Before MIN_SAMPLE tests of U are measured, only that one applies.
 A gate that measures until it decides looks at the data several times; look j (0, 1, …) spends
 α / 2^(j+1) of the configurations' term (Bonferroni over the looks), so the chance of a wrong
 decision over all looks stays below α.
+
+`share_bound` answers the other question a sample can: how many members of a finite population
+are bad (here: configurations a warm-started comparison left predicted that lost more than
+max_drop, pipeline/warm.py), from the bad ones in a simple random sample of it. The count is
+hypergeometric, so the bound is exact, with the same spending of α over looks.
 """
 
 from __future__ import annotations
@@ -97,3 +102,46 @@ def query_bound(
 def _se(r: np.ndarray, n: np.ndarray) -> np.ndarray:
     r = np.clip(r, 0, 1)
     return np.sqrt(r * (1 - r) / np.maximum(n, 1))
+
+
+@dataclass(frozen=True)
+class ShareBound:
+    """How many of a finite population's members can be bad, from a simple random sample of it."""
+
+    bad_high: int  # at most this many of the members not sampled are bad (at `confidence`)
+    seen: int  # bad members among the sample
+    sampled: int
+    population: int
+    confidence: float
+    look: int
+
+
+def share_bound(seen: int, sampled: int, population: int, confidence: float = 0.95, look: int = 0) -> ShareBound:
+    """The exact upper bound on how many members of a population of `population` are bad, when a
+    simple random sample of `sampled` of them (without replacement) holds `seen` bad ones: the
+    largest M whose hypergeometric P(X ≤ seen) is above the look's α (α / 2^(look+1), Bonferroni over
+    looks as above), less the `seen` already counted. Exact at any size, and valid when no bad
+    member was seen, where a normal interval is not. Every member sampled: the bound is 0."""
+    from scipy import stats
+
+    if not 0 <= seen <= sampled <= population:
+        raise ValueError(
+            f"seen={seen}, sampled={sampled}, population={population}: need 0 ≤ seen ≤ sampled ≤ population"
+        )
+    a_look = (1 - confidence) / 2 ** (look + 1)
+    m = np.arange(seen, population - (sampled - seen) + 1)
+    plausible = m[stats.hypergeom.cdf(seen, population, m, sampled) > a_look]
+    return ShareBound(int(plausible.max()) - seen, seen, sampled, population, confidence, look)
+
+
+def planned_sample(population: int, allowed: int, confidence: float = 0.95) -> int:
+    """The smallest simple random sample that, holding no bad member, bounds the bad ones left at
+    `allowed` or fewer at the first look (the whole population when even that needs every member)."""
+    low, high = 0, population  # bad_high falls as the sample grows, and is 0 with every member sampled
+    while low < high:
+        mid = (low + high) // 2
+        if share_bound(0, mid, population, confidence).bad_high <= allowed:
+            high = mid
+        else:
+            low = mid + 1
+    return low

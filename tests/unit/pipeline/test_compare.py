@@ -138,6 +138,110 @@ def test_other_data_or_families_are_refused_in_one_line(change, expect):
     assert "\n" not in str(e.value)
 
 
+# --- the warm start on a synthetic lattice whose changes are known -------------------------------
+LATTICE = [(a, b, c, d) for a in range(5) for b in range(5) for c in range(5) for d in range(5)]  # 625
+FAMS4 = [{"name": x, "params": [1], "labels": [f"{x}{j}" for j in range(1, 5)]} for x in ("a", "b", "c", "contrast")]
+
+
+def lattice_pair(kind, seed=0, n=300):
+    """A baseline over all 625 configurations (accuracy falling with the levels, ρ = −Σ levels) and a
+    new model's outcomes on them: `same` (identical), `contrast` (a third of the right answers lost
+    wherever contrast ≥ 2) or `hidden` (25 configurations chosen at random lose 5 points)."""
+    rng = np.random.default_rng(seed)
+    levels = np.array(LATTICE)
+    before = rng.random((len(LATTICE), n)) < np.clip(0.97 - 0.035 * levels.sum(axis=1), 0.1, 1)[:, None]
+    after = before.copy()
+    if kind == "contrast":
+        hit = np.flatnonzero(levels[:, 3] >= 2)
+    elif kind == "hidden":
+        hit = rng.choice(np.arange(1, len(LATTICE)), 25, replace=False)
+    else:
+        hit = []
+    for i in hit:
+        right = np.flatnonzero(after[i])
+        after[i, right[: len(right) // 3 if kind == "contrast" else 15]] = False
+    base = RunRecord("synthetic", FAMS4, 5, 0, "m0", "d0", "ssim", levels, before, -levels.sum(axis=1).astype(float))
+    return base, after
+
+
+def warm_run(base, after, seed=0):
+    """warm_measure on `base` with the new model's outcomes `after`; the WarmStart, the comparison of
+    what it measured, and how many configurations it evaluated (the clean set is known)."""
+    from testnav.pipeline.warm import warm_measure
+
+    rows = {t: i for i, t in enumerate(LATTICE)}
+    evaluated = []
+
+    def evaluate(ts):
+        evaluated.extend(ts)
+        return {t: after[rows[t]] for t in ts}
+
+    w = warm_measure(base, {LATTICE[0]: after[0]}, evaluate, max_drop=0.02, seed=seed)
+    ts = [LATTICE[0], *evaluated]
+    new = RunRecord("synthetic", FAMS4, 5, 0, "m1", "d0", "ssim", ts, [after[rows[t]] for t in ts], np.zeros(len(ts)))
+    c = compare(base, new)
+    c.warm = w
+    return w, c, len(evaluated)
+
+
+def test_warm_start_an_identical_copy_passes_with_at_most_a_quarter_of_the_evaluations():
+    base, after = lattice_pair("same")
+    w, c, evaluated = warm_run(base, after)
+    # a fresh certified run of an identical copy evaluates what the baseline's did: 624 configurations here
+    assert evaluated <= 0.25 * (len(base) - 1) and w.decision == "pass"
+    assert c.regressions.empty and not c.gated(0.02) and w.weight == 0
+    assert w.counts["front"] > 0 and w.counts["sample"] > 0 and len(w.predicted) == len(base) - 1 - evaluated
+    assert (w.predicted.change == 0).all()  # the prior holds: the baseline's accuracy, exactly
+    assert w.bound.seen == 0 and w.bound.bad_high <= w.allowed == 31
+    line = c.gate["line"]
+    assert f"{len(w.predicted):,} predicted: at most {w.bound.bad_high} of them lose more than 2 points" in line
+    assert "95% confidence" in line and c.summary["warm"]["measured_for"]["sample"] == w.counts["sample"]
+
+
+def test_warm_start_finds_a_contrast_regression_and_fails_the_gate():
+    base, after = lattice_pair("contrast")
+    w, c, evaluated = warm_run(base, after)
+    assert w.decision == "fail" and c.gated(0.02) and evaluated < len(base) - 1
+    reg = c.regressions
+    assert reg.t4.iloc[0] >= 2 and (reg.t4 >= 2).all()  # the worst, and every one, under contrast
+    truth = np.array([after[i].mean() - base.correct[i].mean() for i in range(len(base))])
+    assert reg.change.iloc[0] <= np.sort(truth)[5]  # among the six largest drops of the whole lattice
+    assert w.weight > 0.5 and w.counts["surrogate"] > 0  # the measurements disagree: the surrogate leads
+
+
+def test_share_bound_covers_the_number_of_bad_members_it_did_not_sample():
+    from testnav.tomography.bounds import share_bound
+
+    rng = np.random.default_rng(0)
+    population, bad = 400, 20
+    members = np.r_[np.ones(bad, bool), np.zeros(population - bad, bool)]
+    for k in (40, 120):
+        covered = []
+        for _ in range(2000):
+            sample = rng.choice(population, k, replace=False)
+            seen = int(members[sample].sum())
+            covered.append(bad - seen <= share_bound(seen, k, population).bad_high)
+        assert np.mean(covered) >= 0.95
+    assert share_bound(0, 400, 400).bad_high == 0 and share_bound(0, 0, 400).bad_high == 400
+    assert share_bound(2, 80, 400, look=1).bad_high >= share_bound(2, 80, 400, look=0).bad_high
+
+
+def test_the_warm_bound_covers_the_predicted_drops_on_a_known_case():
+    """25 configurations hidden at random lose 5 points; over 10 seeds the bound on how many predicted
+    ones lose more than 2 points holds, and so does the mean accuracy's interval."""
+    base, after = lattice_pair("hidden")
+    rows = {t: i for i, t in enumerate(LATTICE)}
+    truth = np.array([after[i].mean() - base.correct[i].mean() for i in range(len(base))])
+    held, mean_held = 0, 0
+    for seed in range(10):
+        w, _, _ = warm_run(base, after, seed=seed)
+        left = [rows[tuple(t)] for t in w.predicted[["t1", "t2", "t3", "t4"]].to_numpy()]
+        assert w.bound is not None and len(left) == w.bound.population - w.bound.sampled
+        held += int((truth[left] < -0.02).sum()) <= w.bound.bad_high
+        mean_held += w.mean.low <= after.mean() <= w.mean.high
+    assert held >= 9 and mean_held >= 9
+
+
 # --- through testnav.Tester: a LeNet-5 on real digits ---------------------------------------------
 class HalfContrast(torch.nn.Module):
     """The same network behind preprocessing that halves each image's contrast: x → 0.5·(x − mean) + mean."""
@@ -311,6 +415,8 @@ def test_cli_compare_exits_1_on_a_regression_with_one_line(live_run):
         (["benchmark.test_per_class=11"], "compare.baseline: measured on other data (100 inputs"),
         (["compare.max_drop=-1"], "compare.max_drop=-1: a share of the accuracy in [0, 1)"),
         (["compare.correction=fdr"], "compare.correction=fdr (valid: holm, bh)"),
+        (["compare.warm=maybe"], "compare.warm=maybe (valid: true, false)"),
+        (["compare.tolerance=1.5"], "compare.tolerance=1.5: a share of the baseline's configurations in [0, 1)"),
     ],
 )
 def test_cli_compare_bad_input_is_one_line_and_leaves_nothing(live_run, args, expect):

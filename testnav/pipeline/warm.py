@@ -1,0 +1,295 @@
+"""The warm start: a comparison that measures what it needs on the new model and bounds the rest.
+
+A comparison in full (warm=False) evaluates on the new model every configuration the baseline
+measured. The warm start (the default) measures, in this order:
+
+1. the baseline's front (its configurations no other beats on both δ and ρ): where the release was
+   weakest for its fidelity, so where a regression matters most;
+2. where the surrogate expects a drop beyond `max_drop`, `step` configurations a round, refitted
+   after each (ChangeSurrogate below). Once a configuration fails the gate, rounds go on only while
+   they find a worse drop;
+3. a seeded simple random sample of the rest, which bounds them: a configuration of the rest is
+   *bad* when its accuracy on these inputs dropped by more than `max_drop` (whether or not the drop
+   is significant, so the bound also covers every regression the full comparison would find). From
+   the bad ones seen in the sample, tomography/bounds.py's `share_bound` gives at `confidence` (exact
+   hypergeometric; Bonferroni over looks) how many of the configurations left unmeasured can be bad.
+   The first look's sample is the smallest that, holding none, bounds them at `tolerance` × the
+   baseline's configurations; then it doubles, until the gate decides or the whole rest is measured.
+
+The gate decides on measurements and the bound, never on a prediction: it fails when a measured
+configuration regresses significantly beyond `max_drop` (the comparison's own test and correction
+over the configurations measured), passes when none does and the bound allows at most
+`tolerance` × the baseline's configurations to hide a drop beyond `max_drop`, and otherwise measures
+on; with every configuration measured it is the full comparison. The configurations left are
+predicted (r̂ = the baseline's accuracy + the surrogate's change) and so reported, with the bound.
+Beside it, the new model's mean accuracy over the baseline's configurations gets the
+prediction-powered interval of tomography/bounds.py's `query_bound` on the same sample.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from ..core.pareto import nondominated_mask
+from ..tomography.bounds import MIN_SAMPLE, Bound, ShareBound, planned_sample, query_bound, share_bound
+
+STEP = 16  # configurations the surrogate picks per round
+WHY = ("measured before", "front", "surrogate", "sample")
+
+
+class ChangeSurrogate:
+    """The new model's accuracy, seeded from the baseline's: r̂_new(θ) = r_base(θ) + w·ĉ(θ), with ĉ a
+    random forest (TomoNav's settings, tomography/surrogate.py) from levels to the change measured on
+    the new model, and w = max(0, 1 − s²/D²) the weight of the measurements against the prior "no
+    change": s² the mean variance of a measured change under no change ((b + c)/N², McNemar's flips),
+    D² the mean squared measured change. Changes within their noise keep the prior (w = 0: the
+    baseline's accuracy, exactly, for an identical copy); the more the new model's measurements
+    disagree with it, the less it weighs."""
+
+    def __init__(self, seed: int = 0):
+        self.seed, self.weight, self.forest = seed, 0.0, None
+
+    def fit(self, thetas: np.ndarray, changes: np.ndarray, flips: np.ndarray, inputs: int) -> "ChangeSurrogate":
+        from sklearn.ensemble import RandomForestRegressor
+
+        from ..core.exact import relative_grid
+        from ..tomography.surrogate import FOREST
+
+        changes = np.asarray(changes, float)
+        disagreement = float(np.mean(changes**2)) if len(changes) else 0.0
+        noise = float(np.mean(np.asarray(flips, float))) / inputs**2 if len(changes) else 0.0
+        self.weight = max(0.0, 1.0 - noise / disagreement) if disagreement > 0 else 0.0
+        self.forest = None
+        if self.weight > 0 and len(changes) >= 2:
+            self.forest = RandomForestRegressor(random_state=self.seed, **FOREST)
+            self.forest.fit(np.asarray(thetas), relative_grid(changes))
+        return self
+
+    def predict(self, thetas: np.ndarray) -> np.ndarray:
+        """The predicted change in accuracy at each θ (0 where the prior holds)."""
+        if self.forest is None or not len(thetas):
+            return np.zeros(len(thetas))
+        return self.weight * self.forest.predict(np.asarray(thetas))
+
+
+@dataclass
+class WarmStart:
+    """What the warm start measured and what it predicts. `why`: θ → why it was measured (WHY);
+    `predicted`: the baseline's configurations left unmeasured (t1..tn, before, after, change: the
+    surrogate's); `bound`: how many of them can hide a drop beyond `max_drop` (None when none was
+    left); `mean`: the new model's mean accuracy over the baseline's configurations (query_bound);
+    `decision`: pass, fail, or complete (everything measured: the full comparison decides)."""
+
+    why: dict = field(repr=False)
+    predicted: pd.DataFrame = field(repr=False)
+    bound: ShareBound | None
+    mean: Bound | None
+    mean_before: float
+    configurations: int
+    max_drop: float
+    tolerance: float
+    confidence: float
+    weight: float
+    decision: str
+
+    @property
+    def allowed(self) -> int:
+        return allowed(self.tolerance, self.configurations)
+
+    @property
+    def counts(self) -> dict:
+        return {w: sum(v == w for v in self.why.values()) for w in WHY}
+
+    def sentence(self) -> str:
+        """Which configurations were measured and predicted, and what the bound says about the predicted ones."""
+        c = self.counts
+        measured = ", ".join(f"{n} {w}" for w, n in c.items() if n)
+        head = f"warm start: {len(self.why):,} of the baseline's {self.configurations:,} configurations measured ({measured})"
+        if not len(self.predicted):
+            return head + ", none predicted"
+        b = self.bound
+        seen = "none did" if not b.seen else f"{b.seen} did"
+        out = (
+            f"{head}, {len(self.predicted):,} predicted: at most {b.bad_high:,} of them lose more than "
+            f"{100 * self.max_drop:g} points ({self.confidence:.0%} confidence, {b.sampled} of {b.population:,} "
+            f"sampled at random, {seen})"
+        )
+        if self.mean is not None:
+            out += (
+                f"; mean accuracy over the baseline's configurations {self.mean_before:.3f} → "
+                f"[{self.mean.low:.3f}, {self.mean.high:.3f}]"
+            )
+        return out
+
+    @property
+    def summary(self) -> dict:
+        b = self.bound
+        return {
+            "mode": "warm",
+            "measured": len(self.why),
+            "measured_for": self.counts,
+            "predicted": len(self.predicted),
+            "decision": self.decision,
+            "tolerance": self.tolerance,
+            "prior_weight": round(self.weight, 4),
+            "bound": None
+            if b is None
+            else {
+                "population": b.population,
+                "sampled": b.sampled,
+                "dropped_in_sample": b.seen,
+                "predicted_dropping_at_most": b.bad_high,
+                "allowed": self.allowed,
+                "confidence": b.confidence,
+                "looks": b.look + 1,
+            },
+            "mean_accuracy": None
+            if self.mean is None
+            else {"before": self.mean_before, "low": self.mean.low, "high": self.mean.high},
+        }
+
+
+def allowed(tolerance: float, configurations: int) -> int:
+    return int(np.floor(tolerance * configurations + 1e-9))
+
+
+def front_of(base) -> list[tuple]:
+    """The baseline's front: its configurations no other beats on both δ and ρ (none without ρ)."""
+    ok = np.isfinite(base.rho)
+    if not ok.any():
+        return []
+    delta = np.maximum(base.psi_clean - base.psi[ok], 0.0)
+    mask = nondominated_mask(delta, base.rho[ok])
+    return [tuple(map(int, t)) for t in base.thetas[ok][mask]]
+
+
+def warm_measure(
+    base,
+    known: dict,
+    evaluate: Callable[[list], dict],
+    max_drop: float,
+    confidence: float = 0.95,
+    correction: str = "holm",
+    tolerance: float = 0.05,
+    seed: int = 0,
+    step: int = STEP,
+) -> WarmStart:
+    """Measure on the new model what the comparison with `base` (a RunRecord) needs, as the module
+    says. `known`: θ → per-input outcomes the new model has already (its clean set among them);
+    `evaluate(thetas)` measures a list of θ on it and returns θ → outcomes. Deterministic for a seed."""
+    from .paired import adjust, mcnemar_exact
+
+    thetas = [tuple(map(int, t)) for t in base.thetas]
+    row = {t: i for i, t in enumerate(thetas)}
+    n = base.inputs
+    got = {t: np.asarray(v, bool) for t, v in known.items() if t in row}
+    why = {t: "measured before" for t in got}
+    tests: dict = {}
+
+    def add(ts, reason):
+        ts = [t for t in ts if t not in got]
+        if ts:
+            got.update({t: np.asarray(v, bool) for t, v in evaluate(ts).items()})
+            why.update({t: reason for t in ts})
+
+    def change(t) -> float:
+        return float(got[t].mean() - base.correct[row[t]].mean())
+
+    def test(t) -> tuple[int, int, float]:
+        if t not in tests:
+            tests[t] = mcnemar_exact(base.correct[row[t]], got[t])
+        return tests[t]
+
+    def failing() -> bool:
+        """A measured configuration regresses significantly beyond max_drop (over those measured)."""
+        ts = list(got)
+        reject, _ = adjust([test(t)[2] for t in ts], confidence, correction)
+        return any(r and change(t) < -max_drop for r, t in zip(reject, ts))
+
+    surrogate = ChangeSurrogate(seed)
+
+    def refit() -> ChangeSurrogate:
+        ts = list(got)
+        flips = [test(t)[0] + test(t)[1] for t in ts]
+        return surrogate.fit(np.array(ts), [change(t) for t in ts], flips, n)
+
+    add(front_of(base), "front")
+    worst = min((change(t) for t in got), default=0.0)
+    while True:
+        rest = [t for t in thetas if t not in got]
+        if not rest:
+            break
+        pred = refit().predict(np.array(rest))
+        order = np.argsort(pred, kind="stable")
+        pick = [rest[i] for i in order[:step] if pred[i] < -max_drop]
+        if not pick:
+            break
+        add(pick, "surrogate")
+        now = min(change(t) for t in got)
+        if failing() and now >= worst:
+            break  # a failure found, and the worst drop no longer moves
+        worst = min(worst, now)
+
+    # the rest: predicted from the surrogate as fitted now, bounded by a random sample of it
+    rest = [t for t in thetas if t not in got]
+    pred = refit().predict(np.array(rest)) if rest else np.zeros(0)
+    order = np.random.default_rng(seed).permutation(len(rest))
+    rest, pred = [rest[i] for i in order], pred[order]
+    allowed_ = allowed(tolerance, len(thetas))
+    k = planned_sample(len(rest), allowed_, confidence) if rest else 0
+    bound, decision, look = None, "complete", 0
+    while rest:
+        add(rest[:k], "sample")
+        seen = sum(change(t) < -max_drop for t in rest[:k])
+        bound = share_bound(seen, k, len(rest), confidence, look)
+        if k == len(rest):
+            break
+        if failing():
+            decision = "fail"
+            break
+        if bound.bad_high <= allowed_:
+            decision = "pass"
+            break
+        k, look = min(2 * k if k else MIN_SAMPLE, len(rest)), look + 1
+    if decision == "complete" and failing():
+        decision = "fail"
+    sampled = rest[:k]
+    left = rest[k:]
+    before = base.psi
+    r = lambda ts: np.array([got[t].mean() for t in ts])  # noqa: E731
+    b = lambda ts: np.array([before[row[t]] for t in ts])  # noqa: E731
+    p_sampled, p_left = np.clip(b(sampled) + pred[:k], 0, 1), np.clip(b(left) + pred[k:], 0, 1)
+    in_sample = set(sampled)
+    measured_first = [t for t in got if t not in in_sample]
+    mean = query_bound(
+        r(measured_first),
+        np.full(len(measured_first), n),
+        r(sampled),
+        p_sampled,
+        np.full(len(sampled), n),
+        p_left,
+        n,
+        confidence,
+        max(look, 0),
+    )
+    cols = [f"t{i + 1}" for i in range(base.thetas.shape[1])]
+    predicted = pd.DataFrame(np.array(left, dtype=np.int64).reshape(len(left), len(cols)), columns=cols)
+    predicted["before"], predicted["after"] = b(left), p_left
+    predicted["change"] = p_left - b(left)
+    return WarmStart(
+        why=why,
+        predicted=predicted,
+        bound=bound if left else None,
+        mean=mean,
+        mean_before=float(before.mean()),
+        configurations=len(thetas),
+        max_drop=max_drop,
+        tolerance=tolerance,
+        confidence=confidence,
+        weight=surrogate.weight,
+        decision=decision,
+    )
