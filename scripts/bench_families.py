@@ -33,9 +33,10 @@ import sys
 import numpy as np
 import torch
 
-from testnav.families import make as family_make, table_nodes
 from testnav.core.timing import interleaved
 from testnav.data.scenes import scenes
+from testnav.families import make as family_make
+from testnav.families import table_nodes
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repository's tests package (the reference families), not testnav

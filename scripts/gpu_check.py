@@ -56,7 +56,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 
 from testnav.core import timing  # noqa: E402
-from testnav.families import make as family_make, table_nodes  # noqa: E402
+from testnav.families import make as family_make  # noqa: E402
+from testnav.families import table_nodes
 
 FULL = {
     "cait": {"arch": "cait_s36_384", "input": 384, "kwargs": {}, "default_batch": 256, "max_batch": 4096, "repeat": 5},

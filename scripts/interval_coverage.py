@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from testnav.stopping.level_surrogate import Surrogate
-from testnav.groundtruth.synthetic import suite
 from testnav.core.table import Objectives
+from testnav.groundtruth.synthetic import suite
+from testnav.stopping.level_surrogate import Surrogate
 
 LEVELS = (0.68, 0.95)
 

@@ -24,11 +24,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 import torch  # noqa: E402
 
-from testnav.paths import CONF  # noqa: E402
-from testnav.pipeline import compose_benchmark  # noqa: E402
 from testnav.benchmarks.mnist5k import WEIGHTS  # noqa: E402
 from testnav.core.cache import file_digest  # noqa: E402
 from testnav.models.lenet import predict  # noqa: E402
+from testnav.paths import CONF  # noqa: E402
+from testnav.pipeline import compose_benchmark  # noqa: E402
 
 YAML = CONF / "benchmark" / "mnist5k.yaml"
 

@@ -148,14 +148,15 @@ def wordpiece(corpus, vocab_size: int = 2000):
 
 
 def gloss_tester(cache_dir):
-    import testnav
-    from testnav import families
     from transformers import (
         AutoModelForSequenceClassification,
         AutoTokenizer,
         BertConfig,
         BertForSequenceClassification,
     )
+
+    import testnav
+    from testnav import families
 
     texts, labels = gloss_data()
     order = np.random.default_rng(0).permutation(len(texts))

@@ -31,10 +31,10 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from testnav import pipeline
-from testnav.stopping.certificate import TUNED
 from testnav.core.recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
-from testnav.groundtruth.synthetic import PROFILES, synthetic_table
 from testnav.core.table import Objectives
+from testnav.groundtruth.synthetic import PROFILES, synthetic_table
+from testnav.stopping.certificate import TUNED
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = [(n, lv) for n in (4, 5, 6, 8) for lv in (4, 6, 8) if lv**n <= 2_000_000]
@@ -66,8 +66,8 @@ def generated(profile: str, n: int, levels: int, seed: int) -> Objectives:
 def real_table(benchmark: str, fidelity: str = "ssim") -> Objectives:
     """A benchmark's ground truth (computed once into results/cache), δ and the fidelity's ρ."""
     from testnav import fidelity as fid
-    from testnav.pipeline import compose_benchmark
     from testnav.groundtruth.compute import compute_groundtruth
+    from testnav.pipeline import compose_benchmark
 
     path = compute_groundtruth(compose_benchmark([f"benchmark={benchmark}"]), ROOT / "results/cache")
     return Objectives.from_table(pd.read_parquet(path), fidelity, fid.sign(fidelity), source=benchmark)

@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 from hydra.utils import instantiate  # noqa: E402
 from omegaconf import OmegaConf  # noqa: E402
 
-from testnav.pipeline import compose_benchmark  # noqa: E402
 from testnav.fidelity.ssim import ssim_per_image  # noqa: E402
 from testnav.paths import CONF  # noqa: E402
+from testnav.pipeline import compose_benchmark  # noqa: E402
 
 TABLES = {"224 px (ImageNet-C, default)": "tiny_imagenet_224", "64 px (Tiny-ImageNet-C, option)": "tiny_imagenet_64"}
 

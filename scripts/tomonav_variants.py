@@ -15,11 +15,11 @@ import time
 import numpy as np
 import pandas as pd
 
+from testnav import searches
 from testnav.core.oracle import TableOracle
 from testnav.core.recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
-from testnav import searches
-from testnav.stopping.level_surrogate import Surrogate
 from testnav.core.table import Objectives
+from testnav.stopping.level_surrogate import Surrogate
 
 TABLES = (("ssim", 1.0), ("kid", -1.0))
 

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 import verdict_models
+
 from testnav.tomography.gate import answer, gate
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -89,7 +89,7 @@ class Measured:
             raise UserError("findings need the clean configuration (θ = 0) among those measured")
 
     @classmethod
-    def from_table(cls, table: pd.DataFrame, lattice: Lattice, fidelity: str | None) -> "Measured":
+    def from_table(cls, table: pd.DataFrame, lattice: Lattice, fidelity: str | None) -> Measured:
         """From a ground-truth table (or a live run's outcomes): t1..tn, `correct`, and the fidelity column."""
         cols = [f"t{i + 1}" for i in range(lattice.n)]
         index = lattice.index(table[cols].to_numpy(np.int64))
@@ -98,7 +98,7 @@ class Measured:
         return cls(lattice, np.atleast_1d(index), correct, fid)
 
     @classmethod
-    def from_oracle(cls, oracle) -> "Measured":
+    def from_oracle(cls, oracle) -> Measured:
         """Everything a live oracle has measured (its memo and per-input outcomes)."""
         index = np.array(sorted(oracle.outcomes), np.int64)
         correct = np.stack([oracle.outcomes[int(i)] for i in index])
@@ -131,7 +131,7 @@ class FamilyInfo:
         return f"severities {tested} of 1–{self.table_size}"
 
     @classmethod
-    def of(cls, family, levels: int) -> "FamilyInfo":
+    def of(cls, family, levels: int) -> FamilyInfo:
         from .families.severities import severity_of, table_size
 
         return cls(
@@ -571,7 +571,7 @@ class Findings:
         return out
 
     @classmethod
-    def load(cls, path) -> "Findings":
+    def load(cls, path) -> Findings:
         """Findings as `save` wrote them (without the example inputs and the search run)."""
         out = Path(path)
         meta_path = out / "findings.json"

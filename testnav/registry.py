@@ -13,7 +13,7 @@ line (and any --config-dir), so a plug-in is built the same way from every entry
 from __future__ import annotations
 
 import contextlib
-from functools import lru_cache
+from functools import cache
 
 from omegaconf import DictConfig, OmegaConf
 
@@ -135,6 +135,6 @@ class Registry:
         return obj
 
 
-@lru_cache(maxsize=None)
+@cache
 def _composed(group: str, name: str) -> DictConfig:
     return compose(CONF / group, name)

@@ -81,10 +81,10 @@ class Tester:
         severities=None,
     ):
         from . import fidelity as fidelity_registry
-        from .core.progress import resolve as resolve_progress
-        from .models.function import is_function
         from .core.intervals import check_confidence
         from .core.naming import own_name
+        from .core.progress import resolve as resolve_progress
+        from .models.function import is_function
         from .pipeline import compose_config, resolve_device
 
         self.confidence = check_confidence(confidence)
@@ -228,9 +228,8 @@ class Tester:
         Tomography (`.table`: one row per test; `.pairs`: χ² independence per family pair). The default
         source is live for images and replay for text (whose live executor is not written yet; a text
         lattice's ground truth is cheap)."""
-        from .pipeline.tomography import Settings, tomography_for
-
         from .errors import note
+        from .pipeline.tomography import Settings, tomography_for
 
         if source is None and self.text and "replay" not in self._tomography:
             note(

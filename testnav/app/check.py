@@ -16,12 +16,11 @@ import numpy as np
 import torch
 from omegaconf import DictConfig
 
-from ..core.timing import timed
-from .. import pipeline
+from .. import benchmarks, pipeline
 from ..benchmarks.paper import PAPER_PSI
 from ..core.cache import write_json_atomic
+from ..core.timing import timed
 from ..errors import UserError
-from .. import benchmarks
 
 # ψ(D) of each paper benchmark as the papers report it (Table 1 of each).
 CAUSES = {

@@ -20,9 +20,9 @@ from pathlib import Path
 from omegaconf import OmegaConf
 
 from ..errors import BelowThreshold, UserError
-from ..tomography.gate import Undecided
 from ..extras import check as check_extras
 from ..extras import require
+from ..tomography.gate import Undecided
 
 GROUPS = ("benchmark", "fidelity", "search", "experiment")
 BUILTIN_LAUNCHERS = ("basic", "submitit_local", "submitit_slurm")  # Hydra's own, beside conf/hydra/launcher/

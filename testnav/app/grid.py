@@ -23,12 +23,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from ..core.progress import bar as progress_bar
 
 from ..core.cache import atomic_path, stable_hash, write_json_atomic
-from ..errors import UserError
 from ..core.oracle import TableOracle
+from ..core.progress import bar as progress_bar
 from ..core.recall import auc_recall, first_sightings, recall_curve, unique_to_full_recall
+from ..errors import UserError
 from ..searches import make
 from ..searches.fast import FastEvolution
 

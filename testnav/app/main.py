@@ -30,8 +30,8 @@ from .cli import (
     precheck,
     quote_free_text,
     register_resolvers,
+    survive_own_requeue,
 )
-from .cli import survive_own_requeue
 
 # At import, not in main(): a SLURM job unpickles `run` by reference, importing this module, and its
 # Hydra resolves the sweep's subdir (`${testnav_run:…}`) before the task starts.

@@ -17,7 +17,6 @@ import os
 import shutil
 from pathlib import Path
 
-
 from .. import searches
 from ..core.cache import atomic_path, file_digest, modules_digest, object_modules, stable_hash
 

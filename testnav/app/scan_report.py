@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import UserError
 from .. import benchmarks
+from ..errors import UserError
 
 
 def parser(prog: str) -> argparse.ArgumentParser:
@@ -68,8 +68,8 @@ def composed(run_dir: Path):
 def measured_of(run_dir: Path, summary: dict, session, fidelity: str):
     """(Measured, method): the run's ground truth, or its live outcomes completed by the clean set and
     each family alone."""
-    from ..findings import Measured
     from ..fidelity import sign
+    from ..findings import Measured
     from ..pipeline import live_oracle
     from ..scan import timed
 
@@ -101,12 +101,12 @@ def measured_of(run_dir: Path, summary: dict, session, fidelity: str):
 
 
 def main(argv, prog: str = "testnav report") -> int:
+    from ..core.naming import own_name
     from ..findings import build, fidelity_settings
     from ..pipeline import open as open_session
     from ..report.inputs import inputs_of, supported
     from ..report.scan import write_findings
     from ..scan import complete_minimality, digests
-    from ..core.naming import own_name
 
     args = parser(prog).parse_args(argv)
     run_dir = Path(args.run_dir).resolve()

@@ -21,18 +21,17 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from .. import fidelity, pipeline, searches
-from ..errors import BelowThreshold, UserError
-from ..groundtruth.compute import compute_groundtruth, read_meta
-from ..pipeline.record import RunRecord, record_of
+from .. import benchmarks, fidelity, pipeline, searches
 from ..core.cache import write_json_atomic
 from ..core.early_stopping import Stopping
 from ..core.progress import resolve as resolve_progress
 from ..core.table import Objectives, read_table
+from ..errors import BelowThreshold, UserError
+from ..groundtruth.compute import compute_groundtruth, read_meta
+from ..pipeline.record import RunRecord, record_of
 from ..stopping.certificate import CertificateConfig, verdict
 from . import reports
 from .memo import memo_dir, remember, restore, run_key
-from .. import benchmarks
 
 log = logging.getLogger(__name__)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import benchmarks
 from ..benchmarks.paper import PAPER_PSI
 from ..core.cache import write_json_atomic
 from ..core.intervals import check_confidence
@@ -34,7 +35,6 @@ from ..pipeline.tomography import (
 )
 from ..tomography.studies import run_studies
 from . import reports
-from .. import benchmarks
 
 
 def run_tomography(cfg, out_dir: Path) -> dict:

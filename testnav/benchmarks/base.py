@@ -12,8 +12,8 @@ from abc import ABC, abstractmethod
 from contextlib import contextmanager
 
 from ..core.cache import modules_digest, object_modules, stable_hash
-from ..errors import UserError
 from ..core.lattice import Lattice
+from ..errors import UserError
 from ..fidelity import metrics_for
 from ..signals import signals_for
 

@@ -8,9 +8,9 @@ from functools import cached_property
 import numpy as np
 import torch
 
+from ..core.sets import PerSet
 from ..errors import UserError
 from ..models.monitor import Monitored
-from ..core.sets import PerSet
 from .base import Benchmark
 
 

@@ -31,13 +31,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..benchmarks.text import TextBenchmark, TextLoaded, file_fingerprint, require_file
 from ..errors import UserError
 from ..families.code_base import split_prompt
 from ..families.text_base import TextBatch
-from .sandbox import Limits, check_program, run_many, sandbox_user
-from .decode import READINGS, STOP, filter_valid_code, token_prefixes, truncate
-from ..benchmarks.text import TextBenchmark, TextLoaded, file_fingerprint, require_file
 from ..models.pretrained import load_pretrained, model_fingerprint
+from .decode import READINGS, STOP, filter_valid_code, token_prefixes, truncate
+from .sandbox import Limits, check_program, run_many, sandbox_user
 
 HUMANEVAL_KEYS = {"task_id", "prompt", "test", "entry_point"}
 MBPP_KEYS = {"text", "code", "test_list"}

@@ -36,6 +36,7 @@ adversary.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -243,18 +244,14 @@ def run_program(
             _kill_group(proc)
         for fd in (r_fd, w_fd):
             if fd >= 0:
-                try:
+                with contextlib.suppress(OSError):
                     os.close(fd)
-                except OSError:
-                    pass
         _rmtree(workdir)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     try:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:

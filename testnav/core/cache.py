@@ -11,8 +11,8 @@ import contextlib
 import fcntl
 import hashlib
 import json
-import os
 import logging
+import os
 import tempfile
 from pathlib import Path
 

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from .lattice import Lattice
-from .recall import auc_recall, budget_to_full_recall, first_sightings, recall_curve, unique_to_full_recall
 from .pareto import crowding_distance, nondominated_rank
+from .recall import auc_recall, budget_to_full_recall, first_sightings, recall_curve, unique_to_full_recall
 
 
 def make_trace(

@@ -5,6 +5,7 @@ torchvision's ImageFolder over root/train, which is how Tiny-ImageNet classifier
 from __future__ import annotations
 
 import torch
+
 from . import open_image, require, subset, to_tensor
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+
 from ..errors import UserError
 from . import open_image, subset, to_tensor
 

@@ -168,7 +168,7 @@ def tables() -> list[str]:
     return sorted(p.stem for p in (CONF / "families").glob("*.yaml") if not p.stem.startswith("_"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def table_nodes(which: str) -> dict[str, dict]:
     """{family name: its YAML node (_target_, params, …)} of one table of conf/families."""
     from hydra.utils import get_class

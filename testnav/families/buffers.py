@@ -7,6 +7,7 @@ mappings, just not reused.
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import threading
 
@@ -64,8 +65,6 @@ def batch_buffer(shape, dtype: torch.dtype) -> torch.Tensor:
 
 def _mapped(nbytes: int) -> torch.Tensor:
     m = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    try:
+    with contextlib.suppress(OSError):  # kernels without transparent huge pages: plain pages, still correct
         m.madvise(_MADV_HUGEPAGE)
-    except OSError:  # kernels without transparent huge pages: plain pages, still correct
-        pass
     return torch.frombuffer(m, dtype=torch.uint8, count=nbytes)

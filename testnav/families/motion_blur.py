@@ -9,7 +9,6 @@ angles are drawn for the whole batch, then the taps run per CPU block (`blockwis
 
 from __future__ import annotations
 
-
 import torch
 
 from . import Family, blockwise, uniform

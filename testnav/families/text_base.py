@@ -34,10 +34,10 @@ class TextBatch:
     def __len__(self) -> int:
         return len(self.items)
 
-    def to(self, device=None) -> "TextBatch":  # the ground-truth pass moves inputs to the device; text stays put
+    def to(self, device=None) -> TextBatch:  # the ground-truth pass moves inputs to the device; text stays put
         return self
 
-    def replace(self, items) -> "TextBatch":
+    def replace(self, items) -> TextBatch:
         return TextBatch(tuple(items), self.editable, self.context, self.joined)
 
     def texts(self) -> list[str]:
@@ -110,7 +110,7 @@ class WordEditFamily(TextFamily):
         super().__init__(params, name)
         self.stopwords = bool(stopwords)
 
-    def modifiable(self, words: "Words") -> list[int]:
+    def modifiable(self, words: Words) -> list[int]:
         free = words.free()
         if not self.stopwords:
             return free

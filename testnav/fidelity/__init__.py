@@ -12,7 +12,7 @@ overrides; `fidelity=` chooses which column becomes ρ, its sign the metric's ow
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from ..errors import UserError
 from ..registry import Registry
@@ -41,7 +41,7 @@ class Info:
     modalities: tuple[str, ...]
 
 
-@lru_cache(maxsize=None)
+@cache
 def info(name: str) -> Info:
     """A metric's label, table order and modalities; ρ of an external table, and any column no
     YAML declares (an old run's), get their own name."""

@@ -23,8 +23,8 @@ import numpy as np
 import torch
 from numba import njit, prange
 
-from ..errors import UserError
 from ..core.sets import PerSet
+from ..errors import UserError
 from .base import Metric
 
 log = logging.getLogger(__name__)

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import functools
 
+import numba
 import numpy as np
 import torch
-import numba
 from numba import njit, prange
 
 from ..core.sets import PerSet

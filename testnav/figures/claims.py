@@ -1376,7 +1376,7 @@ class Ledger:
                     core=False,
                 )
             )
-            n = d["n"] if "n" in d else None
+            n = d.get("n", None)
             shown.append(
                 f"{label}: {len(d)} measured tests, early-stopped r − full r mean {diff.mean():+.4f}, mean |·| {mad:.4f}"
                 + (f", inputs used {int(n.min())}–{int(n.max())} (median {int(n.median())})" if n is not None else "")

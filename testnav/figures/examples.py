@@ -14,8 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from ..paths import CONF
+
 from .. import benchmarks
+from ..paths import CONF
 
 
 def build_benchmark(name: str):

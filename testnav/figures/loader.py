@@ -29,9 +29,9 @@ import pandas as pd
 
 from .. import fidelity as fidelity_registry
 from .. import searches
-from ..fidelity import sign as rho_sign
 from ..core.table import Objectives, level_columns
 from ..core.trace import budget_curve, found_curve
+from ..fidelity import sign as rho_sign
 
 # The searches of each figure, in their declared order, as their conf/search YAMLs declare
 # (`groups`, `order`; testnav.searches.group): BASELINES (§4.2, Table 2 and Fig. 2, plus TomoNav),

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from .. import searches
 from .style import plt, save, study_rows, styled
 

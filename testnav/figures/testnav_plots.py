@@ -20,8 +20,8 @@ import pandas as pd
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from .loader import fidelity_label, method_label
 from .. import searches as search_registry
+from .loader import fidelity_label, method_label
 from .style import GREY, TEAL, order_color, plt, save, styled
 
 

@@ -15,8 +15,8 @@ import time
 import numpy as np
 import torch
 
-from ..errors import UserError
 from ..core.oracle import Oracle
+from ..errors import UserError
 from .walk import PREFIX_CACHE_BYTES, PrefixWalker, sibling_groups
 
 

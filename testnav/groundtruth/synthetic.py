@@ -30,8 +30,8 @@ import sys
 import numpy as np
 import pandas as pd
 
-from ..errors import UserError
 from ..core.lattice import Lattice
+from ..errors import UserError
 
 STRUCTURES = ("additive", "multiplicative", "pairs", "threshold")
 

@@ -14,10 +14,10 @@ command line. `testnav.Tester` reaches the engines (ground truth, certificate, t
 through here; TestifAI's part is tomography.py.
 """
 
-from ..groundtruth.session import Session, open, resolve_device
-from .compare import Comparison, compare, compare_on
 from ..groundtruth.compute import compute_groundtruth, read_meta
+from ..groundtruth.session import Session, open, resolve_device
 from ..stopping.certificate import STOP_ON, CertificateConfig
+from .compare import Comparison, compare, compare_on
 from .config import build_groundtruth, cached_groundtruth, compose_benchmark, compose_config, groundtruth_objectives
 from .live import live, live_oracle
 from .record import RunRecord, record_of

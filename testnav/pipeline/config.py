@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import benchmarks
 from ..core.progress import resolve
 from ..core.table import Objectives
 from ..errors import UserError
@@ -15,7 +16,6 @@ from ..groundtruth.compute import complete, compute_groundtruth, read_meta, tabl
 from ..groundtruth.session import resolve_device
 from ..paths import CONF
 from ..registry import compose
-from .. import benchmarks
 
 
 def compose_config(overrides=()):

@@ -71,8 +71,8 @@ def fronts(table: pd.DataFrame) -> dict:
 
 def groundtruth(scale: str, cache_dir, overrides=(), progress: bool = False) -> pd.DataFrame:
     """The table of one golden scale (plus any overrides), computed or read from the cache."""
-    from .config import compose_benchmark
     from ..groundtruth.compute import compute_groundtruth
+    from .config import compose_benchmark
 
     bench = compose_benchmark([*SCALES[scale], *overrides])
     return pd.read_parquet(compute_groundtruth(bench, cache_dir, "cpu", progress=progress))

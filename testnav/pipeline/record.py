@@ -176,7 +176,7 @@ class RunRecord:
         return out
 
     @classmethod
-    def load(cls, path, key: str = "baseline") -> "RunRecord":
+    def load(cls, path, key: str = "baseline") -> RunRecord:
         """A record as `save` wrote it: `path` is its directory (a run directory of stage=live or
         stage=compare, or what Tester.save wrote) or its record.json. `key` names the setting in errors."""
         p = Path(path)
@@ -214,7 +214,7 @@ class RunRecord:
 
 
 def now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat()
 
 
 def record_of(session, fidelity: str | None = None, groundtruth: Path | None = None, name: str = "") -> RunRecord:

@@ -87,7 +87,7 @@ class Run:
         return front
 
     @classmethod
-    def load(cls, directory, fmt: str = "csv") -> "Run":
+    def load(cls, directory, fmt: str = "csv") -> Run:
         """A run as `save` wrote it (without the per-input outcomes of a live run)."""
         import json
 

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .. import benchmarks
 from ..core.progress import resolve as resolve_progress
 from ..errors import UserError
 from ..groundtruth.compute import compute_groundtruth, outcomes
-from ..groundtruth.session import open as open_session, resolve_device
+from ..groundtruth.session import open as open_session
+from ..groundtruth.session import resolve_device
 from ..tomography.core import Settings, Tomography, build, from_groundtruth
 from ..tomography.executor import LiveExecutor, low_order
 from ..tomography.gate import Undecided, answer, check_measure, gate
 from ..tomography.query import Query, check_sample, check_threshold
-from .. import benchmarks
 
 __all__ = [
     "Query",

@@ -28,8 +28,8 @@ prediction-powered interval of tomography/bounds.py's `query_bound` on the same 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -53,7 +53,7 @@ class ChangeSurrogate:
     def __init__(self, seed: int = 0):
         self.seed, self.weight, self.forest = seed, 0.0, None
 
-    def fit(self, thetas: np.ndarray, changes: np.ndarray, flips: np.ndarray, inputs: int) -> "ChangeSurrogate":
+    def fit(self, thetas: np.ndarray, changes: np.ndarray, flips: np.ndarray, inputs: int) -> ChangeSurrogate:
         from sklearn.ensemble import RandomForestRegressor
 
         from ..core.exact import relative_grid

@@ -45,10 +45,7 @@ def class_names_of(facts, session, benchmark) -> dict:
 def for_run(path, run, benchmark=None, session=None, configs=(), k: int = 8, queries=()) -> Path:
     """The report of a search run (Tester.search, stage=search | live)."""
     f = gather.for_run(run, benchmark, session, configs, k, queries)
-    if benchmark is not None:
-        lattice = benchmark.lattice
-    else:
-        lattice = Lattice(len(f.families), f.levels)
+    lattice = benchmark.lattice if benchmark is not None else Lattice(len(f.families), f.levels)
     return write(path, f, lattice, class_names_of(f, session, benchmark))
 
 

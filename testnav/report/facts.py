@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.naming import COLUMN, config_name, own_name, with_names
-from .inputs import Inputs, inputs_of, supported
 from ..tomography.independence import chi2_pairs
+from .inputs import Inputs, inputs_of, supported
 
 MAX_SHOWN = 8  # front members shown input by input (the configurations a person names come on top)
 MAX_LOW_ORDER = 400  # configurations of order ≤ 2 a report may evaluate on a live model; beyond, order 1 only

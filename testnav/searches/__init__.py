@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -102,7 +102,7 @@ class Info:
     evolutionary: bool = False  # it has the evolutionary searches' `engine` setting (pymoo | fast)
 
 
-@lru_cache(maxsize=None)
+@cache
 def info(name: str) -> Info:
     """The search's presentation and membership; a name with no conf/search file (a user's
     own search, an old run) gets its name and a colour of its own, stable across figures."""

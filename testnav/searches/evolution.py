@@ -25,8 +25,8 @@ from pymoo.operators.mutation.pm import PM
 from pymoo.operators.repair.rounding import RoundingRepair
 from pymoo.problems.static import StaticProblem
 
-from ..errors import UserError
 from ..core.lattice import Lattice
+from ..errors import UserError
 from . import Search
 from .fast import FastEvolution
 

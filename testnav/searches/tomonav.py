@@ -50,10 +50,10 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ..errors import UserError
 from ..core.exact import on_grid
 from ..core.lattice import Lattice
 from ..core.pareto import crowding_distance, nondominated_mask
+from ..errors import UserError
 from ..stopping.level_surrogate import SURROGATES, Surrogate
 from ..stopping.pool import candidate_pool, random_configurations
 from . import Search

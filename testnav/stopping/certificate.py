@@ -54,10 +54,10 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from ..errors import UserError
 from ..core.lattice import Lattice
 from ..core.oracle import Oracle
 from ..core.pareto import nondominated_mask
+from ..errors import UserError
 from .epsilon import AUTO, Resolution, tolerance
 from .estimators import CheckpointFit, CompleteEstimator, GoodEstimator, Reading
 from .tuning import TUNED, Tuning
@@ -106,12 +106,12 @@ class CertificateConfig:
         table (the exact front, as the papers compare searches)."""
         return ("good" if live else "complete") if self.stop_on == "auto" else self.stop_on
 
-    def for_run(self, live: bool) -> "CertificateConfig":
+    def for_run(self, live: bool) -> CertificateConfig:
         """These settings with `stop_on` resolved for a live run or a replay."""
         return replace(self, stop_on=self.rule(live))
 
     @classmethod
-    def from_node(cls, node) -> "CertificateConfig":
+    def from_node(cls, node) -> CertificateConfig:
         """From a `certificate:` node (a DictConfig or a dict); an unknown key is refused."""
         items = dict(node.items()) if node is not None else {}
         valid = [f.name for f in fields(cls)]

@@ -61,7 +61,7 @@ class Resolution:
     delta_span: float = 1.0
 
     @classmethod
-    def at(cls, inputs: int, confidence: float = 0.95, delta_span: float = 1.0) -> "Resolution":
+    def at(cls, inputs: int, confidence: float = 0.95, delta_span: float = 1.0) -> Resolution:
         from ..core.intervals import half_width
 
         return cls(half_width(int(inputs), confidence), int(inputs), float(confidence), float(delta_span))

@@ -127,7 +127,7 @@ class BootstrapForest:
         self.estimators_: list = []
         self.estimators_samples_: list[np.ndarray] = []
 
-    def fit(self, X, y) -> "BootstrapForest":
+    def fit(self, X, y) -> BootstrapForest:
         X = np.ascontiguousarray(X, dtype=np.float32)  # the trees' own input type
         y = np.asarray(y, dtype=np.float64)
         y = np.ascontiguousarray(y.reshape(len(y), -1))

@@ -15,8 +15,8 @@ import numpy as np
 from scipy.special import ndtri
 
 from ..core.exact import on_grid
-from .forest import BootstrapForest
 from ..core.lattice import Lattice
+from .forest import BootstrapForest
 
 SURROGATES = ("additive_forest", "forest")
 MIN_GROUP = 20  # conformal scores per order group at least (Surrogate.groups)
@@ -53,7 +53,7 @@ class Surrogate:
             [np.ones((len(x), 1))] + [(x[:, [i]] == levels).astype(float) for i in range(self.lattice.n)], axis=1
         )
 
-    def fit(self, indices, values, calibrate: bool = True) -> "Surrogate":
+    def fit(self, indices, values, calibrate: bool = True) -> Surrogate:
         """`calibrate`: also compute the conformal scores (what `draws` and `interval` need;
         `predict` does not). Targets, coefficients and so residuals lie on GRID (testnav/core/exact.py): a.T @ y is then
         an exact sum, the solve's last bits (which depend on the LAPACK kernel) are rounded

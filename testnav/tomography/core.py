@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..core.lattice import Lattice
 from ..core.early_stopping import Stopping
+from ..core.lattice import Lattice
 from .executor import Measured, low_order, replay_tests
 from .independence import chi2_pairs, independent_estimates, product_estimates
 from .surrogate import AdditiveLogitSurrogate, RobustnessSurrogate, ScoreSurrogate
@@ -42,7 +42,7 @@ class Settings:
         return Stopping(self.batch, self.window, self.delta, self.early_stopping)
 
     @classmethod
-    def from_config(cls, cfg) -> "Settings":
+    def from_config(cls, cfg) -> Settings:
         """The only reader of `tomography.*`: TestifAI's stages and TestNav's inference costs (which
         price every configuration under the same early-stopping rule) both come through here."""
         t = cfg.tomography

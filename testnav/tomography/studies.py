@@ -21,8 +21,8 @@ from itertools import product
 import numpy as np
 import pandas as pd
 
-from ..core.lattice import Lattice
 from ..core.early_stopping import Stopping
+from ..core.lattice import Lattice
 from .core import Settings, from_groundtruth, sub_lattice
 from .executor import Measured, low_order, replay_tests
 from .independence import independent_estimates

@@ -29,7 +29,7 @@ class RobustnessSurrogate:
     def __init__(self, seed: int = 0, n_jobs: int = 1):
         self.forest = RandomForestClassifier(criterion="log_loss", random_state=seed, n_jobs=n_jobs, **FOREST)
 
-    def fit(self, lattice: Lattice, tests: dict) -> "RobustnessSurrogate":
+    def fit(self, lattice: Lattice, tests: dict) -> RobustnessSurrogate:
         """tests: lattice index -> observed outcomes (bool array)."""
         idx = np.array(sorted(tests), dtype=np.int64)
         passes = np.array([int(np.sum(tests[i])) for i in idx])
@@ -55,7 +55,7 @@ class ScoreSurrogate:
     def __init__(self, seed: int = 0, n_jobs: int = 1):
         self.forest = RandomForestRegressor(random_state=seed, n_jobs=n_jobs, **FOREST)
 
-    def fit(self, lattice: Lattice, indices, values) -> "ScoreSurrogate":
+    def fit(self, lattice: Lattice, indices, values) -> ScoreSurrogate:
         self.lattice = lattice
         self.forest.fit(lattice.theta(np.asarray(indices)), relative_grid(values))
         return self
@@ -76,7 +76,7 @@ class AdditiveLogitSurrogate:
     def __init__(self, seed: int = 0):
         self.seed = seed  # unused: the expansion is exact arithmetic on the measured tests
 
-    def fit(self, lattice: Lattice, tests: dict) -> "AdditiveLogitSurrogate":
+    def fit(self, lattice: Lattice, tests: dict) -> AdditiveLogitSurrogate:
         theta = lattice.tuples
         active = theta > 0
         order = active.sum(axis=1)

@@ -147,8 +147,8 @@ def test_a_scikit_learn_classifier_through_a_function_fronts_as_its_torch_twin(t
 def test_kid_applies_on_pixels_and_the_coverage_signals_are_refused(tmp_path, mnist, sklearn_model, caplog):
     from testnav.benchmarks.classification import ImageClassification
     from testnav.data.given import TensorData
-    from testnav.fidelity import make as metric
     from testnav.families import make as family
+    from testnav.fidelity import make as metric
     from testnav.models.function import FunctionModel
 
     def predict(batch):

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from testnav.core.intervals import half_width
 from tests.helpers.cli_helpers import run_inprocess as run
 from tests.helpers.cli_helpers import run_subprocess
-from testnav.core.intervals import half_width
 
 SMALL = ["benchmark.levels=3", "benchmark.test_per_class=20", "search.pop_size=20", "budget=300", "progress=false"]
 SUMMARY_KEYS = {

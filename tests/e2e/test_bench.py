@@ -184,7 +184,6 @@ def test_the_avx2_emulation_caps_numba_too():
     import re
     import subprocess
     import sys
-
     from pathlib import Path
 
     makefile = Path(__file__).resolve().parents[2] / "Makefile"
@@ -204,5 +203,6 @@ def test_the_avx2_emulation_caps_numba_too():
         return r.stdout
 
     assert "zmm" not in asm(env)
-    if "avx512f" in (open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""):
+    cpuinfo = Path("/proc/cpuinfo")
+    if "avx512f" in (cpuinfo.read_text() if cpuinfo.exists() else ""):
         assert "zmm" in asm({"NUMBA_CPU_NAME": "haswell"})  # why the features must be named as well

@@ -12,7 +12,7 @@ import ast
 import importlib
 import pkgutil
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -29,7 +29,28 @@ PLACEHOLDER = re.compile(r"[<>*{}…|$=\s]|\.\.\.")
 DOTTED = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(\(.*\))?")
 # a dotted span whose last part is one of these is a file name (`report.html`, `run.py`), not a name
 EXTENSIONS = {
-    *"py md yaml yml json jsonl csv tsv txt parquet html png pt pth toml zip gz cfg ipynb tex".split(),
+    *[
+        "py",
+        "md",
+        "yaml",
+        "yml",
+        "json",
+        "jsonl",
+        "csv",
+        "tsv",
+        "txt",
+        "parquet",
+        "html",
+        "png",
+        "pt",
+        "pth",
+        "toml",
+        "zip",
+        "gz",
+        "cfg",
+        "ipynb",
+        "tex",
+    ],
 }
 # what a run or a study writes where the repository keeps none (the folders are git-ignored or the
 # file is drawn only from tables a longer run makes)
@@ -72,7 +93,7 @@ def path_exists(text: str) -> bool:
     return not test or re.search(rf"^def {re.escape(test)}\(", path.read_text(), re.M) is not None
 
 
-@lru_cache(maxsize=None)
+@cache
 def modules() -> dict[str, str]:
     """Every module of the package: dotted name → source path."""
     out = {"testnav": str(PKG / "__init__.py")}
@@ -83,7 +104,7 @@ def modules() -> dict[str, str]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def classes() -> dict[str, list[set[str]]]:
     """class name → the names each class of that name defines (its body, `self.x = …`, its bases' names)."""
     found: dict[str, list[tuple[set[str], list[str]]]] = {}
@@ -112,7 +133,7 @@ def classes() -> dict[str, list[set[str]]]:
     return {c: [closed(n, b, {c}) for n, b in defs] for c, defs in found.items()}
 
 
-@lru_cache(maxsize=None)
+@cache
 def config_keys() -> set[str]:
     """Every key path of a conf/ YAML, with and without its group (`certificate.stop_at`, `data.path`)."""
     keys = set()

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 import torch
 
-from testnav.pipeline import golden
 from testnav.groundtruth.compute import compute_groundtruth
+from testnav.pipeline import golden
 from tests.conftest import small_benchmark
 
 REDUCED = golden.GOLDEN_DIR / "mnist5k-reduced"

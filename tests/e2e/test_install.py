@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.helpers.cli_helpers import run_inprocess
 from tests.conftest import ROOT
+from tests.helpers.cli_helpers import run_inprocess
 
 SNAPSHOT = r"""
 import logging, os, sys, warnings

@@ -13,12 +13,12 @@ import pandas as pd
 import pytest
 from threadpoolctl import threadpool_limits
 
-from testnav.stopping.certificate import Certificate, CertifiedOracle, run_certified
-from testnav.pipeline.golden import GOLDEN_DIR
 from testnav.core.lattice import Lattice
 from testnav.core.oracle import TableOracle
-from testnav.searches.tomonav import TomoNavSearch
 from testnav.core.table import Objectives
+from testnav.pipeline.golden import GOLDEN_DIR
+from testnav.searches.tomonav import TomoNavSearch
+from testnav.stopping.certificate import Certificate, CertifiedOracle, run_certified
 from testnav.tomography.core import Settings
 from testnav.tomography.studies import run_studies
 

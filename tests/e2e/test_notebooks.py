@@ -7,10 +7,9 @@ variables their first cell reads; a cold cache costs a LeNet-5 training and an 8
 
 import pathlib
 
-import pytest
-
 import nbclient  # the test extra installs nbclient, nbformat and ipykernel
 import nbformat
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"

@@ -40,9 +40,9 @@ def test_a_wheel_ships_conf_and_composes_from_it(tmp_path):
     subprocess.run([*pip, "install", "--no-deps", "--target", str(tmp_path / "site"), str(wheel)], check=True)
     probe = (
         "import testnav, testnav.paths as p; from testnav.pipeline import compose_benchmark;"
-        "assert testnav.__file__.startswith(%r), testnav.__file__;"
+        f"assert testnav.__file__.startswith({str(tmp_path / 'site')!r}), testnav.__file__;"
         "assert p.CONF == p.PACKAGE_ROOT / 'conf';"
-        "print(compose_benchmark(['benchmark=mnist5k']).lattice.size)" % str(tmp_path / "site")
+        "print(compose_benchmark(['benchmark=mnist5k']).lattice.size)"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe],

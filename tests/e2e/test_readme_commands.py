@@ -17,7 +17,6 @@ from hydra.utils import get_class
 from omegaconf import OmegaConf
 
 from testnav import fidelity
-
 from testnav.app.cli import quote_free_text
 from testnav.paths import CONF
 

@@ -58,8 +58,9 @@ def images(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def texts(tmp_path_factory):
-    import testnav
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    import testnav
 
     bert = tiny_bert(tmp_path_factory.mktemp("bert") / "bert", [t for t, _ in SENTENCES])
     model, tok = AutoModelForSequenceClassification.from_pretrained(bert), AutoTokenizer.from_pretrained(bert)
@@ -367,8 +368,9 @@ def test_channels_last_is_read_and_a_train_mode_model_is_switched_to_eval_in_one
 
 
 def test_bad_text_input_is_one_line(texts):
-    import testnav
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    import testnav
 
     bert = texts[3]
     model, tok = AutoModelForSequenceClassification.from_pretrained(bert), AutoTokenizer.from_pretrained(bert)

@@ -70,7 +70,8 @@ def test_a_torchvision_state_dict_from_config_predicts_as_torchvision_does(tmp_p
 def test_families_by_name_carry_the_published_table_for_the_image_size():
     from omegaconf import OmegaConf
 
-    from testnav.families import make as family, names
+    from testnav.families import make as family
+    from testnav.families import names
 
     for size, file in ((32, "imagenet_c_32"), (64, "imagenet_c_64"), (224, "imagenet_c_224")):
         table = {
@@ -119,8 +120,8 @@ def test_the_override_guard_composes_the_users_config_dirs(tmp_path, capsys):
 
 
 def test_text_preset_selects_chrf_unless_told_and_runs_are_named_after_their_stage():
-    from testnav.pipeline import compose_config
     from testnav.app.cli import run_name
+    from testnav.pipeline import compose_config
 
     assert compose_config(["benchmark=text_classification"]).fidelity.name == "chrf"
     assert compose_config(["benchmark=text_classification", "fidelity=bertf1"]).fidelity.name == "bertf1"

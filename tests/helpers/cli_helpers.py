@@ -38,7 +38,7 @@ DEFAULT_WARNING_FILTERS = [
 def run_inprocess(args, cwd, env: dict | None = None) -> subprocess.CompletedProcess:
     """`python run.py *args` in directory cwd, with env added to os.environ, in this process."""
     argv = [str(RUN_PY), *map(str, args)]
-    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()  # noqa: SIM115 (closed by the with below)
     with (
         _environ(env or {}),
         _cwd(cwd),
@@ -119,7 +119,7 @@ def _captured(fd: int, file, name: str):
     stream.flush()
     saved_fd = os.dup(fd)
     os.dup2(file.fileno(), fd)
-    text = open(fd, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
+    text = open(fd, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)  # noqa: SIM115
     setattr(sys, name, text)
     try:
         yield

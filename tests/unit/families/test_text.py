@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -27,8 +28,8 @@ from testnav.families.text_contraction import CONTRACT, Contraction
 from testnav.families.text_punctuation import MARKS, Punctuation
 from testnav.families.text_synonym import Synonym
 from testnav.families.text_typo import ADJACENT, Typo
-from tests.helpers.cli_helpers import run_inprocess, run_subprocess
 from tests.conftest import ROOT
+from tests.helpers.cli_helpers import run_inprocess, run_subprocess
 from tests.helpers.text_standins import MBPP_RECORDS, QUESTIONS, SYNONYMS, code_files, qqp_files
 
 pytestmark = pytest.mark.timeout(300)
@@ -519,8 +520,8 @@ def test_humaneval_canonical_solutions_pass_and_broken_ones_fail(humaneval):
 
 
 def test_rp5_needs_all_five_versions(humaneval):
-    from testnav.code.benchmark import CodeBenchmark
     from testnav.benchmarks.text import TextLoaded
+    from testnav.code.benchmark import CodeBenchmark
 
     problems = humaneval[:4]
     bench = CodeBenchmark(families=CODE_FAMILIES, versions=5, metrics={})
@@ -602,7 +603,7 @@ def groundtruth(r):
     assert r.returncode == 0, r.stderr[-3000:]
     path = re.search(r"ground truth \w+: (\S+\.parquet)", r.stdout).group(1)
     df = pd.read_parquet(path)
-    meta = json.loads(open(path.replace(".parquet", ".json")).read())
+    meta = json.loads(Path(path.replace(".parquet", ".json")).read_text())
     return df, meta
 
 

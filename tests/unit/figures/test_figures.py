@@ -6,13 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.helpers.cli_helpers import load_script
-from testnav.figures.loader import load_results
-from testnav.figures.tables import marks, to_latex, to_markdown
-from testnav.figures.testnav_plots import plot_examples, plot_pareto, plot_recall, plot_voxels
 from testnav.core.lattice import Lattice
 from testnav.core.table import Objectives
 from testnav.core.trace import make_trace, summarize
+from testnav.figures.loader import load_results
+from testnav.figures.tables import marks, to_latex, to_markdown
+from testnav.figures.testnav_plots import plot_examples, plot_pareto, plot_recall, plot_voxels
+from tests.helpers.cli_helpers import load_script
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -6,9 +6,9 @@ import subprocess
 import sys
 
 import numpy as np
-import torch
 import pandas as pd
 import pytest
+import torch
 
 from testnav.core import cache
 from testnav.core.cache import atomic_path

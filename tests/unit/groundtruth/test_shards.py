@@ -9,9 +9,9 @@ import time
 
 import pytest
 
+from testnav.core.lattice import Lattice
 from testnav.errors import UserError
 from testnav.groundtruth.compute import chunk_prefixes, compute_groundtruth, read_meta
-from testnav.core.lattice import Lattice
 from testnav.groundtruth.shards import check_shards, shard_chunks
 from tests.conftest import ROOT, small_benchmark
 

@@ -31,7 +31,6 @@ from testnav.searches import Search, Style
 from testnav.signals import Signal
 from testnav.stopping.certificate import CertificateConfig
 from testnav.tomography.core import Settings
-
 from tests.helpers.contracts import check_defaults_agree, check_family, check_search
 
 ROOT = Path(__file__).resolve().parents[3]

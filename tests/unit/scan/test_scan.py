@@ -256,8 +256,8 @@ def test_a_long_front_numbers_at_most_ten_points_its_ends_and_its_knee():
 
 
 def report_of(kind: str, args, tmp_path, cache_dir, how: str) -> None:
-    from tests.helpers.cli_helpers import run_inprocess as run
     from tests.e2e.test_what_breaks import SMALL
+    from tests.helpers.cli_helpers import run_inprocess as run
 
     out = tmp_path / kind
     assert run([*args, *SMALL, f"cache_dir={cache_dir}", "budget=20", f"hydra.run.dir={out}"], tmp_path).returncode == 0

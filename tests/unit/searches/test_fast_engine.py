@@ -6,8 +6,8 @@ from pymoo.operators.survival.rank_and_crowding.metrics import calc_crowding_dis
 from pymoo.util.nds.non_dominated_sorting import NonDominatedSorting
 
 from testnav.core.oracle import TableOracle
-from testnav.core.recall import auc_recall, first_sightings, recall_curve
 from testnav.core.pareto import crowding_distance, nondominated_rank
+from testnav.core.recall import auc_recall, first_sightings, recall_curve
 from testnav.searches.nsga2 import NSGA2Search
 
 
@@ -32,8 +32,8 @@ def mnist5k_tables(cache_dir):
     """mnist5k's full 6⁴ lattice (SSIM and KID), on a 200-digit D to keep the suite fast."""
     import pandas as pd
 
-    from testnav.groundtruth.compute import compute_groundtruth
     from testnav.core.table import Objectives
+    from testnav.groundtruth.compute import compute_groundtruth
     from tests.conftest import small_benchmark
 
     path = compute_groundtruth(small_benchmark(levels=6), cache_dir, progress=False)

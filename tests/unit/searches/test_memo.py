@@ -18,7 +18,6 @@ from testnav.core import cache
 from testnav.searches.nsga2 import NSGA2Search
 from testnav.searches.random_search import RandomSearch
 from testnav.searches.tomonav import TomoNavSearch
-
 from tests.helpers.cli_helpers import run_inprocess
 
 EDITS = {

@@ -1,15 +1,15 @@
 import numpy as np
 import pytest
 
-from testnav.errors import UserError
 from testnav.core.lattice import Lattice
 from testnav.core.oracle import TableOracle
 from testnav.core.recall import auc_recall, first_sightings, recall_curve
+from testnav.core.table import Objectives, minmax
+from testnav.errors import UserError
 from testnav.searches.ga import GASearch
 from testnav.searches.greedy import GreedySearch
 from testnav.searches.nsga2 import NSGA2Search
 from testnav.searches.random_search import RandomSearch
-from testnav.core.table import Objectives, minmax
 
 
 def synthetic(n=4, levels=6, seed=0):

@@ -6,18 +6,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from testnav.errors import UserError
-from testnav.core.trace import cumulative
-from testnav.groundtruth.inferences import auc_recall_inferences, inference_summary, table_costs
+from testnav.core.early_stopping import Stopping, input_order, stop_after
 from testnav.core.lattice import Lattice
 from testnav.core.oracle import Oracle, TableOracle
 from testnav.core.pareto import nondominated_mask
 from testnav.core.recall import auc_recall, first_sightings, recall_curve
+from testnav.core.table import Objectives, minmax
+from testnav.core.trace import cumulative, make_trace
+from testnav.errors import UserError
+from testnav.groundtruth.inferences import auc_recall_inferences, inference_summary, table_costs
 from testnav.searches.tomonav import TomoNavSearch, next_batch
 from testnav.stopping.level_surrogate import Surrogate
-from testnav.core.table import Objectives, minmax
-from testnav.core.early_stopping import Stopping, input_order, stop_after
-from testnav.core.trace import make_trace
 
 
 def table(n=3, levels=5, seed=0):

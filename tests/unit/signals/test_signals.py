@@ -6,7 +6,6 @@ import torch
 from scipy.stats import gaussian_kde
 
 from testnav.benchmarks.vision import Activations
-
 from testnav.signals.deepgini import DeepGini
 from testnav.signals.dsa import DSA
 from testnav.signals.kmnc import KMNC

@@ -8,6 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from testnav.core.oracle import TableOracle
+from testnav.core.pareto import nondominated_mask
+from testnav.core.table import Objectives
+from testnav.errors import UserError
+from testnav.groundtruth.synthetic import PROFILES, profile_table, synthetic_table
+from testnav.searches.random_search import RandomSearch
 from testnav.stopping.certificate import (
     Certificate,
     CertificateConfig,
@@ -15,14 +21,8 @@ from testnav.stopping.certificate import (
     run_certified,
 )
 from testnav.stopping.estimators import dominated_draws
-from testnav.stopping.tuning import TUNED
-from testnav.errors import UserError
-from testnav.core.oracle import TableOracle
-from testnav.core.pareto import nondominated_mask
-from testnav.searches.random_search import RandomSearch
 from testnav.stopping.level_surrogate import Surrogate
-from testnav.groundtruth.synthetic import PROFILES, profile_table, synthetic_table
-from testnav.core.table import Objectives
+from testnav.stopping.tuning import TUNED
 
 
 def test_generator_is_deterministic_and_seeded():

@@ -8,21 +8,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from testnav.core.oracle import Oracle
-from testnav.stopping.certificate import Certificate, CertifiedOracle, run_certified
-from testnav.stopping.estimators import Fit
-from testnav.stopping.tuning import TUNED
-from testnav.errors import UserError
 from testnav.core.exact import on_grid
 from testnav.core.lattice import Lattice
-from testnav.core.oracle import TableOracle
+from testnav.core.oracle import Oracle, TableOracle
 from testnav.core.pareto import nondominated_mask
-from testnav.stopping.pool import candidate_pool, neighbours, random_configurations
 from testnav.core.recall import first_sightings
+from testnav.core.table import Objectives
+from testnav.errors import UserError
+from testnav.groundtruth.synthetic import synthetic_table
 from testnav.searches import tomonav
 from testnav.searches.tomonav import TomoNavSearch, _low_orders
-from testnav.groundtruth.synthetic import synthetic_table
-from testnav.core.table import Objectives
+from testnav.stopping.certificate import Certificate, CertifiedOracle, run_certified
+from testnav.stopping.estimators import Fit
+from testnav.stopping.pool import candidate_pool, neighbours, random_configurations
+from testnav.stopping.tuning import TUNED
 
 
 def test_index_arithmetic_matches_the_tabulated_lattice():

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from testnav.errors import UserError
-from testnav.core.lattice import Lattice
-from testnav.tomography.core import Settings, from_groundtruth, sub_lattice
 from testnav.core.early_stopping import Stopping, stop_after
+from testnav.core.lattice import Lattice
+from testnav.errors import UserError
+from testnav.tomography.core import Settings, from_groundtruth, sub_lattice
 from testnav.tomography.executor import low_order, replay_tests
 from testnav.tomography.independence import (
     chi2_pairs,
