@@ -1056,10 +1056,12 @@ def render(r: dict) -> str:
         if r.get("host")
         else []
     )
+    notes = [f"Note: {n}" for n in r.get("notes", [])]  # rows merged in from another run (`--only`), said so
     lines = [
         "# make bench",
         "",
         *host,
+        *(notes + [""] if notes else []),
         "| measure | value |",
         "|---|---|",
         f"| `python run.py` cold / warm | {e['cold_seconds']:.1f} s / {e['warm_seconds']:.1f} s (targets ≤ "

@@ -234,7 +234,9 @@ def test_the_objectives_part_and_the_practitioner_rows_render(bench):
     }
     end = {**full["end_to_end"], "targets": bench.RUN_TARGETS, "groundtruth_seconds": 40.0}
     end["groundtruth_parts"] = ["objectives"]
-    md = bench.render({**full, "groundtruth_bound": {"6^4": row}, "practitioner": practitioner, "end_to_end": end})
+    report = {**full, "groundtruth_bound": {"6^4": row}, "practitioner": practitioner, "end_to_end": end}
+    md = bench.render({**report, "notes": ["these rows come from another run."]})
+    assert md.splitlines()[4] == "Note: these rows come from another run."
     assert "| objectives-only table ÷ its bound (6⁴) | 1.18× (target ≤ 1.3×; bound: walk + bare forward" in md
     assert "(targets ≤ 120 s / ≤ 20 s); the cold run's ground truth 40.0 s, parts computed: objectives |" in md
     assert "`Tester` on ResNet-18, CPU: live NSGA-II ÷ its bound | 1.29× (38 configurations evaluated" in md
