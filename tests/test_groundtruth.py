@@ -42,7 +42,8 @@ def test_table_has_one_row_per_theta_and_required_columns(table):
 def test_prefix_sharing_counts_and_equals_naive(table):
     bench, path, df = table
     meta = read_meta(path)
-    assert meta["family_applications"] == 3**4 - 1  # one per non-identity prefix node
+    assert all(r["family_applications"] == 3**4 - 1 for r in meta["runs"])  # one per non-identity prefix node
+    assert meta["family_applications"] == sum(r["family_applications"] for r in meta["runs"])  # a walk per part
     assert meta["naive_applications"] == 324
     loaded = bench.load(path.parents[1])
     for theta in [(1, 2, 0, 1), (2, 2, 2, 2), (0, 1, 2, 0)]:

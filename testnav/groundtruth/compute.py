@@ -77,11 +77,12 @@ def parts_for(benchmark, signals: bool = True) -> list[str]:
     return ["objectives", *(["signals"] if signals and benchmark.signals else [])]
 
 
-def part_columns(benchmark, part: str) -> list[str]:
-    """A part's columns beyond t1..tn, in the table's order (the signals go before `correct`)."""
+def part_columns(benchmark, part: str, df: pd.DataFrame) -> list[str]:
+    """A part's columns of `df` (rows scored for it), t1..tn included, in the table's order: the
+    signals', or every other one (ψ, δ, the metrics, any column the task adds, the outcomes)."""
     if part == "objectives":
-        return ["psi", "delta", *benchmark.metrics, "correct"]
-    return list(benchmark.signals)
+        return [c for c in df.columns if c not in benchmark.signals]
+    return [*level_columns(df), *(c for c in df.columns if c in benchmark.signals)]
 
 
 def chunk_prefixes(lattice) -> list[tuple[int, ...]]:
@@ -195,13 +196,15 @@ def evaluate_chunks(request: Request, chunks, shard: tuple[int, int], progress: 
                 continue
             if all(request.part(p).exists() for p in todo):  # an unsharded run merged everything meanwhile
                 break
-            columns = [c for p in lacking for c in part_columns(benchmark, p)]
-            with benchmark.scoring_only(columns):
+            scored = [
+                *(benchmark.metrics if "objectives" in lacking else ()),
+                *(benchmark.signals if "signals" in lacking else ()),
+            ]
+            with benchmark.scoring_only(scored):
                 df = rows_for(benchmark, session.loaded, walker, [chunk + r for r in rest], psi_clean, pbar, stack)
-            t = level_columns(df)
             for p in lacking:
                 with atomic_path(request.chunk(chunk, p), checksum=True) as tmp:
-                    df[t + part_columns(benchmark, p)].to_parquet(tmp, index=False)
+                    df[part_columns(benchmark, p, df)].to_parquet(tmp, index=False)
             record.chunk_done(walker.applications)
 
 
