@@ -135,7 +135,7 @@ def scan(
         projected = per * rest
         method.update(projected_seconds=round(projected, 1), seconds_per_configuration=round(per, 4))
         if projected <= budget:
-            table = tester._groundtruth_path()
+            table = tester._groundtruth_path(signals=False)  # what the projection priced: no signal
         else:
             method["how"] = "search"
             pairs = np.flatnonzero(lattice.orders == 2)

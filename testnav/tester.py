@@ -180,7 +180,10 @@ class Tester:
             return self._run
         search = pipeline.search_for(spec, self.lattice)[0]
         obj, identity = pipeline.groundtruth_objectives(
-            self._groundtruth_path(), self.benchmark, self.fidelity, signals=search.requires
+            self._groundtruth_path(signals=bool(search.requires)),
+            self.benchmark,
+            self.fidelity,
+            signals=search.requires,
         )
         self._run = pipeline.replay(spec, obj, identity, self.benchmark.families)
         return self._run
@@ -207,10 +210,11 @@ class Tester:
         self._findings = scan(self, budget_seconds, failure_modes, fidelity_floor, seed, stop_at, examples)
         return self._findings
 
-    def _groundtruth_path(self) -> Path:
+    def _groundtruth_path(self, signals: bool = True) -> Path:
+        """The table on disk, computed where missing; `signals=False`: its objectives part suffices."""
         from .pipeline import compute_groundtruth
 
-        return compute_groundtruth(self.benchmark, self.cache_dir, self.device, progress=self.progress)
+        return compute_groundtruth(self.benchmark, self.cache_dir, self.device, progress=self.progress, signals=signals)
 
     def groundtruth(self) -> pd.DataFrame:
         """Every θ of the lattice (one row each: levels, ψ with its interval `psi_low`, `psi_high` at the

@@ -74,7 +74,7 @@ def load_objectives(cfg: DictConfig, fidelity: str, signals=()) -> tuple[Objecti
             "table": str(Path(cfg.groundtruth.table).resolve()),
         }
         return obj, identity, None
-    path, benchmark = pipeline.build_groundtruth(cfg)
+    path, benchmark = pipeline.build_groundtruth(cfg, signals=bool(signals))  # the signals part only if read
     return *pipeline.groundtruth_objectives(path, benchmark, fidelity, signals), benchmark
 
 

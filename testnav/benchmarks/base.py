@@ -106,30 +106,44 @@ class Benchmark(ABC):
         return {}
 
     def key(self, loaded) -> str:
-        return stable_hash(
-            {
-                "benchmark": self.name,
-                "data": self.data_description(),
-                "model": loaded.model_key,
-                "task": self.task_description(),
-                "levels": self.levels,
-                "families": [f.describe() for f in self.families],
-                "metrics": {k: m.describe() for k, m in self.metrics.items()},
-                "signals": {k: m.describe() for k, m in self.signals.items()},
-                "perturb_seed": self.perturb_seed,
-                "code": self.code_digest(),
-            }
-        )
+        """The whole table's key: every setting below, the signals' and the code of both parts."""
+        return stable_hash({**self._settings(loaded), "signals": self._signal_settings(), "code": self.code_digest()})
 
-    def code_parts(self) -> list:
+    def part_key(self, loaded, part: str) -> str:
+        """The key of one part of the table (testnav/groundtruth/compute.py): the objectives part
+        (ψ, δ, fidelity, outcomes) hashes everything but the signals and their code, so that a
+        change to a signal's settings or code keeps it; the signals part hashes the objectives'
+        key (the same walk and model), the signals' settings and the code of both."""
+        objectives = stable_hash({**self._settings(loaded), "code": self.code_digest(signals=False)})
+        if part == "objectives":
+            return objectives
+        return stable_hash({"objectives": objectives, "signals": self._signal_settings(), "code": self.code_digest()})
+
+    def _settings(self, loaded) -> dict:
+        return {
+            "benchmark": self.name,
+            "data": self.data_description(),
+            "model": loaded.model_key,
+            "task": self.task_description(),
+            "levels": self.levels,
+            "families": [f.describe() for f in self.families],
+            "metrics": {k: m.describe() for k, m in self.metrics.items()},
+            "perturb_seed": self.perturb_seed,
+        }
+
+    def _signal_settings(self) -> dict:
+        return {k: m.describe() for k, m in self.signals.items()}
+
+    def code_parts(self, signals: bool = True) -> list:
         """The objects (or module names) whose code computes the table: the benchmark, its
-        families and metrics; benchmarks add the data readers and models they build."""
-        return [self, *self.families, *self.metrics.values(), *self.signals.values()]
+        families and metrics (and signals, unless `signals` is False); benchmarks add the data
+        readers and models they build."""
+        return [self, *self.families, *self.metrics.values(), *(self.signals.values() if signals else ())]
 
-    def code_digest(self) -> str:
-        """Only the code that computes this table: the modules of the objects above and every
-        testnav module they import, docstrings and comments excluded; an edit anywhere else, or
-        to prose, keeps the cached tables valid."""
-        parts = self.code_parts()
+    def code_digest(self, signals: bool = True) -> str:
+        """Only the code that computes this table (its objectives part alone when `signals` is
+        False): the modules of the objects above and every testnav module they import, docstrings
+        and comments excluded; an edit anywhere else, or to prose, keeps the cached tables valid."""
+        parts = self.code_parts(signals)
         named = {p for p in parts if isinstance(p, str)}
         return modules_digest(object_modules(*(p for p in parts if not isinstance(p, str))) | named | set(CODE))[0]

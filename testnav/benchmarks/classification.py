@@ -37,8 +37,8 @@ class ImageClassification(VisionBenchmark):
     def data_description(self) -> dict:
         return {"test": self.data.describe(), "train": self.train_data.describe() if self.train_data else None}
 
-    def code_parts(self) -> list:
-        return [*super().code_parts(), self.data, self.train_data, *self.model_spec.code_parts()]
+    def code_parts(self, signals: bool = True) -> list:
+        return [*super().code_parts(signals), self.data, self.train_data, *self.model_spec.code_parts()]
 
     def load(self, cache_dir) -> Loaded:
         x, y = self.data.load()

@@ -178,8 +178,8 @@ class ObjectDetection(VisionBenchmark):
             **({"psi": self.psi} if self.psi != "images_correct" else {}),
         }
 
-    def code_parts(self) -> list:
-        return [*super().code_parts(), self.data, self.model_spec]
+    def code_parts(self, signals: bool = True) -> list:
+        return [*super().code_parts(signals), self.data, self.model_spec]
 
     def load(self, cache_dir) -> DetectionLoaded:
         x, boxes = self.data.load()

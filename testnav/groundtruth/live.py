@@ -51,6 +51,8 @@ class LiveOracle(Oracle):
         t0 = time.perf_counter()
         columns = {n for n in names if n not in ("delta", "rho")}
         self.scored |= columns
+        if columns & self.benchmark.signals.keys():
+            _ = self.session.signals_clean  # the signals calibrated, once, when a search first reads one
         todo = sorted(
             i for i in set(int(i) for i in indices) if i not in self.memo or not columns <= self.memo[i].keys()
         )  # in lattice order: siblings adjacent

@@ -33,7 +33,8 @@ def resolve_device(name: str) -> str:
 
 class Session:
     """A benchmark's data and model on a device (`loaded`), and on first use its prepared
-    metrics with the clean scores (`clean`: ψ(D) and each metric's clean value) and the walker
+    metrics with the clean scores (`clean`: ψ(D) and each metric's clean value; `signals_clean`:
+    the signals calibrated and their clean values, for what reads a signal) and the walker
     that perturbs D under each θ, sharing prefixes (`walker`, `stack` sibling sets a call)."""
 
     def __init__(self, benchmark, loaded, device: str):
@@ -42,8 +43,24 @@ class Session:
 
     @cached_property
     def clean(self) -> dict:
-        self.benchmark.prepare_metrics(self.loaded)
-        return self.benchmark.score(self.loaded, self.loaded.inputs)
+        """ψ(D), the outcomes and each fidelity metric's clean value, the metrics prepared on D.
+        The signals are not calibrated here: only what reads them pays for it (`signals_clean`)."""
+        benchmark = self.benchmark
+        with benchmark.scoring_only(benchmark.metrics):
+            benchmark.prepare_metrics(self.loaded)
+            return benchmark.score(self.loaded, self.loaded.inputs)
+
+    @cached_property
+    def signals_clean(self) -> dict:
+        """Each input-level signal's value on D, the signals calibrated first (on the training
+        inputs: coverage ranges, KDEs), once per session; {} for a benchmark without signals."""
+        benchmark = self.benchmark
+        if not benchmark.signals:
+            return {}
+        with benchmark.scoring_only(benchmark.signals):
+            benchmark.prepare_metrics(self.loaded)
+            values = benchmark.score(self.loaded, self.loaded.inputs)
+        return {k: values[k] for k in benchmark.signals}
 
     @property
     def psi_clean(self) -> float:

@@ -45,12 +45,12 @@ def shard_chunks(chunks: list, shards: int, shard: int) -> list:
 
 
 class RunLog:
-    """What each run of a shard did (chunks reused and computed, family applications, seconds,
+    """What each run of a shard did (the parts it computes, chunks reused and computed, family applications, seconds,
     SLURM job and restart count), rewritten after every chunk so that a run killed without
     warning (SIGKILL, preemption) still leaves its count behind. The merged table's .json lists
     every run, so a requeued shard shows that it resumed rather than started over."""
 
-    def __init__(self, parts: Path, shard: int, shards: int, device: str, reused: int):
+    def __init__(self, parts: Path, shard: int, shards: int, device: str, reused: int, computes=("objectives",)):
         self.path = Path(parts) / f"runs-{shard}-of-{shards}.json"
         self.runs = json.loads(self.path.read_text()) if self.path.exists() else []
         self.t0 = time.time()
@@ -60,6 +60,7 @@ class RunLog:
             "slurm_job": slurm_job(),
             "restart": int(os.environ.get("SLURM_RESTART_COUNT", 0) or 0),
             "device": device,
+            "parts": list(computes),  # the table's parts this run computes (testnav/groundtruth/compute.py)
             "chunks_reused": reused,
             "chunks_computed": 0,
             "family_applications": 0,

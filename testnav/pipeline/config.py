@@ -28,10 +28,13 @@ def compose_benchmark(overrides=()):
     return benchmarks.make(compose_config(overrides).benchmark)
 
 
-def build_groundtruth(cfg) -> tuple[Path, object]:
-    """The path of `cfg`'s benchmark's ground truth (computed or resumed if absent), and the benchmark."""
+def build_groundtruth(cfg, signals: bool = True) -> tuple[Path, object]:
+    """The path of `cfg`'s benchmark's ground truth (computed or resumed if absent), and the benchmark;
+    `signals=False` when the run reads no signal column (the signals part is then not computed)."""
     benchmark = benchmarks.make(cfg.benchmark)
-    path = compute_groundtruth(benchmark, cfg.cache_dir, resolve_device(cfg.device), progress=resolve(cfg.progress))
+    path = compute_groundtruth(
+        benchmark, cfg.cache_dir, resolve_device(cfg.device), progress=resolve(cfg.progress), signals=signals
+    )
     return path, benchmark
 
 

@@ -75,7 +75,7 @@ def groundtruth(scale: str, cache_dir, overrides=(), progress: bool = False) -> 
     from .config import compose_benchmark
 
     bench = compose_benchmark([*SCALES[scale], *overrides])
-    return pd.read_parquet(compute_groundtruth(bench, cache_dir, "cpu", progress=progress))
+    return pd.read_parquet(compute_groundtruth(bench, cache_dir, "cpu", progress=progress, signals=True))
 
 
 def write(table: pd.DataFrame, path_stem: Path, about: dict) -> tuple[Path, Path]:

@@ -62,7 +62,7 @@ def tomography_for(benchmark, settings: Settings, source: str, quality_col, cach
     if source not in SOURCES:
         raise UserError(f"tomography.source={source} (valid: {', '.join(SOURCES)})")
     if source == "replay":
-        path = compute_groundtruth(benchmark, cache_dir, device, progress=progress)
+        path = compute_groundtruth(benchmark, cache_dir, device, progress=progress, signals=False)  # outcomes only
         df = pd.read_parquet(path)
         if quality_col is not None and quality_col not in df.columns:
             raise UserError(

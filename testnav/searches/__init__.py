@@ -26,7 +26,7 @@ PAPER_OBJECTIVES = ("delta", "rho")  # every table has them; anything else is a 
 @dataclass(frozen=True)
 class Style:
     """How figures draw a search: a matplotlib colour and line style (no two searches of one
-    figure share both; tests/test_searches_contract.py checks every figure)."""
+    figure share both; tests/unit/registry/test_contracts.py checks every figure)."""
 
     color: str = "black"
     ls: str = "-"

@@ -206,3 +206,38 @@ def test_the_avx2_emulation_caps_numba_too():
     cpuinfo = Path("/proc/cpuinfo")
     if "avx512f" in (cpuinfo.read_text() if cpuinfo.exists() else ""):
         assert "zmm" in asm({"NUMBA_CPU_NAME": "haswell"})  # why the features must be named as well
+
+
+def test_the_objectives_part_and_the_practitioner_rows_render(bench):
+    """Issue 67's rows: the objectives-only table against its bound, `python run.py` with the parts its
+    ground truth computed, and a practitioner's time to an answer with its stage table."""
+    full = json.loads((bench.ROOT / "results" / "bench.json").read_text())
+    row = {
+        **full["groundtruth_bound"]["6^4"],
+        "objectives_ratio_to_bound": 1.18,
+        "objectives_ratio_per_round": [1.2, 1.18, 1.17],
+        "objectives_configurations_per_second": 30.0,
+    }
+    stages = {"walk": 1.0, "forward": 6.0, "scoring beyond the bound (ψ, SSIM, outcomes)": 1.0}
+    practitioner = {
+        "ResNet-18": {
+            "budget": 40,
+            "evaluated": 38,
+            "lattice": 625,
+            "search_seconds": 9.0,
+            "bound_seconds": 7.0,
+            "configurations_per_second": 4.2,
+            "ratio_to_bound": 1.29,
+            "answer_ratio_to_bound": 1.5,
+            "stages": {**stages, "search and bookkeeping": 1.0},
+        }
+    }
+    end = {**full["end_to_end"], "targets": bench.RUN_TARGETS, "groundtruth_seconds": 40.0}
+    end["groundtruth_parts"] = ["objectives"]
+    report = {**full, "groundtruth_bound": {"6^4": row}, "practitioner": practitioner, "end_to_end": end}
+    md = bench.render({**report, "notes": ["these rows come from another run."]})
+    assert md.splitlines()[4] == "Note: these rows come from another run."
+    assert "| objectives-only table ÷ its bound (6⁴) | 1.18× (target ≤ 1.3×; bound: walk + bare forward" in md
+    assert "(targets ≤ 120 s / ≤ 20 s); the cold run's ground truth 40.0 s, parts computed: objectives |" in md
+    assert "`Tester` on ResNet-18, CPU: live NSGA-II ÷ its bound | 1.29× (38 configurations evaluated" in md
+    assert "| ResNet-18 | 1.0 (11%) | 6.0 (67%) | 1.0 (11%) | 1.0 (11%) | 9.0 |" in md

@@ -1,3 +1,4 @@
+import json
 import logging
 import os
 import platform
@@ -41,7 +42,8 @@ def test_table_has_one_row_per_theta_and_required_columns(table):
 def test_prefix_sharing_counts_and_equals_naive(table):
     bench, path, df = table
     meta = read_meta(path)
-    assert meta["family_applications"] == 3**4 - 1  # one per non-identity prefix node
+    assert all(r["family_applications"] == 3**4 - 1 for r in meta["runs"])  # one per non-identity prefix node
+    assert meta["family_applications"] == sum(r["family_applications"] for r in meta["runs"])  # a walk per part
     assert meta["naive_applications"] == 324
     loaded = bench.load(path.parents[1])
     for theta in [(1, 2, 0, 1), (2, 2, 2, 2), (0, 1, 2, 0)]:
@@ -99,14 +101,23 @@ def test_cache_hit_and_resume_after_interruption(table, cache_dir):
     mtime = path.stat().st_mtime_ns
     assert compute_groundtruth(small_benchmark(), cache_dir, progress=False) == path
     assert path.stat().st_mtime_ns == mtime  # served from cache, not recomputed
-    # simulate a killed run: final table gone, only some chunks written
+    # simulate a killed run: final table and its parts gone, only some chunks of each part written
     full = pd.read_parquet(path)
     parts = path.with_suffix(".parts")
     parts.mkdir()
+    t, signals = ["t1", "t2", "t3", "t4"], list(bench.signals)
     for (t1, t2), chunk in full.groupby(["t1", "t2"]):
         if t1 == 0:
             with atomic_path(parts / f"chunk-{t1}-{t2}.parquet", checksum=True) as tmp:
-                chunk.assign(psi=-1.0).to_parquet(tmp, index=False)  # marked
+                chunk.drop(columns=signals).assign(psi=-1.0).to_parquet(tmp, index=False)  # marked
+            with atomic_path(parts / f"signals-{t1}-{t2}.parquet", checksum=True) as tmp:
+                chunk[t + signals].reset_index(drop=True).to_parquet(tmp, index=False)
+    keys = read_meta(path)["parts"]  # this table's parts (the cache holds other tests' too)
+    saved = {
+        p: p.read_bytes() for k, v in keys.items() for p in (cache_dir / "groundtruth" / "parts").glob(f"*-{k}-{v}.*")
+    }
+    for p in saved:
+        p.unlink()
     path.unlink()
     compute_groundtruth(small_benchmark(), cache_dir, progress=False)
     resumed = pd.read_parquet(path)
@@ -117,6 +128,8 @@ def test_cache_hit_and_resume_after_interruption(table, cache_dir):
     assert not parts.exists()
     with atomic_path(path, checksum=True) as tmp:  # restore for other tests
         full.to_parquet(tmp, index=False)
+    for p, raw in saved.items():
+        p.write_bytes(raw)
 
 
 @pytest.mark.parametrize("victim", [".parquet", ".json"])
@@ -218,3 +231,36 @@ def test_freed_memory_above_the_mmap_ceiling_is_reused_too():
 
     assert faults("0") > 16_000
     assert faults("1") < 1_000
+
+
+def test_a_search_reading_no_signal_leaves_the_signals_part_uncomputed(tmp_path):
+    """The table is cached as parts (testnav/groundtruth/compute.py): a search on δ and ρ computes the
+    objectives part alone; a later signal search computes the signals part alone, reusing the
+    objectives; and the table assembled from the two is byte for byte the one a single pass writes."""
+    from tests.cli import run_inprocess
+
+    cache = tmp_path / "cache"
+    tiny = ["benchmark.levels=2", "benchmark.test_per_class=5"]
+    common = [*tiny, "budget=10", "seed=0", "progress=false", f"cache_dir={cache}"]
+    signals = ["nac", "snac", "kmnc", "tknc", "deepgini", "lsa", "dsa"]
+    first = run_inprocess([*common, "search=random", f"hydra.run.dir={tmp_path / 'random'}"], tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    (table,) = (cache / "groundtruth").glob("mnist5k-*.parquet")
+    (objectives,) = (cache / "groundtruth" / "parts").glob("mnist5k-objectives-*.parquet")
+    assert not list((cache / "groundtruth" / "parts").glob("*signals*"))  # never computed, nor calibrated
+    assert read_meta(table)["parts"]["signals"] is None
+    assert not set(signals) & set(pd.read_parquet(table).columns)
+    written = objectives.stat().st_mtime_ns
+
+    second = run_inprocess([*common, "search=kmnc", f"hydra.run.dir={tmp_path / 'kmnc'}"], tmp_path)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert list((cache / "groundtruth").glob("mnist5k-*.parquet")) == [table]  # the same table, now with both parts
+    assert objectives.stat().st_mtime_ns == written  # the objectives part reused, not recomputed
+    meta = read_meta(table)
+    assert [(r["parts"], r["chunks_computed"]) for r in meta["runs"]] == [(["objectives"], 4), (["signals"], 4)]
+    assert all(meta["parts"].values()) and set(signals) <= set(meta["metrics_clean"])
+    assert json.loads((tmp_path / "kmnc" / "summary.json").read_text())["table"] == str(table.resolve())
+
+    one_pass = compute_groundtruth(small_benchmark(levels=2, test_per_class=5), tmp_path / "one", progress=False)
+    assert [r["parts"] for r in read_meta(one_pass)["runs"]] == [["objectives", "signals"]]
+    assert table.read_bytes() == one_pass.read_bytes()
