@@ -79,7 +79,11 @@ def spans(path: Path) -> list[tuple[int, str]]:
 
 def repo_path(text: str) -> str | None:
     """The repository path a span names, or None where it names none (placeholders, system paths)."""
-    if not text.startswith(TOPS) or PLACEHOLDER.search(text.split("::")[0]) or (text.rstrip("/") + "/").startswith(GENERATED):
+    if (
+        not text.startswith(TOPS)
+        or PLACEHOLDER.search(text.split("::")[0])
+        or (text.rstrip("/") + "/").startswith(GENERATED)
+    ):
         return None
     return text
 
