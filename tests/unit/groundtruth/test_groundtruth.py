@@ -237,7 +237,7 @@ def test_a_search_reading_no_signal_leaves_the_signals_part_uncomputed(tmp_path)
     """The table is cached as parts (testnav/groundtruth/compute.py): a search on δ and ρ computes the
     objectives part alone; a later signal search computes the signals part alone, reusing the
     objectives; and the table assembled from the two is byte for byte the one a single pass writes."""
-    from tests.cli import run_inprocess
+    from tests.helpers.cli_helpers import run_inprocess
 
     cache = tmp_path / "cache"
     tiny = ["benchmark.levels=2", "benchmark.test_per_class=5"]
