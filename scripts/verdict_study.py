@@ -12,7 +12,7 @@ orders 2–4 (`f1 >= a & f2 >= b …`, each family at level ≥ 1) is answered:
 * the gate (measure="auto") at thresholds R_true ± 0.01, ± 0.02, ± 0.05: its decision, the tests it
   measured, and whether it decided without measuring. A false pass is a pass where R_true is below
   the threshold; a false fail a fail where R_true reaches it.
-Writes results/tables/verdict_study.{csv,md}.
+Writes results/tables/verdict_study.{csv,md} (the .csv, one row per gate, is not kept in git).
 """
 
 from __future__ import annotations
