@@ -611,24 +611,21 @@ def section_prefix(n_inputs: int) -> dict:
 def section_replay(table: Path) -> dict:
     import pandas as pd
 
+    from testnav import searches
     from testnav.core.oracle import TableOracle
     from testnav.core.table import Objectives
     from testnav.searches.fast import FastEvolution
-    from testnav.searches.ga import GASearch
-    from testnav.searches.greedy import GreedySearch
-    from testnav.searches.nsga2 import NSGA2Search
-    from testnav.searches.random_search import RandomSearch
 
     obj = Objectives.from_table(pd.read_parquet(table), "ssim", 1.0)
     oracle = TableOracle(obj)
     B = 5 * obj.lattice.size
     runs = {
-        "nsga2/pymoo": NSGA2Search(),
-        "nsga2/fast": NSGA2Search(engine="fast"),
-        "ga/pymoo": GASearch(),
-        "ga/fast": GASearch(engine="fast"),
-        "greedy": GreedySearch(),
-        "random": RandomSearch(),
+        "nsga2/pymoo": searches.make("nsga2"),
+        "nsga2/fast": searches.make("nsga2", engine="fast"),
+        "ga/pymoo": searches.make("ga"),
+        "ga/fast": searches.make("ga", engine="fast"),
+        "greedy": searches.make("greedy"),
+        "random": searches.make("random"),
     }
     seeds = iter(range(10_000))
     per_run = interleaved({k: (lambda s=s: s.run(oracle, B, next(seeds))) for k, s in runs.items()}, 3)
@@ -794,28 +791,24 @@ def section_search_scaling(quick: bool) -> dict:
     """Wall time per proposal of each search on generated `pairs` tables of growing |Θ| (same budget
     everywhere, the table's lookups included; NSGA-II with both engines, pymoo being what
     `search=nsga2` runs). TomoNav ranks all of Θ up to `pool_above`, a candidate pool above it."""
+    from testnav import searches
     from testnav.core.oracle import TableOracle
     from testnav.core.table import Objectives
     from testnav.groundtruth.synthetic import synthetic_table
-    from testnav.searches.ga import GASearch
-    from testnav.searches.greedy import GreedySearch
-    from testnav.searches.nsga2 import NSGA2Search
-    from testnav.searches.random_search import RandomSearch
-    from testnav.searches.tomonav import TomoNavSearch
 
     out = {}
     for n, levels in SCALE_SIZES[:1] if quick else SCALE_SIZES:
         oracle = TableOracle(Objectives.from_table(synthetic_table("pairs", n, levels, seed=7), "rho", 1.0))
-        searches = {
-            "nsga2/pymoo": NSGA2Search(),
-            "nsga2/fast": NSGA2Search(engine="fast"),
-            "ga/fast": GASearch(engine="fast"),
-            "greedy": GreedySearch(),
-            "random": RandomSearch(),
-            "tomonav": TomoNavSearch(),
+        contenders = {
+            "nsga2/pymoo": searches.make("nsga2"),
+            "nsga2/fast": searches.make("nsga2", engine="fast"),
+            "ga/fast": searches.make("ga", engine="fast"),
+            "greedy": searches.make("greedy"),
+            "random": searches.make("random"),
+            "tomonav": searches.make("tomonav"),
         }
         times = interleaved(
-            {k: (lambda s=s, o=oracle: s.run(o, SCALE_BUDGET, 0)) for k, s in searches.items()}, 1 if quick else 2
+            {k: (lambda s=s, o=oracle: s.run(o, SCALE_BUDGET, 0)) for k, s in contenders.items()}, 1 if quick else 2
         )
         out[f"{levels}^{n}"] = {
             "configurations": levels**n,

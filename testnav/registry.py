@@ -2,7 +2,7 @@
 
 A kind (searches, fidelity metrics) is a conf/ group: one YAML per plug-in, whose `_target_`
 names its class and whose keys are its settings, the only place their defaults are written
-(a contract test holds the classes' Python defaults to them). `make(name, **overrides)`
+(the classes declare none: tests/helpers/contracts.py `check_defaults_written_once`). `make(name, **overrides)`
 composes that YAML with Hydra (its `defaults:` list included), applies the overrides and
 instantiates it; `names()` lists the group. Keys a plug-in declares about itself rather than
 for its constructor (a label, the figures it belongs to) are `meta`: read by `info`, never

@@ -4,9 +4,9 @@ A test σ visits D in batches of b inputs, in one fixed, seeded order of D (`inp
 batch j the running estimate r_j = (passes so far) / (inputs so far) is kept, and the test stops as
 soon as the last w estimates span less than δ. TestifAI measures its low-order tests under it
 (testnav/tomography/executor.py); TestNav prices each configuration of a replay by the inputs it
-reads before the rule stops it (testnav/groundtruth/inferences.py). The defaults are written here
-and in conf/settings/tomography.yaml (`tomography.batch`, `window`, `delta`, `early_stopping`),
-which tests/unit/registry/test_contracts.py holds equal.
+reads before the rule stops it (testnav/groundtruth/inferences.py). Its defaults are
+conf/settings/tomography.yaml's (`tomography.batch`, `window`, `delta`, `early_stopping`), read by
+`tomography.core.Settings`, whose `rule` is the default rule.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from ..errors import UserError
 
 @dataclass(frozen=True)
 class Stopping:
-    batch: int = 100  # b
-    window: int = 3  # w
-    delta: float = 0.005  # δ
-    enabled: bool = True
+    batch: int  # b
+    window: int  # w
+    delta: float  # δ
+    enabled: bool
 
     def __post_init__(self):
         if self.batch < 1 or self.window < 1 or not self.delta >= 0:

@@ -36,11 +36,11 @@ class BERTScoreF1(Metric):
 
     def __init__(
         self,
-        model: str = "roberta-base",
-        num_layers: int | None = None,
-        batch_size: int = 64,
-        max_length: int = 512,
-        name: str = "bertf1",
+        model: str,
+        num_layers: int | None,
+        batch_size: int,
+        max_length: int,
+        name: str,
     ):
         super().__init__(name)
         self.require(

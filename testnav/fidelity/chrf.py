@@ -24,9 +24,7 @@ class ChrF(Metric):
     higher_is_better = True
     column = "chrf"
 
-    def __init__(
-        self, char_order: int = 6, word_order: int = 0, beta: int = 2, whitespace: bool = False, name: str = "chrf"
-    ):
+    def __init__(self, char_order: int, word_order: int, beta: int, whitespace: bool, name: str):
         super().__init__(name)
         self.require("char_order", char_order, int(char_order) == char_order and char_order >= 1, "a whole number ≥ 1")
         self.require("word_order", word_order, int(word_order) == word_order and word_order >= 0, "a whole number ≥ 0")

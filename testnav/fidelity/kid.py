@@ -85,14 +85,14 @@ class KID(PerSet, Metric):
 
     def __init__(
         self,
-        subset_size: int = 1000,
-        subsets: int = 1,
-        degree: int = 3,
-        coef: float = 1.0,
-        seed: int = 0,
-        feature: str = "model",
-        fallback: str | None = "model",
-        name: str = "kid",
+        subset_size: int,
+        subsets: int,
+        degree: int,
+        coef: float,
+        seed: int,
+        feature: str,
+        fallback: str | None,
+        name: str,
     ):
         super().__init__(name)
         for key, value in (("subset_size", subset_size), ("subsets", subsets), ("degree", degree)):

@@ -224,7 +224,7 @@ class SSIM(PerSet, Metric):
     higher_is_better = True
     column = "ssim"
 
-    def __init__(self, data_range: float = 1.0, sigma: float = 1.5, batch_size: int = 256, name: str = "ssim"):
+    def __init__(self, data_range: float, sigma: float, batch_size: int, name: str):
         super().__init__(name)
         self.require("data_range", data_range, data_range > 0, "the images' value range, > 0 (1.0 for [0, 1])")
         self.require("sigma", sigma, sigma > 0, "the Gaussian window's σ, > 0 (torchmetrics: 1.5)")

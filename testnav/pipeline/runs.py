@@ -28,6 +28,7 @@ from ..groundtruth.inferences import inference_summary, table_costs
 from ..searches import Search, make
 from ..stopping.certificate import Certificate, CertificateConfig, CertifiedOracle, run_certified, summary_fields
 from ..stopping.epsilon import AUTO, Resolution, representatives, resolution_tolerance
+from ..tomography.core import Settings
 
 FORMATS = ("csv", "parquet")
 
@@ -47,7 +48,7 @@ class RunSpec:
     seed: int = 0
     certificate: CertificateConfig = CertificateConfig()
     fit: bool = True
-    pricing: Stopping = Stopping()
+    pricing: Stopping = Settings().rule
     pricing_seed: int = 0
     confidence: float = 0.95
 

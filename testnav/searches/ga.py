@@ -20,7 +20,7 @@ class GASearch(EvolutionSearch):
 
     mode = "ga"
 
-    def __init__(self, name: str = "ga", **params):
+    def __init__(self, name: str, **params):
         super().__init__(name, **params)
         if self.objectives != ("delta", "rho"):
             raise UserError(

@@ -14,9 +14,6 @@ class GreedySearch(Search):
     than the current one, otherwise restart at a uniformly random configuration. Every
     proposal, restarts included, consumes one unit of budget."""
 
-    def __init__(self, name: str = "greedy", label: str | None = None, style: dict | None = None):
-        super().__init__(name, label, style)
-
     def run(self, oracle, budget: int, seed: int) -> np.ndarray:
         rng = np.random.default_rng(seed)
         lattice = oracle.lattice

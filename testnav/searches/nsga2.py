@@ -13,16 +13,13 @@ class NSGA2Search(EvolutionSearch):
 
     `objectives: [delta, rho]` is TestNav; `[delta]` / `[rho]` are the δ-only / ρ-only
     ablations; `[nac]`, `[lsa]`, … use an input-level signal from the ground-truth table
-    as the sole objective. `eliminate_duplicates` defaults to True, pymoo's own default and
+    as the sole objective. `eliminate_duplicates` is True in conf/search/nsga2.yaml, pymoo's own default and
     the reading under which the paper's GA shares "the same duplicate-elimination settings";
     it filters offspring that repeat the current population or batch (not the run's
     history), so repeats of older configurations still consume budget as cache hits.
     """
 
     mode = "nsga2"
-
-    def __init__(self, name: str = "nsga2", **params):
-        super().__init__(name, **params)
 
     def pymoo_algorithm(self, lattice, **kwargs):
         return NSGA2(**kwargs)

@@ -14,9 +14,6 @@ class RandomSearch(Search):
     curve is the expected-hypergeometric baseline; later proposals are repeats.
     """
 
-    def __init__(self, name: str = "random", label: str | None = None, style: dict | None = None):
-        super().__init__(name, label, style)
-
     def run(self, oracle, budget: int, seed: int) -> np.ndarray:
         rng = np.random.default_rng(seed)
         size = oracle.lattice.size

@@ -61,24 +61,24 @@ from . import Search
 
 @dataclass(frozen=True)
 class TomoNavConfig:
-    """TomoNav's settings (conf/search/tomonav.yaml holds their defaults; tests/unit/registry/test_contracts.py
-    holds these to it). What each means: the YAML's comments and the module docstring."""
+    """TomoNav's settings (conf/search/tomonav.yaml holds their defaults: `searches.make("tomonav")`).
+    What each means: the YAML's comments and the module docstring."""
 
-    init_order: int = 1
-    init_random: int = 15
-    batch: int = 10
-    kappa: float = 0.0
-    surrogate: str = "additive_forest"
-    n_estimators: int = 50
-    min_samples_leaf: int = 1
-    ridge: float = 1e-3
-    grow: bool = True
-    pool_above: int = 2_000
-    pool: int = 2_000
-    batch_growth: float = 0.25
-    max_samples: int = 500
-    pool_trees: int = 25
-    mop_fronts: int = 8
+    init_order: int
+    init_random: int
+    batch: int
+    kappa: float
+    surrogate: str
+    n_estimators: int
+    min_samples_leaf: int
+    ridge: float
+    grow: bool
+    pool_above: int
+    pool: int
+    batch_growth: float
+    max_samples: int
+    pool_trees: int
+    mop_fronts: int
 
     def __post_init__(self):
         if self.surrogate not in SURROGATES:
@@ -295,9 +295,7 @@ class PooledRanking(Ranking):
 class TomoNavSearch(Search):
     """TomoNav with the settings of `TomoNavConfig`, ranking exactly or from a pool by |Θ|."""
 
-    settings = TomoNavConfig  # the settings' defaults, which the YAML must hold (tests/helpers/contracts.py)
-
-    def __init__(self, name: str = "tomonav", label: str | None = None, style: dict | None = None, **settings):
+    def __init__(self, name: str, label: str | None = None, style: dict | None = None, **settings):
         super().__init__(name, label, style)
         valid = [f.name for f in fields(TomoNavConfig)]
         unknown = [k for k in settings if k not in valid]

@@ -43,7 +43,7 @@ FLOAT64_BATCH = 256  # the float64 forward ran fastest in batches of 128–256 i
 class Coverage(Signal):
     """A signal that bins or thresholds activations, in the precision `precision` names."""
 
-    def __init__(self, precision: str = "float64"):
+    def __init__(self, precision: str):
         if precision not in PRECISIONS:
             from ..errors import UserError
 

@@ -12,7 +12,7 @@ from . import Coverage, cpu_layers
 
 
 class KMNC(Coverage):
-    def __init__(self, k: int = 1000, precision: str = "float64"):
+    def __init__(self, k: int, precision: str):
         super().__init__(precision)
         if int(k) != k or k < 1:
             raise UserError(f"kmnc k={k} (valid: a whole number ≥ 1, sections of each neuron's training range)")

@@ -45,7 +45,7 @@ class KDE:
 
 
 class LSA(Signal):
-    def __init__(self, min_variance: float = 1e-5):
+    def __init__(self, min_variance: float):
         self.min_variance = float(min_variance)
 
     def prepare(self, train) -> None:

@@ -11,7 +11,7 @@ from . import Coverage, cpu_layers
 
 
 class NAC(Coverage):
-    def __init__(self, threshold: float = 0.5, precision: str = "float64"):
+    def __init__(self, threshold: float, precision: str):
         super().__init__(precision)
         self.threshold = float(threshold)
 

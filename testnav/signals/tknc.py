@@ -12,7 +12,7 @@ from . import Coverage, cpu_layers
 
 
 class TKNC(Coverage):
-    def __init__(self, k: int = 2, precision: str = "float64"):
+    def __init__(self, k: int, precision: str):
         super().__init__(precision)
         if int(k) != k or k < 1:
             raise UserError(f"tknc k={k} (valid: a whole number ≥ 1, the k most active neurons of a layer)")

@@ -58,6 +58,7 @@ from ..core.lattice import Lattice
 from ..core.oracle import Oracle
 from ..core.pareto import nondominated_mask
 from ..errors import UserError
+from ..paths import conf_defaults
 from .epsilon import AUTO, Resolution, tolerance
 from .estimators import CheckpointFit, CompleteEstimator, GoodEstimator, Reading
 from .tuning import TUNED, Tuning
@@ -67,19 +68,20 @@ STOP_ON = ("auto", "complete", "good")
 
 
 @dataclass(frozen=True)
+@conf_defaults("settings/certificate")
 class CertificateConfig:
-    """The certificate's settings, as conf/settings/certificate.yaml holds them (the
-    single source of their defaults; tests/unit/registry/test_contracts.py holds these to it)."""
+    """The certificate's settings; their defaults are conf/settings/certificate.yaml's, read at import
+    (epsilon: 0.01, its value on every stage but live)."""
 
-    stop_at: float | None = None  # end the run once the chosen certificate reaches this; None: never
-    stop_on: str = "auto"  # complete (p_complete) | good (p_good) | auto: good live, complete replaying a table
+    stop_at: float | None  # end the run once the chosen certificate reaches this; None: never
+    stop_on: str  # complete (p_complete) | good (p_good) | auto: good live, complete replaying a table
     # p_good's tolerance: a share of each objective's measured range, or "auto": the measurement's
     # resolution (an accuracy's interval half-width at the data set's N; epsilon.Resolution)
-    epsilon: float | str = 0.01
-    every: int | None = None  # new configurations between checkpoints; None: by the lattice's size
-    # p_complete's tolerance: the calibrated shortfall as a share of the front; 0.5, chosen with the add-one
-    # calibration (Tuning's docstring): stop at 0.95 ⇔ calibrated missing ≤ 0.026 × |measured front|
-    share: float = 0.5
+    epsilon: float | str
+    every: int | None  # new configurations between checkpoints; None: by the lattice's size
+    # p_complete's tolerance: the calibrated shortfall as a share of the front (the YAML's 0.5 was chosen
+    # with the add-one calibration, Tuning's docstring): stop at 0.95 ⇔ calibrated missing ≤ 0.026 × |front|
+    share: float
 
     def __post_init__(self):
         if self.stop_at is not None and (isinstance(self.stop_at, bool) or not 0 < self.stop_at <= 1):

@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..core.early_stopping import Stopping
 from ..core.lattice import Lattice
+from ..paths import conf_defaults
 from .executor import Measured, low_order, replay_tests
 from .independence import chi2_pairs, independent_estimates, product_estimates
 from .surrogate import AdditiveLogitSurrogate, RobustnessSurrogate, ScoreSurrogate
@@ -26,16 +27,19 @@ def check_surrogate(name: str) -> str:
 
 
 @dataclass
+@conf_defaults("settings/tomography")
 class Settings:
-    max_order: int = 2
-    batch: int = Stopping.batch  # the early-stopping rule's defaults, written once (core/early_stopping.py)
-    window: int = Stopping.window
-    delta: float = Stopping.delta
-    early_stopping: bool = Stopping.enabled
-    alpha: float = 0.05
-    relative_to_clean: bool = True
-    seed: int = 0
-    surrogate: str = "forest"  # forest (the paper's) | additive (logit-additive over orders ≤ 2)
+    """TestifAI's settings, `tomography.*`; their defaults are conf/settings/tomography.yaml's, read at import."""
+
+    max_order: int
+    batch: int  # the early-stopping rule (core/early_stopping.py): batches of b inputs, …
+    window: int
+    delta: float
+    early_stopping: bool
+    alpha: float
+    relative_to_clean: bool
+    seed: int
+    surrogate: str  # forest (the paper's) | additive (logit-additive over orders ≤ 2)
 
     @property
     def rule(self) -> Stopping:
@@ -55,7 +59,7 @@ class Settings:
             float(t.alpha),
             bool(t.relative_to_clean),
             int(t.seed),
-            check_surrogate(str(t.get("surrogate", "forest"))),
+            check_surrogate(str(t.get("surrogate", cls.surrogate))),  # a config saved before the setting
         )
 
 

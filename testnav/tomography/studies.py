@@ -16,17 +16,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import product
 
 import numpy as np
 import pandas as pd
 
-from ..core.early_stopping import Stopping
 from ..core.lattice import Lattice
 from .core import Settings, from_groundtruth, sub_lattice
 from .executor import Measured, low_order, replay_tests
 from .independence import independent_estimates
 from .surrogate import RobustnessSurrogate
+
+NO_EARLY_STOPPING = replace(Settings().rule, enabled=False)  # every test reads all of D
 
 
 def paper_queries(names: list[str]) -> list[tuple[str, str]]:
@@ -85,7 +87,7 @@ def query_errors(tomo, names, reference: float | None = None, source: str = "") 
 def ordered_vs_random(outcomes, lattice: Lattice, label: str, reps: int = 10, seed: int = 0) -> pd.DataFrame:
     truth = outcomes.mean(axis=1)
     rows = []
-    full = Stopping(enabled=False)
+    full = NO_EARLY_STOPPING
     for rep in range(reps):
         rng = np.random.default_rng(seed + rep)
         ordered = np.lexsort((rng.random(lattice.size), lattice.orders))  # by order, random within an order
@@ -115,7 +117,7 @@ def inference_counts(outcomes, lattice: Lattice, settings: Settings, label: str)
     n_inputs = outcomes.shape[1]
     rows = [{"tomography": label, "regime": "full", "inferences": lattice.size * n_inputs, "mse": 0.0}]
     tests = low_order(lattice, settings.max_order)
-    for regime, rule in (("partial", Stopping(enabled=False)), ("partial_early_stopping", settings.rule)):
+    for regime, rule in (("partial", NO_EARLY_STOPPING), ("partial_early_stopping", settings.rule)):
         m: Measured = replay_tests(outcomes, lattice, tests, rule, settings.seed)
         pred = RobustnessSurrogate(seed=settings.seed).fit(lattice, m.tests).predict()
         est = pred.copy()

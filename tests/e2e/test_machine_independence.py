@@ -13,11 +13,11 @@ import pandas as pd
 import pytest
 from threadpoolctl import threadpool_limits
 
+from testnav import searches
 from testnav.core.lattice import Lattice
 from testnav.core.oracle import TableOracle
 from testnav.core.table import Objectives
 from testnav.pipeline.golden import GOLDEN_DIR
-from testnav.searches.tomonav import TomoNavSearch
 from testnav.stopping.certificate import Certificate, CertifiedOracle, run_certified
 from testnav.tomography.core import Settings
 from testnav.tomography.studies import run_studies
@@ -33,7 +33,7 @@ def nudge(x: np.ndarray, relative: bool = False, seed: int = 0) -> np.ndarray:
 
 def tomonav_run(obj: Objectives, threads: int, seed: int = 0):
     """A full TomoNav run (budget 5|Θ|) through the stopping certificate, with `threads` BLAS threads."""
-    search = TomoNavSearch()
+    search = searches.make("tomonav")
     oracle = TableOracle(obj)
     certified = CertifiedOracle(oracle, Certificate(obj.lattice, seed=seed))
     with threadpool_limits(limits=threads, user_api="blas"):

@@ -13,6 +13,7 @@ import torch
 import torchvision
 from torch import nn
 
+from testnav import searches
 from testnav.errors import UserError
 from tests.conftest import ROOT
 from tests.helpers.user_models import SENTENCES, image_folder, resnet18_state_dict, tiny_bert
@@ -150,13 +151,12 @@ def test_a_run_that_raises_is_marked_failed_and_a_user_error_leaves_nothing(tmp_
 
 def test_the_default_population_fits_a_small_lattice(caplog):
     from testnav.core.lattice import Lattice
-    from testnav.searches.nsga2 import NSGA2Search
 
-    search = NSGA2Search(name="nsga2")
+    search = searches.make("nsga2")
     search.fit(Lattice(4, 3), 405)
     assert search.pop_size == 27 and "using μ=27" in caplog.text
     search.check(Lattice(4, 3), 405)
-    big = NSGA2Search(name="nsga2")
+    big = searches.make("nsga2")
     big.fit(Lattice(4, 6), 6480)
     assert big.pop_size == 110
 

@@ -17,44 +17,42 @@ from testnav.core.table import Objectives
 from testnav.groundtruth.synthetic import synthetic_table
 from testnav.searches import Search, Style
 
-# settings every plug-in has that are not defaults of its behaviour
-NOT_SETTINGS = {"name", "label", "style", "self"}
 
-
-def python_defaults(cls) -> dict:
-    """The keyword defaults of `cls.__init__` (its own and, through **params, its bases'), and of
-    the frozen dataclass its settings are read into, where it declares one (`settings`, as TomoNav)."""
-    out = {}
-    settings = getattr(cls, "settings", None)
-    if dataclasses.is_dataclass(settings):
-        out.update({f.name: f.default for f in dataclasses.fields(settings)})
-    for klass in reversed(cls.__mro__):
-        init = klass.__dict__.get("__init__")
-        if init is None:
-            continue
-        for p in inspect.signature(init).parameters.values():
-            if p.default is not inspect.Parameter.empty and p.name not in NOT_SETTINGS:
-                out[p.name] = p.default
-    return out
-
-
-def same(a, b) -> bool:
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    return a == b or (isinstance(a, float) and isinstance(b, float) and np.isclose(a, b, rtol=0, atol=0))
-
-
-def check_defaults_agree(node: dict, where: str) -> None:
-    """The YAML is the single source of a plug-in's defaults: every setting its class defaults
-    in Python must be in the YAML, with the same value (a variant YAML, one whose `name` is not the
-    class's own, may differ: `delta_only` is NSGA-II with other objectives)."""
+def check_defaults_written_once(registry, name: str) -> None:
+    """The YAML is the one place a plug-in's defaults are written: no `__init__` of its class (nor of
+    a base its **params reach) declares a default for a setting the YAML holds, nor does a dataclass
+    the plug-in keeps its settings in (TomoNav's `config`); and `make(name)` calls the class with
+    exactly the YAML's settings."""
+    node = registry.node(name)
     cls = get_class(node["_target_"])
-    own = inspect.signature(cls.__init__).parameters.get("name")
-    if own is not None and own.default is not inspect.Parameter.empty and node.get("name") != own.default:
-        return  # a named variant of another plug-in's class
-    for key, value in python_defaults(cls).items():
-        assert key in node, f"{where}: {cls.__name__}'s setting {key}={value!r} is not in its YAML"
-        assert same(node[key], value), f"{where}: {key} is {node[key]!r} in the YAML but {value!r} in {cls.__name__}"
+    settings = {k: v for k, v in node.items() if not k.startswith("_")}
+    presentation = ("label", "style")  # a search's own fallbacks (Search.__init__), for one without a YAML
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        for p in inspect.signature(init).parameters.values() if init is not None else ():
+            assert p.name not in settings or p.name in presentation or p.default is inspect.Parameter.empty, (
+                f"{klass.__name__}.__init__ defaults {p.name}={p.default!r}, a setting its YAML holds"
+            )
+    given, own, init = [], cls.__dict__.get("__init__"), cls.__init__
+
+    def spy(self, *args, **kwargs):
+        given.append(kwargs)
+        init(self, *args, **kwargs)
+
+    cls.__init__ = spy
+    try:
+        built = registry.make(name)
+    finally:
+        if own is None:
+            del cls.__init__
+        else:
+            cls.__init__ = own
+    assert given == [settings], f"{name}: make built it with {given}, its YAML holds {settings}"
+    for held in [v for k, v in vars(built).items() if dataclasses.is_dataclass(v) and k not in presentation]:
+        for f in dataclasses.fields(held):
+            assert f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING, (
+                f"{type(held).__name__}.{f.name} has a default in Python"
+            )
 
 
 # ------------------------------------------------------------------------------------------ searches

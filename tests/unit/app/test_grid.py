@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
+from testnav import searches
 from testnav.app.grid import run_grid, select
 from tests.unit.searches.test_searches import synthetic
 
@@ -63,7 +64,6 @@ def test_grid_fast_matches_single_runs(tmp_path):
     """Lock-step batching does not change a run: the grid row equals a lone fast run with that seed."""
     from testnav.core.oracle import TableOracle
     from testnav.core.recall import auc_recall, first_sightings, recall_curve
-    from testnav.searches.nsga2 import NSGA2Search
 
     obj = synthetic(n=3, levels=4, seed=1)
     cfg = OmegaConf.create(
@@ -89,7 +89,7 @@ def test_grid_fast_matches_single_runs(tmp_path):
     run_grid(cfg, [("toy", obj)], tmp_path, lambda o: 320)
     df = pd.read_csv(tmp_path / "grid.csv")
     row = df[(df.eta_c == 15) & (df.eta_m == 10) & (df.seed == 1)].iloc[0]
-    p = NSGA2Search(pop_size=10, eta_c=15, eta_m=10, engine="fast").run(TableOracle(obj), 320, 1)
+    p = searches.make("nsga2", pop_size=10, eta_c=15, eta_m=10, engine="fast").run(TableOracle(obj), 320, 1)
     assert row.auc_recall == pytest.approx(auc_recall(recall_curve(p[first_sightings(p)], obj.pstar, 64)))
     assert np.isfinite(df.seconds_per_run).all()
 

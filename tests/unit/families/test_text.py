@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 import torch
 
+from testnav import fidelity
 from testnav.errors import UserError
 from testnav.families.code_base import MASK, split_prompt
 from testnav.families.code_butterfingers import KEYBOARD, ButterFingers
@@ -292,11 +293,10 @@ def test_chrf_is_sacrebleu_corpus_chrf_not_chrf_plus_plus():
     from torchmetrics.text import CHRFScore
 
     from testnav.benchmarks.text import TextView
-    from testnav.fidelity.chrf import ChrF
 
     clean = batch(SENTENCES)
     pert = Typo()(Punctuation()(clean, 2, gen(1)), 3, gen(2))
-    m = ChrF()
+    m = fidelity.make("chrf")
     m.prepare(TextView(clean))
     ours = m(TextView(pert))
     assert ours == pytest.approx(sacrebleu.corpus_chrf(pert.texts(), [clean.texts()]).score, abs=1e-9)
@@ -311,12 +311,11 @@ def test_bertscore_matches_torchmetrics_pair_by_pair(standins):
     from torchmetrics.functional.text.bert import bert_score
 
     from testnav.benchmarks.text import TextView
-    from testnav.fidelity.bertscore import BERTScoreF1
 
     clean = batch(SENTENCES)
     pert = Typo()(Contraction()(clean, 2, gen(1)), 2, gen(2))
     enc = str(standins["q_encoder"])
-    m = BERTScoreF1(enc, num_layers=1, batch_size=2)
+    m = fidelity.make("bertf1", model=enc, num_layers=1, batch_size=2)
     m.prepare(TextView(clean))
     ours = m.pair_f1(pert.texts())
     ref = [
@@ -325,17 +324,20 @@ def test_bertscore_matches_torchmetrics_pair_by_pair(standins):
     ]
     assert ours == pytest.approx(ref, abs=1e-5)
     assert m(TextView(pert)) == pytest.approx(np.mean(ref), abs=1e-5) and m(TextView(clean)) == 1.0
-    last = BERTScoreF1(enc, num_layers=None)  # the default: torchmetrics' own default, the last layer
+    last = fidelity.make("bertf1", model=enc, num_layers=None)  # the default: torchmetrics' own default, the last layer
     last.prepare(TextView(clean))
     p, r = pert.texts()[0], clean.texts()[0]
     assert last.pair_f1(pert.texts())[0] == pytest.approx(
         float(bert_score([p], [r], model_name_or_path=enc)["f1"]), abs=1e-5
     )
-    assert BERTScoreF1(enc).num_layers is None and last.describe()["num_layers"] != m.describe()["num_layers"]
+    assert (
+        fidelity.make("bertf1", model=enc).num_layers is None
+        and last.describe()["num_layers"] != m.describe()["num_layers"]
+    )
     with pytest.raises(UserError, match="num_layers=9"):
-        BERTScoreF1(enc, num_layers=9).prepare(TextView(clean))
+        fidelity.make("bertf1", model=enc, num_layers=9).prepare(TextView(clean))
     with pytest.raises(UserError, match="neither a local directory nor in the Hugging Face cache"):
-        BERTScoreF1("no-such-org/no-such-model").prepare(TextView(clean))
+        fidelity.make("bertf1", model="no-such-org/no-such-model").prepare(TextView(clean))
 
 
 # ----------------------------------------------------------------------------- the sandbox

@@ -2,6 +2,7 @@ import pytest
 import torch
 from torchmetrics.functional.image import structural_similarity_index_measure
 
+from testnav import fidelity
 from testnav.fidelity import kid
 from testnav.fidelity.ssim import ssim_per_image
 
@@ -22,17 +23,18 @@ def test_kid_feature_falls_back_by_name_when_inception_is_absent(monkeypatch):
     import pytest
 
     from testnav.errors import UserError
-    from testnav.fidelity import kid
 
     monkeypatch.setattr(kid, "inception_available", lambda: False)
-    assert kid.KID(feature="inception", fallback="model").feature == "model"
-    assert kid.KID(feature="inception", fallback="model").describe()["feature"] == "model"  # part of the cache key
+    assert fidelity.make("kid", feature="inception", fallback="model").feature == "model"
+    assert (
+        fidelity.make("kid", feature="inception", fallback="model").describe()["feature"] == "model"
+    )  # part of the cache key
     with pytest.raises(UserError, match="KID with Inception features needs torch-fidelity"):
-        kid.KID(feature="inception", fallback=None)
+        fidelity.make("kid", feature="inception", fallback=None)
     with pytest.raises(UserError, match="valid: inception, model"):
-        kid.KID(feature="clip")
+        fidelity.make("kid", feature="clip")
     monkeypatch.setattr(kid, "inception_available", lambda: True)
-    assert kid.KID(feature="inception").feature == "inception"
+    assert fidelity.make("kid", feature="inception").feature == "inception"
 
 
 @pytest.mark.parametrize("subsets, subset_size", [(1, 1000), (1, 64), (3, 40)])
@@ -52,7 +54,7 @@ def test_kid_equals_torchmetrics(subsets, subset_size):
         torch.rand(64, 8, generator=g, dtype=torch.float64),
         torch.rand(64, 8, generator=g, dtype=torch.float64) * 1.3,
     )
-    m = kid.KID(subset_size=subset_size, subsets=subsets, feature="model")
+    m = fidelity.make("kid", subset_size=subset_size, subsets=subsets, feature="model")
     m.prepare(Features(clean))
     ref = KernelInceptionDistance(feature=torch.nn.Identity(), subsets=subsets, subset_size=min(subset_size, 64))
     ref.update(clean, real=True)
@@ -67,7 +69,7 @@ def test_kid_equals_torchmetrics(subsets, subset_size):
 def test_cached_clean_statistics_give_the_same_ssim(digits):
     """The ground truth filters D's local mean and variance once (`SSIM.prepare`); the value per
     configuration is the one computed from scratch, to the bit, and still torchmetrics'."""
-    from testnav.fidelity.ssim import SSIM, clean_statistics
+    from testnav.fidelity.ssim import clean_statistics
 
     class Images:
         sets = 1
@@ -78,7 +80,7 @@ def test_cached_clean_statistics_give_the_same_ssim(digits):
 
     noisy = (digits * 0.7 + 0.3 * torch.rand(digits.shape, generator=torch.Generator().manual_seed(2))).clamp(0, 1)
     assert torch.equal(ssim_per_image(noisy, digits, clean=clean_statistics(digits)), ssim_per_image(noisy, digits))
-    m = SSIM(batch_size=7)  # several batches, the last one short
+    m = fidelity.make("ssim", batch_size=7)  # several batches, the last one short
     m.prepare(Images(digits))
     want = float(ssim_per_image(noisy, digits).double().sum()) / len(digits)
     assert m(Images(noisy)) == pytest.approx(want, rel=1e-12)
@@ -101,7 +103,7 @@ def test_kid_on_float32_features_agrees_with_float64():
     g = torch.Generator().manual_seed(3)
     clean = torch.relu(torch.randn(500, 84, generator=g)) * 3  # post-ReLU features, as LeNet's
     perturbed = torch.relu(torch.randn(500, 84, generator=g) + 0.3) * 3
-    m = kid.KID(subset_size=1000, feature="model")
+    m = fidelity.make("kid", subset_size=1000, feature="model")
     m.prepare(Features(clean))
     ref = KernelInceptionDistance(feature=torch.nn.Identity(), subsets=1, subset_size=500)
     ref.update(clean.double(), real=True)
@@ -130,7 +132,7 @@ def test_compiled_kernel_gives_the_torch_codes_values_to_the_bit(shape, batch_si
     clean[:, :, :3] = 0  # blank rows, as digits have
     sets = [(clean + s * torch.randn(shape, generator=g)).clamp(0, 1) for s in (0.05, 0.3)]
     sets[1][0, 0, 2, 2] = float("inf")  # one block of the second set goes to the torch code
-    m = ssim.SSIM(batch_size=batch_size, sigma=sigma)
+    m = fidelity.make("ssim", batch_size=batch_size, sigma=sigma)
     m.prepare(Images([clean]))
     assert m._kernel is not None
 
@@ -168,10 +170,10 @@ def test_compiled_kernel_gives_the_torch_codes_values_to_the_bit(shape, batch_si
         assert torch.equal(m.per_set(Images(sets[:1])), want[:1])
     finally:
         ssim._ssim_maps = kernel
-    large = ssim.SSIM()
+    large = fidelity.make("ssim")
     large.prepare(Images([torch.rand(2, 1, 8, ssim.KERNEL_MAX_SIDE + 1, generator=g)]))
     assert large._kernel is None  # beyond the sizes checked: the torch code
-    wide_window = ssim.SSIM(sigma=2.0)  # 15 taps, more than the kernel's TAPS: the torch code
+    wide_window = fidelity.make("ssim", sigma=2.0)  # 15 taps, more than the kernel's TAPS: the torch code
     wide_window.prepare(Images([clean]))
     assert wide_window._kernel is None
     # the kernel itself scored the finite blocks (True) and refused the infinite one (False)
@@ -189,8 +191,6 @@ def test_fused_kernel_sum_is_the_torch_terms_summed_in_float64(degree, symmetric
     float32 terms as torch's mul_, add_ and pow_, their float64 sum within rounding of torch's,
     and the same value to the bit at one and two numba threads."""
     import numba
-
-    from testnav.fidelity import kid
 
     g = torch.Generator().manual_seed(5)
     f1 = torch.relu(torch.randn(600, 84, generator=g)) * 3  # more rows than one block (BLOCK)

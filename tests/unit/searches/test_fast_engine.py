@@ -5,10 +5,10 @@ import pytest
 from pymoo.operators.survival.rank_and_crowding.metrics import calc_crowding_distance
 from pymoo.util.nds.non_dominated_sorting import NonDominatedSorting
 
+from testnav import searches
 from testnav.core.oracle import TableOracle
 from testnav.core.pareto import crowding_distance, nondominated_rank
 from testnav.core.recall import auc_recall, first_sightings, recall_curve
-from testnav.searches.nsga2 import NSGA2Search
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -51,7 +51,7 @@ def test_engines_agree_in_distribution_on_mnist5k(mnist5k_tables, fidelity):
     obj = mnist5k_tables[fidelity]
 
     def stats(engine):
-        runs = [NSGA2Search(engine=engine).run(TableOracle(obj), 6480, s) for s in range(20)]
+        runs = [searches.make("nsga2", engine=engine).run(TableOracle(obj), 6480, s) for s in range(20)]
         return np.array([auc_recall(recall_curve(p[first_sightings(p)], obj.pstar, 1296)) for p in runs]), np.array(
             [len(np.unique(p)) for p in runs]
         )

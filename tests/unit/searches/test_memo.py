@@ -13,11 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from testnav import searches
 from testnav.app import memo
 from testnav.core import cache
-from testnav.searches.nsga2 import NSGA2Search
-from testnav.searches.random_search import RandomSearch
-from testnav.searches.tomonav import TomoNavSearch
 from tests.helpers.cli_helpers import run_inprocess
 
 EDITS = {
@@ -52,7 +50,9 @@ def prose_edit(root, rel: str) -> None:
     path.write_text(text[:start] + "Reworded. " + text[start:] + "\n# a new comment\n")
 
 
-@pytest.mark.parametrize("search", [TomoNavSearch(), NSGA2Search(), RandomSearch()], ids=lambda s: s.name)
+@pytest.mark.parametrize(
+    "search", [searches.make("tomonav"), searches.make("nsga2"), searches.make("random")], ids=lambda s: s.name
+)
 @pytest.mark.parametrize("rel", list(EDITS))
 def test_body_edit_moves_the_key_docstring_edit_keeps_it(package_copy, search, rel):
     before = memo.code_key(search)
@@ -64,7 +64,7 @@ def test_body_edit_moves_the_key_docstring_edit_keeps_it(package_copy, search, r
 
 def test_an_unrelated_module_keeps_the_key(package_copy):
     """Code no replay runs (a figure, a perturbation family) is not in the key."""
-    search = TomoNavSearch()
+    search = searches.make("tomonav")
     before = memo.code_key(search)
     for rel in ("families/brightness.py", "figures/style.py"):
         edit(package_copy, rel, "from __future__ import annotations", "from __future__ import annotations\n\nX = 1")
@@ -95,7 +95,7 @@ def test_the_certificates_settings_are_in_the_key():
     """A run that stops at 0.95 ends elsewhere than one that never stops: not the same memo."""
     from testnav.pipeline import compose_config
 
-    search = TomoNavSearch()
+    search = searches.make("tomonav")
     keys = {
         memo.run_key(compose_config(overrides), __file__, 100, search)
         for overrides in ([], ["certificate.stop_at=0.95"], ["certificate.stop_at=0.95", "certificate.stop_on=good"])

@@ -1,15 +1,12 @@
 import numpy as np
 import pytest
 
+from testnav import searches
 from testnav.core.lattice import Lattice
 from testnav.core.oracle import TableOracle
 from testnav.core.recall import auc_recall, first_sightings, recall_curve
 from testnav.core.table import Objectives, minmax
 from testnav.errors import UserError
-from testnav.searches.ga import GASearch
-from testnav.searches.greedy import GreedySearch
-from testnav.searches.nsga2 import NSGA2Search
-from testnav.searches.random_search import RandomSearch
 
 
 def synthetic(n=4, levels=6, seed=0):
@@ -33,15 +30,15 @@ class CountingOracle(TableOracle):
 
 
 SEARCHES = {
-    "nsga2": lambda: NSGA2Search(),
-    "nsga2_fast": lambda: NSGA2Search(engine="fast"),
-    "nsga2_noelim": lambda: NSGA2Search(eliminate_duplicates=False),
-    "ga": lambda: GASearch(),
-    "ga_fast": lambda: GASearch(engine="fast"),
-    "delta_only": lambda: NSGA2Search(objectives=["delta"]),
-    "rho_only_fast": lambda: NSGA2Search(objectives=["rho"], engine="fast"),
-    "greedy": lambda: GreedySearch(),
-    "random": lambda: RandomSearch(),
+    "nsga2": lambda: searches.make("nsga2"),
+    "nsga2_fast": lambda: searches.make("nsga2", engine="fast"),
+    "nsga2_noelim": lambda: searches.make("nsga2", eliminate_duplicates=False),
+    "ga": lambda: searches.make("ga"),
+    "ga_fast": lambda: searches.make("ga", engine="fast"),
+    "delta_only": lambda: searches.make("nsga2", objectives=["delta"]),
+    "rho_only_fast": lambda: searches.make("nsga2", objectives=["rho"], engine="fast"),
+    "greedy": lambda: searches.make("greedy"),
+    "random": lambda: searches.make("random"),
 }
 
 
@@ -59,13 +56,13 @@ def test_exact_budget_and_identical_seeds(name, budget):
 
 def test_pymoo_engine_asks_the_oracle_once_per_proposal():
     oracle = CountingOracle(synthetic())
-    NSGA2Search().run(oracle, 1000, seed=0)
+    searches.make("nsga2").run(oracle, 1000, seed=0)
     assert oracle.calls == 1000
 
 
 @pytest.mark.parametrize("engine", ["pymoo", "fast"])
 def test_initial_population_is_distinct(engine):
-    p = NSGA2Search(engine=engine).run(TableOracle(synthetic()), 500, seed=1)
+    p = searches.make("nsga2", engine=engine).run(TableOracle(synthetic()), 500, seed=1)
     assert len(np.unique(p[:110])) == 110
 
 
@@ -75,14 +72,14 @@ def auc(proposals, obj):
 
 def test_nsga2_beats_random_on_a_structured_table():
     obj = synthetic(seed=1)
-    nsga = np.mean([auc(NSGA2Search(engine="fast").run(TableOracle(obj), 6480, s), obj) for s in range(5)])
-    rand = np.mean([auc(RandomSearch().run(TableOracle(obj), 6480, s), obj) for s in range(5)])
+    nsga = np.mean([auc(searches.make("nsga2", engine="fast").run(TableOracle(obj), 6480, s), obj) for s in range(5)])
+    rand = np.mean([auc(searches.make("random").run(TableOracle(obj), 6480, s), obj) for s in range(5)])
     assert nsga > rand + 0.05
 
 
 def test_random_search_is_a_permutation_then_repeats():
     obj = synthetic(n=2, levels=4)
-    p = RandomSearch().run(TableOracle(obj), 40, seed=0)
+    p = searches.make("random").run(TableOracle(obj), 40, seed=0)
     assert sorted(p[:16].tolist()) == list(range(16))
     assert len(p) == 40 and first_sightings(p).sum() == 16
 
@@ -91,7 +88,7 @@ def test_greedy_moves_only_to_strictly_better_neighbours():
     obj = synthetic(n=3, levels=5, seed=2)
     s = np.minimum(obj.delta, obj.rho)
     lat = obj.lattice
-    p = GreedySearch().run(TableOracle(obj), 600, seed=0)
+    p = searches.make("greedy").run(TableOracle(obj), 600, seed=0)
     # replay the proposals: a block of neighbours follows each centre
     i, centre, restarts, moves = 0, None, 0, 0
     while i < len(p):
@@ -126,11 +123,11 @@ def test_ga_ranks_by_min_of_delta_and_rho(engine):
     s = np.minimum(obj.delta, obj.rho)
     same_s = Objectives(obj.lattice, s, s)  # different (δ, ρ), identical s
     swapped = Objectives(obj.lattice, obj.rho, obj.delta)
-    run = lambda o: GASearch(engine=engine).run(TableOracle(o), 800, seed=2)  # noqa: E731
+    run = lambda o: searches.make("ga", engine=engine).run(TableOracle(o), 800, seed=2)  # noqa: E731
     assert np.array_equal(run(obj), run(same_s)) and np.array_equal(run(obj), run(swapped))
     assert not np.array_equal(
-        NSGA2Search(engine=engine).run(TableOracle(obj), 800, 2),
-        NSGA2Search(engine=engine).run(TableOracle(same_s), 800, 2),
+        searches.make("nsga2", engine=engine).run(TableOracle(obj), 800, 2),
+        searches.make("nsga2", engine=engine).run(TableOracle(same_s), 800, 2),
     )
 
 
@@ -138,7 +135,7 @@ def test_ga_ranks_by_min_of_delta_and_rho(engine):
 def test_delta_only_ignores_rho(engine):
     obj = synthetic(seed=4)
     scrambled = Objectives(obj.lattice, obj.delta, np.random.default_rng(0).permutation(obj.rho))
-    run = lambda o: NSGA2Search(objectives=["delta"], engine=engine).run(TableOracle(o), 800, seed=1)  # noqa: E731
+    run = lambda o: searches.make("nsga2", objectives=["delta"], engine=engine).run(TableOracle(o), 800, seed=1)  # noqa: E731
     assert np.array_equal(run(obj), run(scrambled))
 
 
@@ -155,14 +152,14 @@ def test_delta_only_ignores_rho(engine):
 )
 def test_bad_parameters(kwargs, pattern):
     with pytest.raises(UserError, match=pattern):
-        NSGA2Search(**kwargs).run(TableOracle(synthetic()), 6480, 0)
+        searches.make("nsga2", **kwargs).run(TableOracle(synthetic()), 6480, 0)
 
 
 def test_population_larger_than_budget():
     with pytest.raises(UserError, match="exceeds budget=50"):
-        NSGA2Search().run(TableOracle(synthetic()), 50, 0)
+        searches.make("nsga2").run(TableOracle(synthetic()), 50, 0)
 
 
 def test_signal_missing_from_table():
     with pytest.raises(UserError, match="no signal 'nac'"):
-        NSGA2Search(objectives=["nac"]).run(TableOracle(synthetic()), 500, 0)
+        searches.make("nsga2", objectives=["nac"]).run(TableOracle(synthetic()), 500, 0)

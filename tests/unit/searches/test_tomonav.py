@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from testnav import searches
 from testnav.core.early_stopping import Stopping, input_order, stop_after
 from testnav.core.lattice import Lattice
 from testnav.core.oracle import Oracle, TableOracle
@@ -15,7 +16,7 @@ from testnav.core.table import Objectives, minmax
 from testnav.core.trace import cumulative, make_trace
 from testnav.errors import UserError
 from testnav.groundtruth.inferences import auc_recall_inferences, inference_summary, table_costs
-from testnav.searches.tomonav import TomoNavSearch, next_batch
+from testnav.searches.tomonav import next_batch
 from testnav.stopping.level_surrogate import Surrogate
 
 
@@ -41,7 +42,7 @@ class Recorder(TableOracle):
 
 def test_first_batch_is_the_predicted_front():
     obj = table()
-    search = TomoNavSearch(init_order=1, init_random=0, batch=1000, kappa=1.0)
+    search = searches.make("tomonav", init_order=1, init_random=0, batch=1000, kappa=1.0)
     p = search.run(TableOracle(obj), obj.lattice.size, seed=3)
     init = np.flatnonzero(obj.lattice.orders <= 1)
     assert np.array_equal(p[: len(init)], init)  # the initial design: Θ≤1, in lattice order
@@ -58,7 +59,9 @@ def test_first_batch_is_the_predicted_front():
     assert 0 < len(expected) < len(cand)
     assert set(p[len(init) : len(init) + len(expected)].tolist()) == expected
     # a batch smaller than the front takes part of it: the most crowded (spread-out) members
-    small = TomoNavSearch(init_order=1, init_random=0, batch=4, kappa=1.0).run(TableOracle(obj), len(init) + 4, seed=3)
+    small = searches.make("tomonav", init_order=1, init_random=0, batch=4, kappa=1.0).run(
+        TableOracle(obj), len(init) + 4, seed=3
+    )
     assert len(expected) > 4 and set(small[len(init) :].tolist()) <= expected
 
 
@@ -74,7 +77,7 @@ def test_next_batch_prefers_the_front_and_spreads_by_crowding():
 
 def test_it_refits_after_every_batch_and_the_results_change_its_choices():
     obj = table(seed=1)
-    search = TomoNavSearch(init_order=1, init_random=0, batch=8, grow=False)
+    search = searches.make("tomonav", init_order=1, init_random=0, batch=8, grow=False)
     oracle = Recorder(obj)
     p = search.run(oracle, 60, seed=0)
     h = search.history
@@ -87,7 +90,7 @@ def test_it_refits_after_every_batch_and_the_results_change_its_choices():
     low = obj.lattice.orders <= 1
     d, r = obj.delta.copy(), obj.rho.copy()
     d[~low], r[~low] = obj.delta[other][~low], obj.rho[other][~low]
-    q = TomoNavSearch(init_order=1, init_random=0, batch=8, grow=False).run(
+    q = searches.make("tomonav", init_order=1, init_random=0, batch=8, grow=False).run(
         TableOracle(Objectives(obj.lattice, d, r)), 60, seed=0
     )
     assert np.array_equal(p[:21], q[:21]) and not np.array_equal(p[21:], q[21:])
@@ -97,7 +100,7 @@ def test_it_refits_after_every_batch_and_the_results_change_its_choices():
 def test_budget_is_spent_exactly(budget):
     obj = table()
     oracle = Recorder(obj)
-    p = TomoNavSearch(init_order=1, init_random=5, batch=16).run(oracle, budget, seed=2)
+    p = searches.make("tomonav", init_order=1, init_random=5, batch=16).run(oracle, budget, seed=2)
     assert len(p) == budget and sum(len(a) for a in oracle.asked) == budget
     size = obj.lattice.size
     assert first_sightings(p).sum() == min(budget, size)  # no repeat before Θ is exhausted
@@ -106,7 +109,7 @@ def test_budget_is_spent_exactly(budget):
 
 def test_deterministic_per_seed():
     obj = table(seed=4)
-    run = lambda s: TomoNavSearch(init_order=1, init_random=6).run(TableOracle(obj), 200, seed=s)  # noqa: E731
+    run = lambda s: searches.make("tomonav", init_order=1, init_random=6).run(TableOracle(obj), 200, seed=s)  # noqa: E731
     assert np.array_equal(run(1), run(1)) and not np.array_equal(run(1), run(2))
 
 
@@ -117,7 +120,10 @@ def test_beats_random_on_a_structured_table():
         return auc_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
 
     tomo = np.mean(
-        [auc(TomoNavSearch(init_order=1, init_random=10, batch=10).run(TableOracle(obj), 216, s)) for s in range(3)]
+        [
+            auc(searches.make("tomonav", init_order=1, init_random=10, batch=10).run(TableOracle(obj), 216, s))
+            for s in range(3)
+        ]
     )
     rand = np.mean([auc(np.random.default_rng(s).permutation(obj.lattice.size)) for s in range(3)])
     assert tomo > rand + 0.1
@@ -134,12 +140,14 @@ def test_beats_random_on_a_structured_table():
 )
 def test_bad_parameters(kwargs, pattern):
     with pytest.raises(UserError, match=pattern):
-        TomoNavSearch(**kwargs)
+        searches.make("tomonav", **kwargs)
 
 
 def test_plain_forest_and_an_empty_initial_design():
     obj = table()
-    p = TomoNavSearch(init_order=-1, init_random=0, surrogate="forest", batch=20).run(TableOracle(obj), 125, seed=0)
+    p = searches.make("tomonav", init_order=-1, init_random=0, surrogate="forest", batch=20).run(
+        TableOracle(obj), 125, seed=0
+    )
     assert sorted(p.tolist()) == list(range(125))
 
 
@@ -161,8 +169,11 @@ class FakeLive(Oracle):
 def test_runs_on_an_oracle_without_a_table():
     obj = table()
     live = FakeLive(obj)
-    p = TomoNavSearch(init_order=1).run(live, 80, seed=0)
-    assert np.array_equal(p, TomoNavSearch(init_order=1).run(TableOracle(obj), 80, seed=0)) and len(live.memo) == 80
+    p = searches.make("tomonav", init_order=1).run(live, 80, seed=0)
+    assert (
+        np.array_equal(p, searches.make("tomonav", init_order=1).run(TableOracle(obj), 80, seed=0))
+        and len(live.memo) == 80
+    )
 
 
 # ---- the cost-aware view ----
@@ -193,7 +204,7 @@ def test_table_costs_follow_early_stopping_and_fall_back_without_outcomes(tmp_pa
         delta=np.arange(9.0), rho=-np.arange(9.0), correct=[c.tolist() for c in correct]
     )
     df.iloc[::-1].to_parquet(tmp_path / "gt.parquet")  # rows in any order
-    rule = Stopping(batch=50, window=3, delta=0.02)
+    rule = Stopping(batch=50, window=3, delta=0.02, enabled=True)
     costs, unit = table_costs(tmp_path / "gt.parquet", lat, rule, seed=1)
     order = input_order(400, 1)
     assert costs.tolist() == [stop_after(c[order], rule) for c in correct] and "early stopping" in unit

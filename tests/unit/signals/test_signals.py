@@ -5,14 +5,11 @@ import pytest
 import torch
 from scipy.stats import gaussian_kde
 
+from testnav import signals
 from testnav.benchmarks.vision import Activations
 from testnav.signals.deepgini import DeepGini
 from testnav.signals.dsa import DSA
-from testnav.signals.kmnc import KMNC
-from testnav.signals.lsa import KDE, LSA
-from testnav.signals.nac import NAC
-from testnav.signals.snac import SNAC
-from testnav.signals.tknc import TKNC
+from testnav.signals.lsa import KDE
 
 
 class FakeView(Activations):
@@ -32,11 +29,11 @@ TRAIN = FakeView([[[0.0, 0.0, 1.0], [1.0, 2.0, 3.0]]])  # one layer, neurons ran
 def test_nac_scales_per_input_and_layer():
     v = FakeView([[[0.0, 1.0, 0.4], [0.2, 0.2, 0.2]], [[5.0, 0.0], [0.0, 0.0]]])
     # input 1 layer 1 scaled: 0, 1, .4 → neuron 2 covered; input 2 constant → none; layer 2: neuron 1
-    assert NAC(0.5)(v) == pytest.approx(2 / 5)
+    assert signals.make("nac", threshold=0.5)(v) == pytest.approx(2 / 5)
 
 
 def test_kmnc_counts_sections_hit_inside_training_range():
-    m = KMNC(k=4)
+    m = signals.make("kmnc", k=4)
     m.prepare(TRAIN)
     v = FakeView([[[0.1, 1.9, 3.5], [0.2, 0.5, 2.0], [0.9, 1.0, 0.0]]])
     # neuron 1: sections 0, 0, 3 → 2; neuron 2: 3, 1, 2 → 3; neuron 3: 3.5 and 0.0 outside, 2.0 → section 2 → 1
@@ -44,15 +41,15 @@ def test_kmnc_counts_sections_hit_inside_training_range():
 
 
 def test_snac_counts_neurons_above_training_max():
-    m = SNAC()
+    m = signals.make("snac")
     m.prepare(TRAIN)
     assert m(FakeView([[[1.5, 1.0, 3.0], [0.0, 2.5, 0.0]]])) == pytest.approx(2 / 3)
 
 
 def test_tknc_top_k_per_layer():
     v = FakeView([[[3.0, 2.0, 1.0, 0.0], [0.0, 1.0, 3.0, 2.0]]])
-    assert TKNC(k=1)(v) == pytest.approx(2 / 4)
-    assert TKNC(k=2)(v) == pytest.approx(4 / 4)
+    assert signals.make("tknc", k=1)(v) == pytest.approx(2 / 4)
+    assert signals.make("tknc", k=2)(v) == pytest.approx(4 / 4)
 
 
 def test_deepgini():
@@ -99,7 +96,7 @@ def test_kde_matches_scipy_and_lsa_uses_predicted_class():
     q = torch.randn(10, 4, generator=g, dtype=torch.float64)
     assert np.allclose(KDE(x).logpdf(q).numpy(), gaussian_kde(x.numpy().T).logpdf(q.numpy().T))
     labels = [0] * 100 + [1] * 100
-    m = LSA()
+    m = signals.make("lsa")
     m.prepare(FakeView([x.numpy()], labels=labels))
     v = FakeView([q.numpy()], probabilities=[[1.0, 0.0]] * 10)
     expect = -gaussian_kde(x[:100].numpy().T).logpdf(q.numpy().T).mean()
@@ -138,9 +135,14 @@ def test_compiled_cpu_kernels_equal_the_torch_code_to_the_bit(dtype, monkeypatch
         [torch.relu(torch.randn(50, n, generator=torch.Generator().manual_seed(n))).to(dtype) for n in (7, 3)], 1
     )
     view = View(awkward_layers(dtype), 3)
-    signals = [(nac_mod, NAC(0.5)), (nac_mod, NAC(0.0)), (kmnc_mod, KMNC(k=10)), (kmnc_mod, KMNC(k=1))]
-    signals += [(tknc_mod, TKNC(k=k)) for k in (1, 2, 3, 5)]
-    for module, signal in signals:
+    cases = [
+        (nac_mod, signals.make("nac", threshold=0.5)),
+        (nac_mod, signals.make("nac", threshold=0.0)),
+        (kmnc_mod, signals.make("kmnc", k=10)),
+        (kmnc_mod, signals.make("kmnc", k=1)),
+    ]
+    cases += [(tknc_mod, signals.make("tknc", k=k)) for k in (1, 2, 3, 5)]
+    for module, signal in cases:
         signal.prepare(train)
         fast = signal.per_set(view)
         with monkeypatch.context() as m:
@@ -160,9 +162,9 @@ def test_signal_k_must_be_a_whole_number_from_one():
 
     for bad in (0, -1, 1.5):
         with pytest.raises(UserError, match="k="):
-            TKNC(k=bad)
+            signals.make("tknc", k=bad)
         with pytest.raises(UserError, match="k="):
-            KMNC(k=bad)
+            signals.make("kmnc", k=bad)
 
 
 def test_coverage_signals_bin_a_float64_pass_of_the_model_by_default():
@@ -178,7 +180,7 @@ def test_coverage_signals_bin_a_float64_pass_of_the_model_by_default():
     model = LeNet5().eval()
     images = torch.rand(40, 1, 28, 28, generator=torch.Generator().manual_seed(1))
     view = View([images[:20], images[20:]], model, batch_size=16)
-    exact, own = KMNC(k=50), KMNC(k=50, precision="model")
+    exact, own = signals.make("kmnc", k=50), signals.make("kmnc", k=50, precision="model")
     for s in (exact, own):
         s.prepare(View(images, model, batch_size=64))
     layers = exact.layers(view)
@@ -189,7 +191,7 @@ def test_coverage_signals_bin_a_float64_pass_of_the_model_by_default():
     assert float64_twin(model) is float64_twin(model)
     assert exact.describe()["precision"] == "float64" and exact.per_set(view).shape == (2,)
     with pytest.raises(UserError, match="precision=float16"):
-        NAC(precision="float16")
+        signals.make("nac", precision="float16")
 
 
 def test_float64_twin_runs_a_first_conv_relu_pool_as_one_loop_within_rounding_of_torch():

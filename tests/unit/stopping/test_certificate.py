@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from testnav import searches
 from testnav.core.oracle import TableOracle
 from testnav.core.pareto import nondominated_mask
 from testnav.core.table import Objectives
 from testnav.errors import UserError
 from testnav.groundtruth.synthetic import PROFILES, profile_table, synthetic_table
-from testnav.searches.random_search import RandomSearch
 from testnav.stopping.certificate import (
     Certificate,
     CertificateConfig,
@@ -150,14 +150,15 @@ def test_tomonav_stops_complete_and_soon_after_full_recall():
     """On small generated tables, TomoNav with stop_at=0.95 stops with all of P* found, and
     within 2× the unique configurations it needed to find them (median over the tables)."""
     from testnav.core.recall import first_sightings, recall_curve, unique_to_full_recall
-    from testnav.searches.tomonav import TomoNavSearch
 
     ratios = []
     for seed in (7, 8, 9):
         obj = Objectives.from_table(synthetic_table("pairs", n=4, levels=4, seed=seed))
         table = TableOracle(obj)
         cert = Certificate(obj.lattice, CertificateConfig(stop_at=0.95), seed=seed)
-        p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, seed, table.evaluate)
+        p, _ = run_certified(
+            searches.make("tomonav"), CertifiedOracle(table, cert), 5 * obj.lattice.size, seed, table.evaluate
+        )
         full = unique_to_full_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
         assert cert.stopped is not None and full is not None and len(np.unique(p)) >= full
         ratios.append(len(np.unique(p)) / full)
@@ -168,12 +169,11 @@ def test_missing_is_the_surrogates_sum_rescaled_by_its_own_record():
     """At the stop, missing is the raw sum over the unmeasured θ times (found + 1) / (expected
     + 1), where expected is what each fit predicted among the configurations measured after it.
     On a smooth table the surrogate expects members there that never come: the factor is < 1."""
-    from testnav.searches.tomonav import TomoNavSearch
 
     obj = Objectives.from_table(synthetic_table("pairs", n=4, levels=6, seed=7))
     table = TableOracle(obj)
     cert = Certificate(obj.lattice, CertificateConfig(stop_at=0.95), seed=7)
-    run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 7, table.evaluate)
+    run_certified(searches.make("tomonav"), CertifiedOracle(table, cert), 5 * obj.lattice.size, 7, table.evaluate)
     assert cert.stopped is not None and cert.u < obj.lattice.size  # an early stop, at a quiet checkpoint
     assert cert.complete.expected > cert.complete.found + 1
     raw = cert.missing()  # the same state, the same fit
@@ -189,12 +189,13 @@ def test_a_record_of_unforeseen_members_keeps_the_run_from_stopping_short():
     TomoNav there, after 1,025 configurations, full recall after 1,341). Members it did not expect
     kept turning up after its fits, so the calibrated certificate waits until P* is complete."""
     from testnav.core.recall import first_sightings, recall_curve, unique_to_full_recall
-    from testnav.searches.tomonav import TomoNavSearch
 
     obj = Objectives.from_table(synthetic_table(**PROFILES["threshold"], n=6, levels=4, seed=9))
     table = TableOracle(obj)
     cert = Certificate(obj.lattice, CertificateConfig(stop_at=0.95), seed=9)
-    p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 9, table.evaluate)
+    p, _ = run_certified(
+        searches.make("tomonav"), CertifiedOracle(table, cert), 5 * obj.lattice.size, 9, table.evaluate
+    )
     full = unique_to_full_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
     assert cert.stopped is not None and full is not None and full <= len(np.unique(p)) < obj.lattice.size
     assert cert.complete.found > 0  # the record: members found after fits
@@ -208,7 +209,6 @@ def test_a_settled_front_doubles_the_tolerance():
     from dataclasses import replace
 
     from testnav.core.recall import first_sightings, recall_curve, unique_to_full_recall
-    from testnav.searches.tomonav import TomoNavSearch
 
     def stop(relax):
         obj = Objectives.from_table(synthetic_table("pairs", n=4, levels=4, seed=8))
@@ -216,7 +216,9 @@ def test_a_settled_front_doubles_the_tolerance():
         cert = Certificate(
             obj.lattice, CertificateConfig(stop_at=0.95), seed=8, tuning=replace(TUNED, quiet_relax=relax)
         )
-        p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 8, table.evaluate)
+        p, _ = run_certified(
+            searches.make("tomonav"), CertifiedOracle(table, cert), 5 * obj.lattice.size, 8, table.evaluate
+        )
         full = unique_to_full_recall(recall_curve(p[first_sightings(p)], obj.pstar, obj.lattice.size))
         return cert, full
 
@@ -245,7 +247,7 @@ def test_p_complete_bounded_rising_and_the_same_online_or_after_the_run():
     table = TableOracle(obj)
     every = CertificateConfig(every=64)
     online = CertifiedOracle(table, Certificate(obj.lattice, every, seed=1))
-    p1, col1 = run_certified(RandomSearch(), online, 1024, 1, table.evaluate)
+    p1, col1 = run_certified(searches.make("random"), online, 1024, 1, table.evaluate)
     # the same proposals, never shown to the oracle (as the vectorised engine does)
     p2, col2 = Certificate(obj.lattice, every, seed=1).finish(p1, table.evaluate)
     col1, col2 = col1["p_complete"], col2["p_complete"]
@@ -374,10 +376,9 @@ def test_with_k_unmeasured_at_most_k_are_missing_and_none_at_k_0():
             cert.feed(chunk, table.evaluate(chunk))
         r = cert.records[-1]
         assert r.remaining == 0 and r.p_complete == r.p_good == 1.0
-    from testnav.searches.nsga2 import NSGA2Search
 
     cert = Certificate(obj.lattice, seed=1)
-    run_certified(NSGA2Search(), CertifiedOracle(table, cert), 5 * obj.lattice.size, 1, table.evaluate)
+    run_certified(searches.make("nsga2"), CertifiedOracle(table, cert), 5 * obj.lattice.size, 1, table.evaluate)
     for r in cert.records:
         assert r.p_complete >= np.exp(-r.remaining) - 1e-12 or (r.fresh == 0 and r.front > 0)
         assert not r.missing > r.remaining and not r.missing_good > r.remaining

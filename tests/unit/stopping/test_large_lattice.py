@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from testnav import searches
 from testnav.core.exact import on_grid
 from testnav.core.lattice import Lattice
 from testnav.core.oracle import Oracle, TableOracle
@@ -17,7 +18,7 @@ from testnav.core.table import Objectives
 from testnav.errors import UserError
 from testnav.groundtruth.synthetic import synthetic_table
 from testnav.searches import tomonav
-from testnav.searches.tomonav import TomoNavSearch, _low_orders
+from testnav.searches.tomonav import _low_orders
 from testnav.stopping.certificate import Certificate, CertifiedOracle, run_certified
 from testnav.stopping.estimators import Fit
 from testnav.stopping.pool import candidate_pool, neighbours, random_configurations
@@ -84,7 +85,7 @@ def test_mop_up_around_the_band_finds_more_of_a_noisy_front():
     obj = Objectives.from_table(synthetic_table("pairs", n=6, levels=6, noise=0.03, seed=8))
     found = {}
     for k in (1, 8):
-        proposals = TomoNavSearch(mop_fronts=k).run(TableOracle(obj), 5000, 8)
+        proposals = searches.make("tomonav", mop_fronts=k).run(TableOracle(obj), 5000, 8)
         found[k] = int(np.isin(obj.pstar, proposals).sum())
     assert found[8] >= found[1] + 5
 
@@ -109,34 +110,34 @@ class FunctionOracle(Oracle):
 def test_pool_path_runs_live_on_a_lattice_of_millions():
     lat = Lattice(8, 8)
     oracle = FunctionOracle(lat)
-    p = TomoNavSearch().run(oracle, 600, seed=0)
+    p = searches.make("tomonav").run(oracle, 600, seed=0)
     assert len(p) == 600 == oracle.calls and first_sightings(p).all() and 0 <= p.min() and p.max() < lat.size
-    assert np.array_equal(p, TomoNavSearch().run(FunctionOracle(lat), 600, seed=0))  # deterministic per seed
+    assert np.array_equal(p, searches.make("tomonav").run(FunctionOracle(lat), 600, seed=0))  # deterministic per seed
 
 
 def test_pool_path_finds_far_more_of_pstar_than_random():
     obj = Objectives.from_table(synthetic_table("pairs", 6, 6, seed=7))
     pstar = set(obj.pstar.tolist())
     found = lambda p: len(pstar & set(p.tolist()))  # noqa: E731
-    tomo = TomoNavSearch().run(TableOracle(obj), 1500, seed=0)
+    tomo = searches.make("tomonav").run(TableOracle(obj), 1500, seed=0)
     rand = np.random.default_rng(0).choice(obj.lattice.size, 1500, replace=False)
     assert first_sightings(tomo).all() and found(tomo) > 5 * max(found(rand), 1)
 
 
 def test_pool_threshold_and_parameters():
     obj = Objectives.from_table(synthetic_table("pairs", 3, 6, seed=1))
-    dense = TomoNavSearch().run(TableOracle(obj), 300, seed=0)
-    pooled = TomoNavSearch(pool_above=10, pool=100).run(TableOracle(obj), 300, seed=0)
+    dense = searches.make("tomonav").run(TableOracle(obj), 300, seed=0)
+    pooled = searches.make("tomonav", pool_above=10, pool=100).run(TableOracle(obj), 300, seed=0)
     assert len(pooled) == 300 and len(np.unique(pooled[: obj.lattice.size])) == min(300, obj.lattice.size)
     assert not np.array_equal(dense, pooled)
     for bad in (dict(pool=0), dict(pool_above=1.5), dict(batch_growth=-1), dict(max_samples=0)):
         with pytest.raises(UserError):
-            TomoNavSearch(**bad)
+            searches.make("tomonav", **bad)
 
 
 def test_sampled_certificate_estimate_is_close_to_the_exact_sum():
     obj = Objectives.from_table(synthetic_table("pairs", 6, 6, seed=7))
-    p = TomoNavSearch().run(TableOracle(obj), 3000, seed=0)
+    p = searches.make("tomonav").run(TableOracle(obj), 3000, seed=0)
     values = np.column_stack([obj.delta, obj.rho])
 
     def missing(**tuning):
@@ -177,13 +178,13 @@ def test_scale_figure_from_the_study_table(tmp_path):
 def test_default_pool_threshold_sits_between_the_papers_lattice_and_4096():
     """6⁴ (both papers) ranks all of Θ by default, bit for bit the exact path; 4⁶ = 4,096 is pooled."""
     papers = Objectives.from_table(synthetic_table("pairs", 4, 6, seed=1))
-    unpooled = TomoNavSearch(pool_above=10**9).run(TableOracle(papers), 200, seed=0)
-    assert np.array_equal(TomoNavSearch().run(TableOracle(papers), 200, seed=0), unpooled)
+    unpooled = searches.make("tomonav", pool_above=10**9).run(TableOracle(papers), 200, seed=0)
+    assert np.array_equal(searches.make("tomonav").run(TableOracle(papers), 200, seed=0), unpooled)
     big = Objectives.from_table(synthetic_table("pairs", 6, 4, seed=1))
-    search = TomoNavSearch()
+    search = searches.make("tomonav")
     pooled = search.run(TableOracle(big), 400, seed=0)
     assert len(pooled) == 400 and first_sightings(pooled).all()
-    exact = TomoNavSearch(pool_above=10**9)
+    exact = searches.make("tomonav", pool_above=10**9)
     assert not np.array_equal(pooled, exact.run(TableOracle(big), 400, seed=0))
     # the pooled path's batches grow with what was measured: fewer refits than batches of 10
     assert len(search.history) < len(exact.history) / 2
@@ -211,7 +212,7 @@ def test_pool_is_drawn_around_the_fronts_of_the_values_as_measured(monkeypatch):
 
     monkeypatch.setattr(tomonav, "candidate_pool", spy)
     oracle = SaturatedOracle(Lattice(6, 6))
-    TomoNavSearch(pool_above=10).run(oracle, 400, seed=0)
+    searches.make("tomonav", pool_above=10).run(oracle, 400, seed=0)
     seen, values = handed[-1]
     assert np.array_equal(values, SaturatedOracle(Lattice(6, 6)).evaluate(seen))  # bit for bit, not rounded
     test = seen != 0
@@ -268,7 +269,7 @@ def test_dense_certificate_fits_once_per_quiet_spell(monkeypatch):
     table = TableOracle(obj)
     cert = Certificate(obj.lattice, seed=7)
     budget = 3 * obj.lattice.size // 4  # stays below Θ, after the search has gone quiet
-    p, _ = run_certified(TomoNavSearch(), CertifiedOracle(table, cert), budget, 7, table.evaluate)
+    p, _ = run_certified(searches.make("tomonav"), CertifiedOracle(table, cert), budget, 7, table.evaluate)
     quiet = sum(0 < r.missing < np.inf for r in cert.records)
     assert 1 <= fits.count("forest") < quiet
     spell = cert.complete.spell
@@ -284,7 +285,7 @@ def test_reused_sampled_sum_tracks_the_exact_sum_of_the_same_fit():
     exactly and weights a uniform sample up to the rest. After more dominated θ are measured
     (the front unchanged), the reused sum still estimates that fit's sum over every θ left."""
     obj = Objectives.from_table(synthetic_table("pairs", 6, 6, seed=7))
-    p = TomoNavSearch().run(TableOracle(obj), 3000, seed=0)
+    p = searches.make("tomonav").run(TableOracle(obj), 3000, seed=0)
     values = np.column_stack([obj.delta, obj.rho])
     cert = Certificate(obj.lattice, seed=0)
     cert.values[p], cert.seen[p] = values[p], True

@@ -22,13 +22,13 @@ NAMES = ["blur", "noise", "zoom"]
 
 
 def test_early_stopping_stops_where_expected():
-    rule = Stopping(batch=10, window=3, delta=0.01)
+    rule = Stopping(batch=10, window=3, delta=0.01, enabled=True)
     stream = np.tile(np.r_[np.ones(9), 0], 10).astype(bool)  # every batch: 9/10 → running estimate 0.9 exactly
     assert stop_after(stream, rule) == 30  # the first window of three equal estimates
     drifting = np.r_[np.ones(10), np.zeros(10), np.ones(10), np.ones(70)].astype(bool)
     # estimates 1, .5, .667, .75, .8, .833, .857, .875, .889, .9: spreads never < .01 over three
     assert stop_after(drifting, rule) == 100
-    assert stop_after(stream, Stopping(enabled=False)) == 100
+    assert stop_after(stream, Stopping(batch=10, window=3, delta=0.01, enabled=False)) == 100
 
 
 def independent_outcomes(lattice, p_fail, n, seed=0):
@@ -164,7 +164,7 @@ def test_replay_and_subspace():
     sub, rows = sub_lattice(out, lat, [0, 1, 2])
     assert sub.size == 27 and (lat.tuples[rows][:, 3] == 0).all()
     assert (lat.tuples[rows][:, :3] == sub.tuples).all()
-    m = replay_tests(out, lat, low_order(lat), Stopping(batch=50))
+    m = replay_tests(out, lat, low_order(lat), Stopping(batch=50, window=3, delta=0.005, enabled=True))
     assert set(m.tests) == set(low_order(lat).tolist()) and m.inferences < len(low_order(lat)) * 500
     tomo = from_groundtruth(
         out, lat, ["a", "b", "c", "d"], Settings(batch=50), quality=np.arange(lat.size, dtype=float)
@@ -192,7 +192,7 @@ def test_live_executor_matches_replay_on_deterministic_families(cache_dir):
         model={"train": False, "weights": "mnist5k-lenet5.pt"},  # the pinned LeNet-5 (training it took 20 s)
     )
     table = pd.read_parquet(compute_groundtruth(bench, cache_dir, progress=False))
-    rule = Stopping(batch=20, window=3, delta=0.02)
+    rule = Stopping(batch=20, window=3, delta=0.02, enabled=True)
     replay = replay_tests(outcomes(table), bench.lattice, low_order(bench.lattice), rule, seed=3)
     live = LiveExecutor(bench, bench.load(cache_dir), rule, seed=3).run(low_order(bench.lattice))
     assert replay.tests.keys() == live.tests.keys()
