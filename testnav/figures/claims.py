@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .loader import method_label
+
 HOLDS, PARTLY, NOT, NA = "holds", "holds partly", "does not hold", "not measurable"
 VERDICTS = (HOLDS, PARTLY, NOT, NA)
 # what one stated part of a claim came to
@@ -57,9 +59,6 @@ RULES = (
 )
 
 BASE = ["nsga2", "greedy", "ga", "random"]  # Table 2's rows, in the paper's order
-LABEL = {"nsga2": "TestNav", "greedy": "Greedy", "ga": "GA", "random": "Random", "delta_only": "δ-only"}
-LABEL.update({"rho_only": "ρ-only", "nac": "NAC", "snac": "SNAC", "kmnc": "KMNC", "tknc": "TKNC"})
-LABEL.update({"deepgini": "DeepGini", "lsa": "LSA", "dsa": "DSA"})
 SIGNALS = ["nac", "snac", "kmnc", "tknc", "deepgini", "lsa", "dsa"]
 
 # TestNav Table 2 (AUC-Recall@P*, mean over 10 seeds): (benchmark, fidelity) -> method -> AUC
@@ -384,7 +383,7 @@ class Ledger:
         at = [self.curve_at(b, f, winner, "nsga2", n // k) for k in (8, 4)]
         if all(at):
             text += "; mean recall over seeds after " + " and ".join(
-                f"u = {u:,} unique configurations: {LABEL.get(winner, winner)} {w:.0%} of P*, TestNav {t:.0%}"
+                f"u = {u:,} unique configurations: {method_label(winner)} {w:.0%} of P*, TestNav {t:.0%}"
                 for u, w, t in at
             )
         return text
@@ -434,7 +433,7 @@ class Ledger:
             col = paper_column(b, f)
             vals = {s: self.values(b, f, s) for s in BASE}
             scope = _name(b, f) + f" ({self.seeds(b, f)} seeds)"
-            absent = [LABEL[s] for s in BASE if not len(vals[s])]
+            absent = [method_label(s) for s in BASE if not len(vals[s])]
             if col is None or absent:
                 what = f"no runs of {', '.join(absent)}" if absent else f"no paper column for the fidelity {f}"
                 self.add(
@@ -450,7 +449,7 @@ class Ledger:
             p_order = sorted(BASE, key=lambda s: -paper[s])
             m_order = sorted(BASE, key=lambda s: -vals[s].mean())
             parts = [
-                beats(f"{LABEL[a]} > {LABEL[c]}", vals[a], vals[c])
+                beats(f"{method_label(a)} > {method_label(c)}", vals[a], vals[c])
                 for i, a in enumerate(p_order)
                 for c in p_order[i + 1 :]
             ]
@@ -461,9 +460,9 @@ class Ledger:
             self.add(
                 "TestNav",
                 f"§4.2, Table 2 ({col[0]} · {col[1]})",
-                " > ".join(f"{LABEL[s]} {paper[s]:.3f}" for s in p_order),
+                " > ".join(f"{method_label(s)} {paper[s]:.3f}" for s in p_order),
                 scope,
-                "mean ± sd over seeds: " + " > ".join(f"{LABEL[s]} {_fmt(vals[s])}" for s in m_order),
+                "mean ± sd over seeds: " + " > ".join(f"{method_label(s)} {_fmt(vals[s])}" for s in m_order),
                 parts,
                 note,
             )
@@ -472,9 +471,9 @@ class Ledger:
             for s in BASE[1:]:
                 pm = 100 * (paper["nsga2"] - paper[s]) / paper[s]
                 hm = 100 * (vals["nsga2"].mean() - vals[s].mean()) / vals[s].mean()
-                margins.append(f"vs {LABEL[s]} {pm:+.0f}% (here {hm:+.0f}%)")
+                margins.append(f"vs {method_label(s)} {pm:+.0f}% (here {hm:+.0f}%)")
                 w = welch(vals["nsga2"], vals[s])
-                name = f"{pm:+.0f}% vs {LABEL[s]}"
+                name = f"{pm:+.0f}% vs {method_label(s)}"
                 if w is None:
                     parts.append(too_few(name, core=False))
                     continue
@@ -581,7 +580,9 @@ class Ledger:
             for s in BASE[1:]:
                 us = self.values(b, f, s, "unique_to_full_recall")
                 if len(us) and not np.isnan(us).any():  # reaches full recall in every seed
-                    ratios.append((b, f, s, us.mean() / u.mean(), beats(f"{name}: TestNav before {LABEL[s]}", us, u)))
+                    ratios.append(
+                        (b, f, s, us.mean() / u.mean(), beats(f"{name}: TestNav before {method_label(s)}", us, u))
+                    )
         scope = ", ".join(scopes) or "—"
         statement = f"TestNav recovers P* evaluating {lo}%–{hi}% of Θ"
         if not fracs:
@@ -617,14 +618,14 @@ class Ledger:
             statement,
             scope,
             "ratio of mean unique configurations to full recall: "
-            + "; ".join(f"{_name(b, f)} {LABEL[s]} {x:.2f}×" for b, f, s, x, _ in ratios),
+            + "; ".join(f"{_name(b, f)} {method_label(s)} {x:.2f}×" for b, f, s, x, _ in ratios),
             parts,
         )
 
     def ablations(self):
         for s, lo, hi, gap in (("delta_only", 0.185, 0.384, 0.545), ("rho_only", 0.612, 0.771, 0.085)):
             word = f"up to {gap} below TestNav" if s == "delta_only" else f"within {gap} of TestNav"
-            statement = f"{LABEL[s]} AUC ranges from {lo} to {hi}, {word}"
+            statement = f"{method_label(s)} AUC ranges from {lo} to {hi}, {word}"
             rows, parts = [], []
             for b, f in self.cols():
                 a, t = self.values(b, f, s), self.values(b, f, "nsga2")
@@ -661,7 +662,7 @@ class Ledger:
                         )
                     )
             if not rows:
-                self.add("TestNav", "§4.3, Fig. 3", statement, "—", "—", missing(f"no {LABEL[s]} runs"))
+                self.add("TestNav", "§4.3, Fig. 3", statement, "—", "—", missing(f"no {method_label(s)} runs"))
                 continue
             self.add(
                 "TestNav",
@@ -679,9 +680,9 @@ class Ledger:
                 a = self.values(b, f, s)
                 if not len(a) or not len(t):
                     continue
-                rows.append(f"{_name(b, f)} {LABEL[s]} {_fmt(a)} vs TestNav {_fmt(t)}")
-                less.append(beats(f"{_name(b, f)}: TestNav > {LABEL[s]}", t, a, core=False))
-                wide.append(wider(f"{_name(b, f)}: {LABEL[s]} wider than TestNav", a, t, core=False))
+                rows.append(f"{_name(b, f)} {method_label(s)} {_fmt(a)} vs TestNav {_fmt(t)}")
+                less.append(beats(f"{_name(b, f)}: TestNav > {method_label(s)}", t, a, core=False))
+                wide.append(wider(f"{_name(b, f)}: {method_label(s)} wider than TestNav", a, t, core=False))
         for statement, parts, what in (
             (
                 "Both single-objective ablations recover substantially less of P* than TestNav",
@@ -726,19 +727,19 @@ class Ledger:
                 continue
             mean = {s: float(v.mean()) for s, v in fr.items()}
             ordered = sorted(fr, key=lambda s: -mean[s])
-            listing = ", ".join(f"{LABEL[s]} {_fmt(fr[s])}" for s in ordered)
+            listing = ", ".join(f"{method_label(s)} {_fmt(fr[s])}" for s in ordered)
             self.add(
                 "TestNav",
                 "§4.4, Fig. 4",
                 "No input-level metric matches TestNav in final Recall@P*",
                 scope,
                 f"final recall, mean ± sd over seeds: TestNav {_fmt(t)}; {listing}",
-                [beats(f"TestNav > {LABEL[s]}", t, fr[s]) for s in ordered],
+                [beats(f"TestNav > {method_label(s)}", t, fr[s]) for s in ordered],
             )
             metric = col[1] if col else f
             if (metric == "ssim" or (col is None and f != "kid")) and "kmnc" in fr:
                 top = ordered[0]
-                parts = [beats(f"KMNC > {LABEL[s]}", fr["kmnc"], fr[s]) for s in ordered if s != "kmnc"]
+                parts = [beats(f"KMNC > {method_label(s)}", fr["kmnc"], fr[s]) for s in ordered if s != "kmnc"]
                 k = mean["kmnc"]
                 parts.append(
                     within(
@@ -761,7 +762,7 @@ class Ledger:
                     corr = self.signal_correlations(b, f, SIGNALS)
                     if top in corr and "kmnc" in corr:
                         note = (
-                            f"Spearman correlation with (δ, ρ) over Θ: {LABEL[top]} ({corr[top][0]:+.2f}, {corr[top][1]:+.2f}), "
+                            f"Spearman correlation with (δ, ρ) over Θ: {method_label(top)} ({corr[top][0]:+.2f}, {corr[top][1]:+.2f}), "
                             f"KMNC ({corr['kmnc'][0]:+.2f}, {corr['kmnc'][1]:+.2f})"
                         )
                 self.add(
@@ -769,28 +770,28 @@ class Ledger:
                     "§4.4",
                     "Under SSIM, KMNC is the best signal, at 0.900 final recall (TestNav 0.993)",
                     scope,
-                    f"final recall, mean over seeds: best {LABEL[top]} {mean[top]:.3f}; KMNC {k:.3f}; TestNav {t.mean():.3f}",
+                    f"final recall, mean over seeds: best {method_label(top)} {mean[top]:.3f}; KMNC {k:.3f}; TestNav {t.mean():.3f}",
                     parts,
                     note,
                 )
                 parts = []
                 for s, paper in (("tknc", 0.496), ("lsa", 0.581)):
                     if s not in fr:
-                        parts.append(Part(f"{LABEL[s]} among the two weakest", UNDECIDED, "no runs", core=False))
+                        parts.append(Part(f"{method_label(s)} among the two weakest", UNDECIDED, "no runs", core=False))
                         continue
                     weaker = [o for o in fr if o != s and beats("", fr[s], fr[o]).outcome == OK]
                     parts.append(
                         Part(
-                            f"{LABEL[s]} among the two weakest",
+                            f"{method_label(s)} among the two weakest",
                             OK if len(weaker) <= 1 else REVERSED,
                             f"significantly weaker than it (Welch, α = {ALPHA}): "
-                            + (", ".join(LABEL[o] for o in weaker) or "none"),
+                            + (", ".join(method_label(o) for o in weaker) or "none"),
                             core=False,
                         )
                     )
                     parts.append(
                         within(
-                            f"{LABEL[s]} at {paper}",
+                            f"{method_label(s)} at {paper}",
                             abs(mean[s] - paper) <= TOL_VALUE,
                             f"mean {mean[s]:.3f}, tolerance ±{TOL_VALUE}",
                             core=False,
@@ -799,7 +800,8 @@ class Ledger:
                 corr = self.signal_correlations(b, f, SIGNALS)
                 weakest = ordered[-2:]
                 note = "weakest here: " + ", ".join(
-                    LABEL[s] + (f" (Spearman with ρ over Θ {corr[s][1]:+.2f})" if s in corr else "") for s in weakest
+                    method_label(s) + (f" (Spearman with ρ over Θ {corr[s][1]:+.2f})" if s in corr else "")
+                    for s in weakest
                 )
                 self.add(
                     "TestNav",
@@ -807,7 +809,7 @@ class Ledger:
                     "Under SSIM, TKNC (0.496) and LSA (0.581) are the weakest signals",
                     scope,
                     "final recall, mean over seeds: weakest "
-                    + ", ".join(f"{LABEL[s]} {mean[s]:.3f}" for s in reversed(weakest)),
+                    + ", ".join(f"{method_label(s)} {mean[s]:.3f}" for s in reversed(weakest)),
                     parts,
                     note,
                 )

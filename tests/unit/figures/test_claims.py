@@ -181,14 +181,14 @@ def verdict(found, text, scope=None):
 
 
 EXPECT = [  # (statement fragment, scope fragment, verdict when it holds by construction, when it fails)
-    ("TestNav 0.704 > Greedy 0.557", "mnist5k · ssim", HOLDS, NOT),
-    ("TestNav 0.686 > GA 0.552", "mnist5k · kid", HOLDS, NOT),
+    ("TestNav 0.704 > Greedy Search 0.557", "mnist5k · ssim", HOLDS, NOT),
+    ("TestNav 0.686 > Genetic Algorithm 0.552", "mnist5k · kid", HOLDS, NOT),
     ("relative AUC margin", "mnist5k · ssim", HOLDS, NOT),
     ("relative AUC margin", "mnist5k · kid", HOLDS, NOT),
     ("35.8%–89.3%", None, HOLDS, NOT),
     ("up to 2.15× earlier", None, HOLDS, NOT),
-    ("δ-only AUC ranges", None, HOLDS, NOT),
-    ("ρ-only AUC ranges", None, HOLDS, NOT),
+    ("δ only AUC ranges", None, HOLDS, NOT),
+    ("ρ only AUC ranges", None, HOLDS, NOT),
     ("recover substantially less", None, HOLDS, NOT),
     ("wider variance bands", None, HOLDS, NOT),
     ("No input-level metric matches", "mnist5k · ssim", HOLDS, NOT),
@@ -230,9 +230,11 @@ def test_each_claim_gets_the_verdict_its_tables_were_built_for(tmp_path, good):
 
 def test_failing_rows_carry_measured_reasons(tmp_path):
     found, *_ = ledger(tmp_path, good=False)
-    t2 = verdict(found, "TestNav 0.704 > Greedy 0.557", "ssim")
-    assert "median member is in the top" in t2.reason and "Greedy" not in t2.reason.split("§4.2)")[-1]  # no curves
-    assert "reversed: " in t2.reason and "TestNav > Greedy" in t2.reason
+    t2 = verdict(found, "TestNav 0.704 > Greedy Search 0.557", "ssim")
+    assert (
+        "median member is in the top" in t2.reason and "Greedy Search" not in t2.reason.split("§4.2)")[-1]
+    )  # no curves
+    assert "reversed: " in t2.reason and "TestNav > Greedy Search" in t2.reason
     grid = verdict(found, "selects η_c = 1").reason
     assert "ranks it 3 of them" in grid  # the paper's setting: tied, third by mean AUC
     ovr = verdict(found, "ordered sampling consistently outperforms").reason
@@ -289,24 +291,24 @@ def small_ledger(tmp_path, auc, seeds=10, per_test=None):
 
 
 def test_known_verdicts_on_small_tables(tmp_path):
-    # a significant reversal: Random well above TestNav, against the paper's TestNav > … > Random
+    # a significant reversal: Random Search well above TestNav, against the paper's TestNav > … > Random Search
     rev = small_ledger(tmp_path / "rev", dict(nsga2=0.60, greedy=0.50, ga=0.45, random=0.80))
-    row = rev["TestNav 0.704 > Greedy 0.557 > GA 0.540 > Random 0.510"]
+    row = rev["TestNav 0.704 > Greedy Search 0.557 > Genetic Algorithm 0.540 > Random Search 0.510"]
     assert row.verdict == NOT
-    (last,) = [p for p in row.parts if p.name == "TestNav > Random"]
-    assert last.outcome == REVERSED and str(last).startswith("TestNav > Random: reversed (Welch t = -")
-    # a lead within noise: TestNav 0.70 against GA 0.69, both sd 0.03 over 10 seeds; the rest far apart
+    (last,) = [p for p in row.parts if p.name == "TestNav > Random Search"]
+    assert last.outcome == REVERSED and str(last).startswith("TestNav > Random Search: reversed (Welch t = -")
+    # a lead within noise: TestNav 0.70 against Genetic Algorithm 0.69, both sd 0.03 over 10 seeds; the rest far apart
     noise = small_ledger(
         tmp_path / "noise", dict(nsga2=0.70, greedy=0.55, ga=0.69, random=0.40, delta_only=0.30, rho_only=0.69)
     )
-    row = noise["TestNav 0.704 > Greedy 0.557 > GA 0.540 > Random 0.510"]
-    (lead,) = [p for p in row.parts if p.name == "TestNav > GA"]
-    assert lead.outcome == SHORT and row.verdict == NOT  # the stated order is not shown: TestNav ≈ GA
+    row = noise["TestNav 0.704 > Greedy Search 0.557 > Genetic Algorithm 0.540 > Random Search 0.510"]
+    (lead,) = [p for p in row.parts if p.name == "TestNav > Genetic Algorithm"]
+    assert lead.outcome == SHORT and row.verdict == NOT  # the stated order is not shown: TestNav ≈ Genetic Algorithm
     both = noise["Both single-objective ablations recover substantially less of P* than TestNav"]
-    assert both.verdict == PARTLY and "does not hold: toy · ssim: TestNav > ρ-only" in both.reason
+    assert both.verdict == PARTLY and "does not hold: toy · ssim: TestNav > ρ only" in both.reason
     # too few seeds: nothing can be decided
     few = small_ledger(tmp_path / "few", dict(nsga2=0.70, greedy=0.55, ga=0.50, random=0.40), seeds=2)
-    assert few["TestNav 0.704 > Greedy 0.557 > GA 0.540 > Random 0.510"].verdict == NA
+    assert few["TestNav 0.704 > Greedy Search 0.557 > Genetic Algorithm 0.540 > Random Search 0.510"].verdict == NA
     # a claim defined on no test: χ² made every pair dependent, so the mixed estimate is NaN everywhere
     t, order = lattice(3)
     r = 0.9 - 0.03 * t.sum(1)
