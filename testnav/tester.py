@@ -90,7 +90,7 @@ class Tester:
         self.confidence = check_confidence(confidence)
         function = is_function(model)
         self.text = is_text(data, tokenizer, function, mean=mean, std=std, input_size=input_size, layer=layer)
-        valid = fidelity_registry.names("text" if self.text else "vision")
+        valid = fidelity_registry.names("text" if self.text else "image")
         fidelities = [fidelity] if isinstance(fidelity, str) else list(fidelity or valid[:1])
         unknown = [f for f in fidelities if f not in valid]
         if unknown:

@@ -24,7 +24,7 @@ from ..errors import UserError
 
 # ψ(D) of each paper benchmark as the papers report it (Table 1 of each).
 CAUSES = {
-    "vision": "the label order (class indices as the checkpoint was trained: e.g. sorted wnids), the preprocessing "
+    "image": "the label order (class indices as the checkpoint was trained: e.g. sorted wnids), the preprocessing "
     "(benchmark.model.input_size / interpolation / uint8 / mean / std, the data's image_size or roi), "
     "the wrong checkpoint, or a fallback feature model",
     "text": "the label order (id2label), the tokenizer or its max_length, the decoding settings, the wrong "
@@ -54,7 +54,7 @@ def run_check(cfg: DictConfig, out_dir: Path) -> dict:
     )
     classes = (
         f", {len(np.unique(labels))} classes"
-        if benchmark.modality == "vision" and len(np.unique(labels)) < len(labels)
+        if benchmark.modality == "image" and len(np.unique(labels)) < len(labels)
         else ""
     )
     print(f"  data       {len(labels):,} inputs{classes}  ({compact(benchmark.data_description())})")
@@ -95,7 +95,7 @@ def run_check(cfg: DictConfig, out_dir: Path) -> dict:
         raise UserError(
             f"clean ψ {100 * psi:.2f} % is {100 * abs(gap):.2f} points off the paper's "
             f"{100 * float(expect):.1f} % ({source}; tolerance ±{100 * tolerance:.1f}, check.tolerance): "
-            f"likely causes: {CAUSES.get(benchmark.modality, CAUSES['vision'])}"
+            f"likely causes: {CAUSES.get(benchmark.modality, CAUSES['image'])}"
         )
     print(f"  paper      {100 * float(expect):.1f} % ({source}): within ±{100 * tolerance:.1f} points → OK")
     return report

@@ -34,7 +34,7 @@ APP = [sys.executable, "-m", "testnav"]  # the runs it needs, by the same app in
 METHODS = searches.paper_searches()
 EVOLUTIONARY = [m for m in METHODS if searches.info(m).evolutionary]  # engine=fast applies
 PLAIN = [m for m in METHODS if not searches.info(m).evolutionary]
-FIDELITIES = fidelity.names("vision")  # every metric mnist5k computes
+FIDELITIES = fidelity.names("image")  # every metric mnist5k computes
 
 
 def sweep_commands(results: Path, seeds: int) -> list[list[str]]:

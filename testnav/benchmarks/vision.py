@@ -129,7 +129,7 @@ class View(Activations):
 
 
 class VisionBenchmark(Benchmark):
-    modality = "vision"
+    modality = "image"
 
     def __init__(
         self,

@@ -79,7 +79,7 @@ def example_items(name: str, gt, cache_dir, index: int = 0, root=None) -> tuple[
     import contextlib
 
     benchmark, cwd = any_benchmark(name, root)
-    if getattr(benchmark, "modality", "") != "vision":
+    if getattr(benchmark, "modality", "") != "image":
         raise ValueError(f"benchmark {name} is not an image benchmark (modality {benchmark.modality})")
     with contextlib.chdir(cwd) if cwd and Path(cwd).is_dir() else contextlib.nullcontext():
         loaded = benchmark.load(cache_dir)

@@ -83,7 +83,7 @@ def draw(results_dir, figures_dir, cache_dir=None, quality_name: str = "KID") ->
         try:
             total, rows = pick(pd.read_csv(csv))
             benchmark, _ = any_benchmark(bdir.name, results_dir)
-            if getattr(benchmark, "modality", "") != "vision":
+            if getattr(benchmark, "modality", "") != "image":
                 raise ValueError(f"{bdir.name} is not an image benchmark")
             cols = _levels(rows)
             thetas = [tuple(int(v) for v in r) for r in rows[cols].to_numpy()]

@@ -69,7 +69,7 @@ def test_the_docs_plugins_appear_in_the_registries_table2_and_tester(copy):
 import testnav, torch, pandas as pd, tempfile
 assert testnav.__file__.startswith(COPY), testnav.__file__
 from testnav import searches, fidelity, families
-assert "hill" in searches.group("baseline") and "psnr" in fidelity.names("vision")
+assert "hill" in searches.group("baseline") and "psnr" in fidelity.names("image")
 assert families.make("invert", image_size=32).name == "invert"
 from testnav.figures.tables import write_table2
 runs = pd.DataFrame([{"search": s, "benchmark": "b", "fidelity": f, "seed": k, "auc_recall": 0.5}

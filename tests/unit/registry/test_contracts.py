@@ -131,7 +131,7 @@ def test_every_metric_declares_direction_column_label_and_modality(name):
     assert fidelity.sign(name) == (1.0 if cls.higher_is_better else -1.0)
     shown = fidelity.info(name)
     assert shown.label and np.isfinite(shown.order) and shown.modalities
-    assert set(shown.modalities) <= {"vision", "text"}, "a modality no benchmark has"
+    assert set(shown.modalities) <= {"image", "text"}, "a modality no benchmark has"
     check_defaults_written_once(fidelity.REGISTRY, name)
     assert fidelity.make(name).name == name
 
@@ -159,9 +159,20 @@ def test_metric_arguments_are_checked_when_built(name, kwargs, pattern):
     assert "\n" not in str(e.value)
 
 
+def test_one_modality_name_for_benchmarks_metrics_and_families():
+    """A benchmark's `modality` is the word its metrics (conf/fidelity `modalities`) and the
+    families (`families.names(modality=…)`) use: "image", not "vision" in one place and "image" in another."""
+    for preset in ("mnist5k", "text_classification"):
+        modality = get_class(compose_config([f"benchmark={preset}"]).benchmark._target_).modality
+        assert fidelity.names(modality), f"{preset}: no metric of modality {modality!r}"
+        assert families.names(modality=modality), f"{preset}: no family of modality {modality!r}"
+    used = {m for n in fidelity.names() for m in fidelity.info(n).modalities}
+    assert used <= {"image", "text", "code"}, used
+
+
 def test_a_benchmark_computes_every_metric_of_its_modality_with_its_own_settings():
     bench = instantiate(compose_config(["benchmark=mnist5k"]).benchmark)
-    assert list(bench.metrics) == fidelity.names("vision")
+    assert list(bench.metrics) == fidelity.names("image")
     paper = instantiate(compose_config(["benchmark=cifar10"]).benchmark)
     assert paper.metrics["kid"].describe() != bench.metrics["kid"].describe()  # its subsets: 100
     only = instantiate(compose_config(["benchmark=text_classification"]).benchmark)
@@ -252,7 +263,7 @@ def test_every_experiment_composes_and_sweeps_only_what_exists(name):
             assert not unknown, f"experiment={name} sweeps {key} {sorted(unknown)}, which do not exist"
     if name == "testnav_methods":  # the paper sweep is the figures' searches and the image metrics, from the registries
         assert params["search"].split(",") == searches.paper_searches()
-        assert params["fidelity"].split(",") == fidelity.names("vision")
+        assert params["fidelity"].split(",") == fidelity.names("image")
 
 
 # ------------------------------------------------------------------------------------------ benchmark
