@@ -35,31 +35,19 @@ def test_missing_checkpoint_is_named(tmp_path):
     root = tmp_path / "data"
     root.mkdir()
     write_cifar10(root)
-    r = run(
-        [
-            "stage=groundtruth",
-            "benchmark=cifar10",
-            f"benchmark.data.root={root}",
-            f"benchmark.model.checkpoint={tmp_path}/wrn.pt",
-            f"cache_dir={tmp_path / 'cache'}",
-            f"hydra.run.dir={tmp_path / 'run'}",
-        ],
-        tmp_path,
-    )
+    args = [
+        "stage=groundtruth",
+        "benchmark=cifar10",
+        f"benchmark.data.root={root}",
+        f"benchmark.model.checkpoint={tmp_path}/wrn.pt",
+        f"cache_dir={tmp_path / 'cache'}",
+        f"hydra.run.dir={tmp_path / 'run'}",
+    ]
+    r = run(args, tmp_path)
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.returncode != 0 and len(lines) == 1 and f"checkpoint {tmp_path}/wrn.pt does not exist" in lines[0]
     (tmp_path / "wrn.pt").write_bytes(b"\x80\x02 not a state dict")  # present but unreadable
-    r = run(
-        [
-            "stage=groundtruth",
-            "benchmark=cifar10",
-            f"benchmark.data.root={root}",
-            f"benchmark.model.checkpoint={tmp_path}/wrn.pt",
-            f"cache_dir={tmp_path / 'cache'}",
-            f"hydra.run.dir={tmp_path / 'run'}",
-        ],
-        tmp_path,
-    )
+    r = run(args, tmp_path)
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.returncode != 0 and len(lines) == 1 and f"{tmp_path}/wrn.pt" in lines[0] and "read" in lines[0], r.stderr
     assert not (tmp_path / "run").exists()
