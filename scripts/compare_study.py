@@ -11,11 +11,16 @@ configurations, SSIM).
   over the whole lattice (both ground truths).
 * (c) `seed1`: the network retrained with seed 1 (the same recipe, data and epochs): how many of the
   625 configurations differ significantly, with Holm and with Benjamini–Hochberg.
+* `large`: (a) again on a larger lattice, the setting of scripts/verdict_models.py's `cnn6` (the same
+  network, 400 held-out digits, six families at 5 levels: 15,625 configurations). The warm start's
+  cost is the release's front plus a sample whose size depends on the tolerance, not on the lattice,
+  while a fresh certified run grows with the lattice; this part shows where the two cross.
 
 Writes results/tables/compare_study.md and .json, and results/compare_study/comparison.html (the
 report of (b) against the release's run).
 
     python scripts/compare_study.py [--cache results/cache]
+    python scripts/compare_study.py --part large     # adds `large` to the tables written before
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 import verdict_models  # noqa: E402
 
 FAMILIES = ["pixelate", "shot_noise", "motion_blur", "contrast"]
+LARGE = {"inputs": 400, "families": ["jpeg", "shot_noise", "gaussian_blur", "pixelate", "contrast", "brightness"]}
 SEARCH = dict(name="nsga2", seed=0, stop_at=0.95)
 
 
@@ -57,15 +63,16 @@ def cnn(cache, seed: int = 0) -> nn.Module:
     )
 
 
-def tester(model: nn.Module, name: str, cache_dir):
-    """The Tester of verdict_models' `cnn` setting around `model`: the same 500 digits and families."""
+def tester(model: nn.Module, name: str, cache_dir, inputs: int = 500, families=tuple(FAMILIES)):
+    """The Tester of verdict_models' `cnn` setting around `model` (its 500 digits and four families;
+    with `inputs`=400 and LARGE's families, its `cnn6` setting)."""
     import testnav
 
-    _, _, xt, yt = verdict_models.digits(500, seed=12)
+    _, _, xt, yt = verdict_models.digits(inputs, seed=12)
     return testnav.Tester(
         model,
         (xt, yt),
-        families=FAMILIES,
+        families=list(families),
         levels=5,
         fidelity="ssim",
         name=name,
@@ -97,7 +104,6 @@ def study(cache, work) -> dict:
     net = cnn(cache)
     ms = {
         "cnn": net,
-        "copy": copy.deepcopy(net),
         "half": HalfContrast(copy.deepcopy(net)).eval(),
         "seed1": cnn(cache, 1),
     }
@@ -107,23 +113,7 @@ def study(cache, work) -> dict:
     out["release"] = {"evaluations": len(release) - 1, "seconds": round(base_seconds, 1), "clean": release.psi_clean}
 
     # (a) an identical copy: the comparison, then a fresh certified run of the copy
-    cmp_copy = tester(ms["copy"], "mnist_cnn", Path(work) / "copy").assert_no_regression(release, max_drop=0.02)
-    fresh_t = tester(copy.deepcopy(ms["cnn"]), "mnist_cnn", Path(work) / "fresh")
-    fresh, fresh_seconds = certified(fresh_t)
-    out["copy"] = {
-        "regressions": len(cmp_copy.regressions),
-        "improvements": len(cmp_copy.improvements),
-        "compared": cmp_copy.compared,
-        "evaluations": cmp_copy.evaluations,
-        "seconds": round(cmp_copy.seconds, 1),
-        "fresh_evaluations": len(fresh) - 1,
-        "fresh_seconds": round(fresh_seconds, 1),
-        "evaluations_ratio": cmp_copy.evaluations / max(len(fresh) - 1, 1),
-        "seconds_ratio": cmp_copy.seconds / fresh_seconds,
-        "warm": cmp_copy.summary["warm"],
-        "warm_sentence": cmp_copy.warm.sentence(),
-        "gate": cmp_copy.gate["line"],
-    }
+    out["copy"] = copy_case(net, release, "mnist_cnn", work)
 
     # (b) half the contrast: against the release's run, the gate, and over the whole lattice
     half = tester(ms["half"], "mnist_cnn_half", Path(work) / "half")
@@ -186,12 +176,95 @@ def study(cache, work) -> dict:
     return out
 
 
+def copy_case(net, release, name: str, work, **setting) -> dict:
+    """(a): a copy of `net` compared with `release` (the warm start, the gate at 2 points), then a fresh
+    certified run of the copy; `setting`: tester's inputs and families."""
+    cmp_copy = tester(copy.deepcopy(net), name, Path(work) / "copy", **setting).assert_no_regression(
+        release, max_drop=0.02
+    )
+    fresh, fresh_seconds = certified(tester(copy.deepcopy(net), name, Path(work) / "fresh", **setting))
+    return {
+        "regressions": len(cmp_copy.regressions),
+        "improvements": len(cmp_copy.improvements),
+        "compared": cmp_copy.compared,
+        "evaluations": cmp_copy.evaluations,
+        "seconds": round(cmp_copy.seconds, 1),
+        "fresh_evaluations": len(fresh) - 1,
+        "fresh_seconds": round(fresh_seconds, 1),
+        "evaluations_ratio": cmp_copy.evaluations / max(len(fresh) - 1, 1),
+        "seconds_ratio": cmp_copy.seconds / fresh_seconds,
+        "warm": cmp_copy.summary["warm"],
+        "warm_sentence": cmp_copy.warm.sentence(),
+        "gate": cmp_copy.gate["line"],
+    }
+
+
+def large(cache, work) -> dict:
+    """(a) on LARGE's lattice: a certified live run of `cnn` there, a copy compared with it, and (b)'s
+    halved contrast against it (the gate must still fail where the copy's passes cheaply)."""
+    net = cnn(cache)
+    release_t = tester(net, "mnist_cnn6", Path(work) / "large" / "release", **LARGE)
+    release, seconds = certified(release_t)
+    out = {
+        "inputs": LARGE["inputs"],
+        "families": LARGE["families"],
+        "lattice": release_t.lattice.size,
+        "release": {"evaluations": len(release) - 1, "seconds": round(seconds, 1), "clean": release.psi_clean},
+    }
+    out["copy"] = copy_case(net, release, "mnist_cnn6", Path(work) / "large", **LARGE)
+    half = tester(HalfContrast(copy.deepcopy(net)).eval(), "mnist_cnn6_half", Path(work) / "large" / "half", **LARGE)
+    c = half.compare(release, max_drop=0.02)
+    reg = c.regressions
+    out["half"] = {
+        "compared": c.compared,
+        "evaluations": c.evaluations,
+        "regressions": len(reg),
+        "with_contrast": int(reg.configuration.str.contains("contrast").sum()),
+        "worst": rows(reg, 3),
+        "gate_failed": bool(c.gated(0.02)),
+        "warm_sentence": c.warm.sentence(),
+    }
+    return out
+
+
 def full_record(t):
     """The baseline over the whole lattice: its ground truth (computed once under the cache, or reused)."""
     from testnav.pipeline import record_of
 
     t.groundtruth()
     return record_of(t.session, t.fidelity, t._cached_groundtruth(), name=t.benchmark.name)
+
+
+def copy_lines(a: dict, release: dict) -> list[str]:
+    """(a)'s table and sentences, from copy_case's dict and the release's."""
+    w = a["warm"]
+    return [
+        "| measure | value |",
+        "|---|---|",
+        f"| regressions / improvements | {a['regressions']} / {a['improvements']} of {a['compared']} configurations |",
+        f"| evaluations: comparison / a fresh certified run of the copy | {a['evaluations']} / "
+        f"{a['fresh_evaluations']} = {a['evaluations_ratio']:.0%} (target ≤ 25 %) |",
+        f"| seconds: comparison / fresh certified run | {a['seconds']:.0f} / {a['fresh_seconds']:.0f} = "
+        f"{a['seconds_ratio']:.0%} |",
+        f"| measured on the copy: the release's front / where the surrogate expects a drop / random sample | "
+        f"{w['measured_for']['front']} / {w['measured_for']['surrogate']} / {w['measured_for']['sample']} "
+        "(and the clean set) |",
+        f"| predicted, bounded by the sample | {w['predicted']} configurations: at most "
+        f"{w['bound']['predicted_dropping_at_most']} of them lose more than 2 points "
+        f"({w['bound']['confidence']:.0%} confidence; the gate allows {w['bound']['allowed']}) |",
+        "",
+        "The warm start (`Tester.compare`'s default; `warm=False` evaluates every configuration the release's run "
+        f"measured, {release['evaluations']} here, as many as a fresh run): {a['warm_sentence']}.",
+        "",
+        f"The release's front alone is {w['measured_for']['front']} of the {a['fresh_evaluations']} "
+        f"evaluations of a fresh certified run ({w['measured_for']['front'] / a['fresh_evaluations']:.0%}); "
+        "the sample is the smallest that, holding no drop, bounds the predicted configurations at "
+        f"tolerance × {w['bound']['population'] + w['measured'] - w['bound']['sampled']} "
+        f"(tolerance {w['tolerance']:g}, the default). Seconds are wall time on a shared 2-core host "
+        "whose load changed during the run.",
+        "",
+        f"The gate: `{a['gate']}`",
+    ]
 
 
 def render(r: dict) -> str:
@@ -220,32 +293,7 @@ def render(r: dict) -> str:
         "",
         "## (a) an identical copy",
         "",
-        "| measure | value |",
-        "|---|---|",
-        f"| regressions / improvements | {a['regressions']} / {a['improvements']} of {a['compared']} configurations |",
-        f"| evaluations: comparison / a fresh certified run of the copy | {a['evaluations']} / "
-        f"{a['fresh_evaluations']} = {a['evaluations_ratio']:.0%} (target ≤ 25 %) |",
-        f"| seconds: comparison / fresh certified run | {a['seconds']:.0f} / {a['fresh_seconds']:.0f} = "
-        f"{a['seconds_ratio']:.0%} |",
-        f"| measured on the copy: the release's front / where the surrogate expects a drop / random sample | "
-        f"{a['warm']['measured_for']['front']} / {a['warm']['measured_for']['surrogate']} / "
-        f"{a['warm']['measured_for']['sample']} (and the clean set) |",
-        f"| predicted, bounded by the sample | {a['warm']['predicted']} configurations: at most "
-        f"{a['warm']['bound']['predicted_dropping_at_most']} of them lose more than 2 points "
-        f"({a['warm']['bound']['confidence']:.0%} confidence; the gate allows "
-        f"{a['warm']['bound']['allowed']}) |",
-        "",
-        "The warm start (`Tester.compare`'s default; `warm=False` evaluates every configuration the release's run "
-        f"measured, {r['release']['evaluations']} here, as many as a fresh run): {a['warm_sentence']}.",
-        "",
-        f"The release's front alone is {a['warm']['measured_for']['front']} of the {a['fresh_evaluations']} "
-        f"evaluations of a fresh certified run ({a['warm']['measured_for']['front'] / a['fresh_evaluations']:.0%}); "
-        "the sample is the smallest that, holding no drop, bounds the predicted configurations at "
-        f"tolerance × {a['warm']['bound']['population'] + a['warm']['measured'] - a['warm']['bound']['sampled']} "
-        f"(tolerance {a['warm']['tolerance']:g}, the default). Seconds are wall time on a shared 2-core host "
-        "whose load changed during the run.",
-        "",
-        f"The gate: `{a['gate']}`",
+        *copy_lines(a, r["release"]),
         "",
         "## (b) half the contrast before the same network",
         "",
@@ -289,6 +337,27 @@ def render(r: dict) -> str:
             lines += ["", f"Largest regressions ({k}):", "", *table(c[k]["worst"])]
         if c[k]["best"]:
             lines += ["", f"Largest improvements ({k}):", "", *table(c[k]["best"])]
+    if "large" in r:
+        g = r["large"]
+        lines += [
+            "",
+            f"## (a) again on a larger lattice: {g['lattice']:,} configurations",
+            "",
+            f"The same network on {g['inputs']} held-out digits under six families at 5 levels "
+            f"({', '.join(g['families'])}; scripts/verdict_models.py's `cnn6`), written by "
+            "`python scripts/compare_study.py --part large`. The release's run: a certified live NSGA-II run "
+            f"(seed 0, stop_at 0.95): {g['release']['evaluations']:,} configurations evaluated in "
+            f"{g['release']['seconds']:.0f} s, clean accuracy {pct(g['release']['clean'])}.",
+            "",
+            *copy_lines(g["copy"], g["release"]),
+            "",
+            f"(b) on the same lattice, the halved contrast against the same release: the gate "
+            f"{'fails' if g['half']['gate_failed'] else 'passes'} after {g['half']['evaluations']} evaluations, with "
+            f"{g['half']['regressions']} regressions of {g['half']['compared']} configurations compared, "
+            f"{g['half']['with_contrast']} of them under contrast; {g['half']['warm_sentence']}. The worst three:",
+            "",
+            *table(g["half"]["worst"]),
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -297,12 +366,24 @@ def main(argv=None):
     ap.add_argument("--cache", default=str(ROOT / "results" / "cache"), help="cnn's weights and ground truth")
     ap.add_argument("--work", default=str(ROOT / "results" / "cache" / "compare_study"), help="the new models' caches")
     ap.add_argument("--out", default=str(ROOT / "results" / "tables" / "compare_study"))
+    ap.add_argument(
+        "--part",
+        choices=("all", "large"),
+        default="all",
+        help="large: only (a) on cnn6's lattice, added to the tables written before",
+    )
     args = ap.parse_args(argv)
     torch.set_num_threads(max(1, torch.get_num_threads()))
-    t0 = time.perf_counter()
-    r = study(args.cache, args.work)
-    r["seconds"] = round(time.perf_counter() - t0, 1)
     out = Path(args.out)
+    t0 = time.perf_counter()
+    if args.part == "large":
+        r = json.loads(out.with_suffix(".json").read_text())
+    else:
+        r = study(args.cache, args.work)
+        r["seconds"] = round(time.perf_counter() - t0, 1)
+    t1 = time.perf_counter()
+    r["large"] = large(args.cache, args.work)
+    r["large"]["seconds"] = round(time.perf_counter() - t1, 1)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(r, indent=2, default=float) + "\n")
     md = render(r)
