@@ -167,6 +167,53 @@ def front_of(base) -> list[tuple]:
     return [tuple(map(int, t)) for t in base.thetas[ok][mask]]
 
 
+class Measured:
+    """The new model's measurements of the baseline's configurations, as the warm start grows them:
+    θ → per-input outcomes (`got`), why each was measured (`why`), and McNemar's test against the
+    baseline per θ, computed once."""
+
+    def __init__(self, base, known: dict, evaluate: Callable[[list], dict]):
+        self.base, self.evaluate = base, evaluate
+        self.thetas = [tuple(map(int, t)) for t in base.thetas]
+        self.row = {t: i for i, t in enumerate(self.thetas)}
+        self.got = {t: np.asarray(v, bool) for t, v in known.items() if t in self.row}
+        self.why = {t: "measured before" for t in self.got}
+        self.tests: dict = {}
+
+    def add(self, ts, reason: str) -> None:
+        ts = [t for t in ts if t not in self.got]
+        if ts:
+            self.got.update({t: np.asarray(v, bool) for t, v in self.evaluate(ts).items()})
+            self.why.update({t: reason for t in ts})
+
+    def rest(self) -> list:
+        """The baseline's configurations not measured yet, in its order."""
+        return [t for t in self.thetas if t not in self.got]
+
+    def change(self, t) -> float:
+        return float(self.got[t].mean() - self.base.correct[self.row[t]].mean())
+
+    def test(self, t) -> tuple[int, int, float]:
+        from .paired import mcnemar_exact
+
+        if t not in self.tests:
+            self.tests[t] = mcnemar_exact(self.base.correct[self.row[t]], self.got[t])
+        return self.tests[t]
+
+    def failing(self, max_drop: float, confidence: float, correction: str) -> bool:
+        """A measured configuration regresses significantly beyond max_drop (over those measured)."""
+        from .paired import adjust
+
+        ts = list(self.got)
+        reject, _ = adjust([self.test(t)[2] for t in ts], confidence, correction)
+        return any(r and self.change(t) < -max_drop for r, t in zip(reject, ts))
+
+    def refit(self, surrogate: ChangeSurrogate) -> ChangeSurrogate:
+        ts = list(self.got)
+        flips = [self.test(t)[0] + self.test(t)[1] for t in ts]
+        return surrogate.fit(np.array(ts), [self.change(t) for t in ts], flips, self.base.inputs)
+
+
 def warm_measure(
     base,
     known: dict,
@@ -181,90 +228,85 @@ def warm_measure(
     """Measure on the new model what the comparison with `base` (a RunRecord) needs, as the module
     says. `known`: θ → per-input outcomes the new model has already (its clean set among them);
     `evaluate(thetas)` measures a list of θ on it and returns θ → outcomes. Deterministic for a seed."""
-    from .paired import adjust, mcnemar_exact
-
-    thetas = [tuple(map(int, t)) for t in base.thetas]
-    row = {t: i for i, t in enumerate(thetas)}
-    n = base.inputs
-    got = {t: np.asarray(v, bool) for t, v in known.items() if t in row}
-    why = {t: "measured before" for t in got}
-    tests: dict = {}
-
-    def add(ts, reason):
-        ts = [t for t in ts if t not in got]
-        if ts:
-            got.update({t: np.asarray(v, bool) for t, v in evaluate(ts).items()})
-            why.update({t: reason for t in ts})
-
-    def change(t) -> float:
-        return float(got[t].mean() - base.correct[row[t]].mean())
-
-    def test(t) -> tuple[int, int, float]:
-        if t not in tests:
-            tests[t] = mcnemar_exact(base.correct[row[t]], got[t])
-        return tests[t]
-
-    def failing() -> bool:
-        """A measured configuration regresses significantly beyond max_drop (over those measured)."""
-        ts = list(got)
-        reject, _ = adjust([test(t)[2] for t in ts], confidence, correction)
-        return any(r and change(t) < -max_drop for r, t in zip(reject, ts))
-
+    m = Measured(base, known, evaluate)
     surrogate = ChangeSurrogate(seed)
+    fails = lambda: m.failing(max_drop, confidence, correction)  # noqa: E731
+    m.add(front_of(base), "front")
+    surrogate_rounds(m, surrogate, max_drop, step, fails)
 
-    def refit() -> ChangeSurrogate:
-        ts = list(got)
-        flips = [test(t)[0] + test(t)[1] for t in ts]
-        return surrogate.fit(np.array(ts), [change(t) for t in ts], flips, n)
+    # the rest: predicted from the surrogate as fitted now, bounded by a random sample of it
+    rest = m.rest()
+    pred = m.refit(surrogate).predict(np.array(rest)) if rest else np.zeros(0)
+    order = np.random.default_rng(seed).permutation(len(rest))
+    rest, pred = [rest[i] for i in order], pred[order]
+    k, look, bound, decision = sample_rest(m, rest, allowed(tolerance, len(m.thetas)), max_drop, confidence, fails)
+    predicted, mean = predictions(m, rest, pred, k, look, confidence)
+    return WarmStart(
+        why=m.why,
+        predicted=predicted,
+        bound=bound if len(predicted) else None,
+        mean=mean,
+        mean_before=float(base.psi.mean()),
+        configurations=len(m.thetas),
+        max_drop=max_drop,
+        tolerance=tolerance,
+        confidence=confidence,
+        weight=surrogate.weight,
+        decision=decision,
+    )
 
-    add(front_of(base), "front")
-    worst = min((change(t) for t in got), default=0.0)
-    while True:
-        rest = [t for t in thetas if t not in got]
-        if not rest:
-            break
-        pred = refit().predict(np.array(rest))
+
+def surrogate_rounds(m: Measured, surrogate: ChangeSurrogate, max_drop: float, step: int, fails) -> None:
+    """Step 2: `step` configurations a round where the refitted surrogate expects a drop beyond
+    `max_drop`, until it expects none, or a failure is found and the worst drop no longer moves."""
+    worst = min((m.change(t) for t in m.got), default=0.0)
+    while rest := m.rest():
+        pred = m.refit(surrogate).predict(np.array(rest))
         order = np.argsort(pred, kind="stable")
         pick = [rest[i] for i in order[:step] if pred[i] < -max_drop]
         if not pick:
-            break
-        add(pick, "surrogate")
-        now = min(change(t) for t in got)
-        if failing() and now >= worst:
-            break  # a failure found, and the worst drop no longer moves
+            return
+        m.add(pick, "surrogate")
+        now = min(m.change(t) for t in m.got)
+        if fails() and now >= worst:
+            return  # a failure found, and the worst drop no longer moves
         worst = min(worst, now)
 
-    # the rest: predicted from the surrogate as fitted now, bounded by a random sample of it
-    rest = [t for t in thetas if t not in got]
-    pred = refit().predict(np.array(rest)) if rest else np.zeros(0)
-    order = np.random.default_rng(seed).permutation(len(rest))
-    rest, pred = [rest[i] for i in order], pred[order]
-    allowed_ = allowed(tolerance, len(thetas))
+
+def sample_rest(m: Measured, rest: list, allowed_: int, max_drop: float, confidence: float, fails):
+    """Step 3: the first `k` of `rest` (shuffled) measured, k doubling per look until the gate decides
+    or all of it is measured. Returns (k, look, the bound, the decision)."""
     k = planned_sample(len(rest), allowed_, confidence) if rest else 0
     bound, decision, look = None, "complete", 0
     while rest:
-        add(rest[:k], "sample")
-        seen = sum(change(t) < -max_drop for t in rest[:k])
+        m.add(rest[:k], "sample")
+        seen = sum(m.change(t) < -max_drop for t in rest[:k])
         bound = share_bound(seen, k, len(rest), confidence, look)
         if k == len(rest):
             break
-        if failing():
+        if fails():
             decision = "fail"
             break
         if bound.bad_high <= allowed_:
             decision = "pass"
             break
         k, look = min(2 * k if k else MIN_SAMPLE, len(rest)), look + 1
-    if decision == "complete" and failing():
+    if decision == "complete" and fails():
         decision = "fail"
-    sampled = rest[:k]
-    left = rest[k:]
-    before = base.psi
-    r = lambda ts: np.array([got[t].mean() for t in ts])  # noqa: E731
-    b = lambda ts: np.array([before[row[t]] for t in ts])  # noqa: E731
+    return k, look, bound, decision
+
+
+def predictions(m: Measured, rest: list, pred: np.ndarray, k: int, look: int, confidence: float):
+    """The configurations left after the sample (`rest[k:]`), predicted as the baseline's accuracy plus
+    the surrogate's change, and the new model's mean accuracy over the baseline's configurations with
+    its prediction-powered interval (query_bound: the sample rectifies the predictions)."""
+    n, before = m.base.inputs, m.base.psi
+    sampled, left = rest[:k], rest[k:]
+    r = lambda ts: np.array([m.got[t].mean() for t in ts])  # noqa: E731
+    b = lambda ts: np.array([before[m.row[t]] for t in ts])  # noqa: E731
     p_sampled, p_left = np.clip(b(sampled) + pred[:k], 0, 1), np.clip(b(left) + pred[k:], 0, 1)
     in_sample = set(sampled)
-    measured_first = [t for t in got if t not in in_sample]
+    measured_first = [t for t in m.got if t not in in_sample]
     mean = query_bound(
         r(measured_first),
         np.full(len(measured_first), n),
@@ -276,20 +318,8 @@ def warm_measure(
         confidence,
         max(look, 0),
     )
-    cols = [f"t{i + 1}" for i in range(base.thetas.shape[1])]
+    cols = [f"t{i + 1}" for i in range(m.base.thetas.shape[1])]
     predicted = pd.DataFrame(np.array(left, dtype=np.int64).reshape(len(left), len(cols)), columns=cols)
     predicted["before"], predicted["after"] = b(left), p_left
     predicted["change"] = p_left - b(left)
-    return WarmStart(
-        why=why,
-        predicted=predicted,
-        bound=bound if left else None,
-        mean=mean,
-        mean_before=float(before.mean()),
-        configurations=len(thetas),
-        max_drop=max_drop,
-        tolerance=tolerance,
-        confidence=confidence,
-        weight=surrogate.weight,
-        decision=decision,
-    )
+    return predicted, mean
