@@ -242,24 +242,24 @@ def copy_lines(a: dict, release: dict) -> list[str]:
         "| measure | value |",
         "|---|---|",
         f"| regressions / improvements | {a['regressions']} / {a['improvements']} of {a['compared']} configurations |",
-        f"| evaluations: comparison / a fresh certified run of the copy | {a['evaluations']} / "
-        f"{a['fresh_evaluations']} = {a['evaluations_ratio']:.0%} (target ≤ 25 %) |",
+        f"| evaluations: comparison / a fresh certified run of the copy | {a['evaluations']:,} / "
+        f"{a['fresh_evaluations']:,} = {a['evaluations_ratio']:.0%} (target ≤ 25 %) |",
         f"| seconds: comparison / fresh certified run | {a['seconds']:.0f} / {a['fresh_seconds']:.0f} = "
         f"{a['seconds_ratio']:.0%} |",
         f"| measured on the copy: the release's front / where the surrogate expects a drop / random sample | "
         f"{w['measured_for']['front']} / {w['measured_for']['surrogate']} / {w['measured_for']['sample']} "
         "(and the clean set) |",
-        f"| predicted, bounded by the sample | {w['predicted']} configurations: at most "
+        f"| predicted, bounded by the sample | {w['predicted']:,} configurations: at most "
         f"{w['bound']['predicted_dropping_at_most']} of them lose more than 2 points "
         f"({w['bound']['confidence']:.0%} confidence; the gate allows {w['bound']['allowed']}) |",
         "",
         "The warm start (`Tester.compare`'s default; `warm=False` evaluates every configuration the release's run "
-        f"measured, {release['evaluations']} here, as many as a fresh run): {a['warm_sentence']}.",
+        f"measured, {release['evaluations']:,} here, as many as a fresh run): {a['warm_sentence']}.",
         "",
-        f"The release's front alone is {w['measured_for']['front']} of the {a['fresh_evaluations']} "
+        f"The release's front alone is {w['measured_for']['front']} of the {a['fresh_evaluations']:,} "
         f"evaluations of a fresh certified run ({w['measured_for']['front'] / a['fresh_evaluations']:.0%}); "
         "the sample is the smallest that, holding no drop, bounds the predicted configurations at "
-        f"tolerance × {w['bound']['population'] + w['measured'] - w['bound']['sampled']} "
+        f"tolerance × {w['bound']['population'] + w['measured'] - w['bound']['sampled']:,} "
         f"(tolerance {w['tolerance']:g}, the default). Seconds are wall time on a shared 2-core host "
         "whose load changed during the run.",
         "",
