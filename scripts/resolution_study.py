@@ -352,6 +352,18 @@ def rule_p(c: dict, relax_cap, front_cap) -> float:
     return float(np.exp(-min(c["missing_good"], c["remaining"]) / (cm.TUNED.good_share * front * r)))
 
 
+def stop_row(d: dict, rule: str, at: dict | None) -> dict:
+    """Run `d`'s stop under `rule` at checkpoint `at` (None: no stop): its share of Θ, and whether ε-complete."""
+    return {
+        "search": d["search"],
+        "epsilon": str(d["epsilon"]),
+        "seed": d["seed"],
+        "rule": rule,
+        "stop": np.nan if at is None else at["unique"] / d["size"],
+        "ok": np.nan if at is None else float(at["escapes"] == 0),
+    }
+
+
 def rules() -> str:
     """The diagnosed cnn6 runs re-read under RULES: per search and ε, the stops and how many were
     ε-complete; and each run's stop as the certificate reads it (what it estimated, its tolerance)."""
@@ -362,28 +374,9 @@ def rules() -> str:
     for d in runs:
         for label, rcap, fcap in RULES:
             at = next((c for c in d["checkpoints"] if rule_p(c, rcap, fcap) >= STOP_AT), None)
-            rows.append(
-                {
-                    "search": d["search"],
-                    "epsilon": str(d["epsilon"]),
-                    "seed": d["seed"],
-                    "rule": label,
-                    "stop": np.nan if at is None else at["unique"] / d["size"],
-                    "ok": np.nan if at is None else float(at["escapes"] == 0),
-                }
-            )
+            rows.append(stop_row(d, label, at))
         # the truth: the first checkpoint whose front is ε-complete; no rule stops safely before it
-        safe = next((c for c in d["checkpoints"] if c["escapes"] == 0), None)
-        rows.append(
-            {
-                "search": d["search"],
-                "epsilon": str(d["epsilon"]),
-                "seed": d["seed"],
-                "rule": TRUTH,
-                "stop": np.nan if safe is None else safe["unique"] / d["size"],
-                "ok": np.nan if safe is None else 1.0,
-            }
-        )
+        rows.append(stop_row(d, TRUTH, next((c for c in d["checkpoints"] if c["escapes"] == 0), None)))
     df = pd.DataFrame(rows)
     lines = [
         "# p_good's rule re-read on cnn6's checkpoints (scripts/resolution_study.py rules)",
