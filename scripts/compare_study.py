@@ -124,14 +124,9 @@ def study(cache, work) -> dict:
         gate = {"failed": True, "line": str(e)}
     c = half._comparison
     report = c.report(ROOT / "results" / "compare_study" / "comparison.html")
-    reg = c.regressions
     out["half"] = {
-        "compared": c.compared,
-        "evaluations": c.evaluations,
-        "regressions": len(reg),
+        **regressions_of(c),
         "improvements": len(c.improvements),
-        "with_contrast": int(reg.configuration.str.contains("contrast").sum()),
-        "worst": rows(reg),
         "families": c.families.to_dict("records"),
         "gate": gate,
         "report": str(report.relative_to(ROOT)),
@@ -143,16 +138,11 @@ def study(cache, work) -> dict:
     base_full = full_record(base)
     half.groundtruth()
     full = half.compare(base_full)
-    freg = full.regressions
     out["half_full"] = {
-        "compared": full.compared,
-        "evaluations": full.evaluations,
-        "regressions": len(freg),
+        **regressions_of(full),
         "improvements": len(full.improvements),
-        "with_contrast": int(freg.configuration.str.contains("contrast").sum()),
         "without_contrast_compared": int((full.table.t4 == 0).sum()),
-        "regressions_without_contrast": int((freg.t4 == 0).sum()),
-        "worst": rows(freg),
+        "regressions_without_contrast": int((full.regressions.t4 == 0).sum()),
         "gate_failed": bool(len(full.failing(0.02))),
     }
 
@@ -214,17 +204,24 @@ def large(cache, work) -> dict:
     out["copy"] = copy_case(net, release, "mnist_cnn6", Path(work) / "large", **LARGE)
     half = tester(HalfContrast(copy.deepcopy(net)).eval(), "mnist_cnn6_half", Path(work) / "large" / "half", **LARGE)
     c = half.compare(release, max_drop=0.02)
-    reg = c.regressions
     out["half"] = {
-        "compared": c.compared,
-        "evaluations": c.evaluations,
-        "regressions": len(reg),
-        "with_contrast": int(reg.configuration.str.contains("contrast").sum()),
-        "worst": rows(reg, 3),
+        **regressions_of(c, 3),
         "gate_failed": bool(c.gated(0.02)),
         "warm_sentence": c.warm.sentence(),
     }
     return out
+
+
+def regressions_of(c, most: int = 5) -> dict:
+    """A Comparison's counts, its regressions under contrast and its `most` worst (the halved contrast's rows)."""
+    reg = c.regressions
+    return {
+        "compared": c.compared,
+        "evaluations": c.evaluations,
+        "regressions": len(reg),
+        "with_contrast": int(reg.configuration.str.contains("contrast").sum()),
+        "worst": rows(reg, most),
+    }
 
 
 def full_record(t):

@@ -170,10 +170,13 @@ def front_of(base) -> list[tuple]:
 class Measured:
     """The new model's measurements of the baseline's configurations, as the warm start grows them:
     θ → per-input outcomes (`got`), why each was measured (`why`), and McNemar's test against the
-    baseline per θ, computed once."""
+    baseline per θ, computed once; with the gate's settings (max_drop, confidence, correction)."""
 
-    def __init__(self, base, known: dict, evaluate: Callable[[list], dict]):
+    def __init__(
+        self, base, known: dict, evaluate: Callable[[list], dict], max_drop: float, confidence: float, correction: str
+    ):
         self.base, self.evaluate = base, evaluate
+        self.max_drop, self.confidence, self.correction = max_drop, confidence, correction
         self.thetas = [tuple(map(int, t)) for t in base.thetas]
         self.row = {t: i for i, t in enumerate(self.thetas)}
         self.got = {t: np.asarray(v, bool) for t, v in known.items() if t in self.row}
@@ -200,13 +203,13 @@ class Measured:
             self.tests[t] = mcnemar_exact(self.base.correct[self.row[t]], self.got[t])
         return self.tests[t]
 
-    def failing(self, max_drop: float, confidence: float, correction: str) -> bool:
+    def failing(self) -> bool:
         """A measured configuration regresses significantly beyond max_drop (over those measured)."""
         from .paired import adjust
 
         ts = list(self.got)
-        reject, _ = adjust([self.test(t)[2] for t in ts], confidence, correction)
-        return any(r and self.change(t) < -max_drop for r, t in zip(reject, ts))
+        reject, _ = adjust([self.test(t)[2] for t in ts], self.confidence, self.correction)
+        return any(r and self.change(t) < -self.max_drop for r, t in zip(reject, ts))
 
     def refit(self, surrogate: ChangeSurrogate) -> ChangeSurrogate:
         ts = list(self.got)
@@ -228,19 +231,18 @@ def warm_measure(
     """Measure on the new model what the comparison with `base` (a RunRecord) needs, as the module
     says. `known`: θ → per-input outcomes the new model has already (its clean set among them);
     `evaluate(thetas)` measures a list of θ on it and returns θ → outcomes. Deterministic for a seed."""
-    m = Measured(base, known, evaluate)
+    m = Measured(base, known, evaluate, max_drop, confidence, correction)
     surrogate = ChangeSurrogate(seed)
-    fails = lambda: m.failing(max_drop, confidence, correction)  # noqa: E731
     m.add(front_of(base), "front")
-    surrogate_rounds(m, surrogate, max_drop, step, fails)
+    surrogate_rounds(m, surrogate, step)
 
     # the rest: predicted from the surrogate as fitted now, bounded by a random sample of it
     rest = m.rest()
     pred = m.refit(surrogate).predict(np.array(rest)) if rest else np.zeros(0)
     order = np.random.default_rng(seed).permutation(len(rest))
     rest, pred = [rest[i] for i in order], pred[order]
-    k, look, bound, decision = sample_rest(m, rest, allowed(tolerance, len(m.thetas)), max_drop, confidence, fails)
-    predicted, mean = predictions(m, rest, pred, k, look, confidence)
+    k, look, bound, decision = sample_rest(m, rest, allowed(tolerance, len(m.thetas)))
+    predicted, mean = predictions(m, rest, pred, k, look)
     return WarmStart(
         why=m.why,
         predicted=predicted,
@@ -256,47 +258,47 @@ def warm_measure(
     )
 
 
-def surrogate_rounds(m: Measured, surrogate: ChangeSurrogate, max_drop: float, step: int, fails) -> None:
+def surrogate_rounds(m: Measured, surrogate: ChangeSurrogate, step: int) -> None:
     """Step 2: `step` configurations a round where the refitted surrogate expects a drop beyond
     `max_drop`, until it expects none, or a failure is found and the worst drop no longer moves."""
     worst = min((m.change(t) for t in m.got), default=0.0)
     while rest := m.rest():
         pred = m.refit(surrogate).predict(np.array(rest))
         order = np.argsort(pred, kind="stable")
-        pick = [rest[i] for i in order[:step] if pred[i] < -max_drop]
+        pick = [rest[i] for i in order[:step] if pred[i] < -m.max_drop]
         if not pick:
             return
         m.add(pick, "surrogate")
         now = min(m.change(t) for t in m.got)
-        if fails() and now >= worst:
+        if m.failing() and now >= worst:
             return  # a failure found, and the worst drop no longer moves
         worst = min(worst, now)
 
 
-def sample_rest(m: Measured, rest: list, allowed_: int, max_drop: float, confidence: float, fails):
+def sample_rest(m: Measured, rest: list, allowed_: int):
     """Step 3: the first `k` of `rest` (shuffled) measured, k doubling per look until the gate decides
     or all of it is measured. Returns (k, look, the bound, the decision)."""
-    k = planned_sample(len(rest), allowed_, confidence) if rest else 0
+    k = planned_sample(len(rest), allowed_, m.confidence) if rest else 0
     bound, decision, look = None, "complete", 0
     while rest:
         m.add(rest[:k], "sample")
-        seen = sum(m.change(t) < -max_drop for t in rest[:k])
-        bound = share_bound(seen, k, len(rest), confidence, look)
+        seen = sum(m.change(t) < -m.max_drop for t in rest[:k])
+        bound = share_bound(seen, k, len(rest), m.confidence, look)
         if k == len(rest):
             break
-        if fails():
+        if m.failing():
             decision = "fail"
             break
         if bound.bad_high <= allowed_:
             decision = "pass"
             break
         k, look = min(2 * k if k else MIN_SAMPLE, len(rest)), look + 1
-    if decision == "complete" and fails():
+    if decision == "complete" and m.failing():
         decision = "fail"
     return k, look, bound, decision
 
 
-def predictions(m: Measured, rest: list, pred: np.ndarray, k: int, look: int, confidence: float):
+def predictions(m: Measured, rest: list, pred: np.ndarray, k: int, look: int):
     """The configurations left after the sample (`rest[k:]`), predicted as the baseline's accuracy plus
     the surrogate's change, and the new model's mean accuracy over the baseline's configurations with
     its prediction-powered interval (query_bound: the sample rectifies the predictions)."""
@@ -315,7 +317,7 @@ def predictions(m: Measured, rest: list, pred: np.ndarray, k: int, look: int, co
         np.full(len(sampled), n),
         p_left,
         n,
-        confidence,
+        m.confidence,
         max(look, 0),
     )
     cols = [f"t{i + 1}" for i in range(m.base.thetas.shape[1])]

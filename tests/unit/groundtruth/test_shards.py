@@ -11,7 +11,7 @@ import pytest
 
 from testnav.core.lattice import Lattice
 from testnav.errors import UserError
-from testnav.groundtruth.compute import chunk_prefixes, compute_groundtruth, read_meta
+from testnav.groundtruth.compute import CHUNK_PREFIX, chunk_prefixes, compute_groundtruth, read_meta
 from testnav.groundtruth.shards import check_shards, shard_chunks
 from tests.conftest import ROOT, small_benchmark
 
@@ -83,9 +83,12 @@ def test_a_killed_shard_resumes_from_its_chunks(reference, cache_dir, tmp_path):
     proc = run_py(cache, tmp_path / "r1", *shard0)
 
     def whole_chunks() -> set[str]:  # a chunk is done when every part of it is on disk (here both)
-        return {p.name[len("chunk-") :] for p in parts_dir.glob("chunk-*.parquet")} & {
-            p.name[len("signals-") :] for p in parts_dir.glob("signals-*.parquet")
-        }
+        return set.intersection(
+            *(
+                {p.name.removeprefix(f"{pre}-") for p in parts_dir.glob(f"{pre}-*.parquet")}
+                for pre in CHUNK_PREFIX.values()
+            )
+        )
 
     deadline = time.time() + 300
     while len(whole_chunks()) < 2 and proc.poll() is None and time.time() < deadline:
