@@ -266,8 +266,6 @@ def diagnose(search: str, seed: int, eps, cache_dir: Path, name: str = "cnn6") -
     """One replay of table `name` that never stops (stop_on=good's schedule), every checkpoint's
     readings with the truth there: whether the front was ε-complete at the tolerance the certificate
     used, and how many unmeasured configurations improve it by more than that (`escapes`)."""
-    import dataclasses
-
     from testnav import searches
     from testnav.core.oracle import TableOracle
     from testnav.stopping import certificate as cm
@@ -305,9 +303,7 @@ def diagnose(search: str, seed: int, eps, cache_dir: Path, name: str = "cnn6") -
         rest[seen] = False
         rest[0] = False
         escapes = int((~eps_dominated(values[rest], front, e)).sum())
-        rows.append(
-            {**dataclasses.asdict(r), **counts, "escapes": escapes, "eps_delta": float(e[0]), "eps_rho": float(e[1])}
-        )
+        rows.append({**r.row(), **counts, "escapes": escapes, "eps_delta": float(e[0]), "eps_rho": float(e[1])})
     out = {
         "search": search,
         "seed": seed,

@@ -96,16 +96,16 @@ def one_run(obj: Objectives, search: str, budget: int, seed: int, stop_at: float
         (
             r.proposals,
             r.unique,
-            None if r.missing != r.missing else float(r.missing),
+            None if r.complete.missing != r.complete.missing else float(r.complete.missing),
             bool(found[r.proposals - 1] == len(obj.pstar)),
-            r.fresh,
+            r.complete.fresh,
             r.front,
-            r.p_complete,
-            r.settled,
+            r.complete.p,
+            r.complete.settled,
         )
         for r in run.checkpoints
     ]
-    stop = next(((r.proposals, r.p_complete) for r in run.checkpoints if r.p_complete >= STOP_AT), None)
+    stop = next(((r.proposals, r.complete.p) for r in run.checkpoints if r.complete.p >= STOP_AT), None)
     stop_unique = int(uniq[stop[0] - 1]) if stop else None
     return {
         "auc": auc_recall(curve),
@@ -116,7 +116,7 @@ def one_run(obj: Objectives, search: str, budget: int, seed: int, stop_at: float
         "search_ms_per_proposal": 1000 * (wall - cert_seconds) / len(proposals),
         "cert_share": cert_seconds / wall if wall else 0.0,
         "cert_checkpoints": len(run.checkpoints),
-        "p_complete_last": run.checkpoints[-1].p_complete if run.checkpoints else 0.0,
+        "p_complete_last": run.checkpoints[-1].complete.p if run.checkpoints else 0.0,
         "stop_unique": stop_unique,
         "stop_complete": None if stop is None else bool(full is not None and stop_unique >= full),
         "stop_ratio": None if stop is None or not full else stop_unique / full,

@@ -189,7 +189,7 @@ class Watch:
             if name not in self.fired:
                 term.update(algorithm)
                 if term.has_terminated():
-                    self.fired[name] = (self.certificate.b, self.certificate.u)
+                    self.fired[name] = (self.certificate.measured.b, self.certificate.measured.u)
 
 
 def record(name: str, search_name: str, seed: int) -> dict:
@@ -215,7 +215,7 @@ def record(name: str, search_name: str, seed: int) -> dict:
     t0 = time.perf_counter()
     proposals, _ = cm.run_certified(search, cm.CertifiedOracle(oracle, cert), budget, seed, oracle.evaluate)
     truth = Truth(obj, proposals)
-    checkpoints = [{**dataclasses.asdict(r), **truth.at(r.unique)} for r in cert.records]
+    checkpoints = [{**r.row(), **truth.at(r.unique)} for r in cert.records]
     terminations = {}
     for term in TERMINATIONS if watch else ():
         b, u = watch.fired.get(term, (None, None))

@@ -66,7 +66,7 @@ class Run:
     which inputs of D the model got right under it, for every configuration it ran (`save` writes
     them to outcomes.parquet: t1..tn and `correct`, as the ground truth holds them). `checkpoints`:
     the stopping certificate's record at each of its checkpoints, in order (testnav/stopping/
-    certificate.py: proposals, unique, p_complete, p_good, the front, …), what the studies read;
+    certificate.py: proposals, unique, the front, a reading per rule, …), what the studies read;
     kept in memory only (`save` writes the last reading into summary.json, `load` has none)."""
 
     summary: dict
@@ -222,13 +222,13 @@ class Watched(Oracle):
 
     def show(self) -> None:
         c = self.certificate
-        seen = np.flatnonzero(c.seen)
-        pts = c.values[seen]
+        seen = np.flatnonzero(c.measured.seen)
+        pts = c.measured.values[seen]
         front = int(nondominated_mask(pts[:, 0], pts[:, 1]).sum()) if len(seen) else 0
         last = c.records[-1] if c.records else None
-        p = f"p_complete {last.p_complete:.2f}, p_good {last.p_good:.2f}" if last else "p_complete —"
+        p = f"p_complete {last.complete.p:.2f}, p_good {last.good.p:.2f}" if last else "p_complete —"
         self.bar.set_postfix_str(f"evaluated {len(seen)}, front {front}, {p}", refresh=False)
-        self.bar.update(c.b - self.bar.n)
+        self.bar.update(c.measured.b - self.bar.n)
 
 
 def replay(spec: RunSpec, objectives: Objectives, identity: dict, families=None) -> Run:

@@ -42,9 +42,11 @@ finished run's proposals (the vectorised engine, which never calls the oracle pe
 `stop_at` ends the run at the first checkpoint where p_complete ≥ stop_at. The surrogate is
 fitted only where fresh = 0, so the certificate costs little while the search is still finding.
 
-The parts: Certificate keeps the schedule (`split`, `after`, `feed`) and what was measured; each rule
-is an estimator (testnav/stopping/estimators.py: CompleteEstimator, GoodEstimator) that owns its
-fit, reuse and record; the tuned constants are one frozen Tuning (testnav/stopping/tuning.py).
+The parts: Certificate keeps the Schedule (`split`, `feed`) and what was measured (Measurements,
+testnav/stopping/measured.py); each rule is an estimator (testnav/stopping/estimators.py:
+CompleteEstimator, GoodEstimator) that owns its fit, reuse and record, is handed the MeasuredSet at
+each checkpoint and returns its Reading (a Checkpoint holds one per rule); how the surrogate is
+fitted is one frozen Fitting, the tuned constants one frozen Tuning (testnav/stopping/tuning.py).
 """
 
 from __future__ import annotations
@@ -56,11 +58,11 @@ import numpy as np
 
 from ..core.lattice import Lattice
 from ..core.oracle import Oracle
-from ..core.pareto import nondominated_mask
 from ..errors import UserError
 from ..paths import conf_defaults
 from .epsilon import AUTO, Resolution, tolerance
-from .estimators import CheckpointFit, CompleteEstimator, GoodEstimator, Reading
+from .estimators import CheckpointFit, CompleteEstimator, CompleteReading, Fitting, GoodEstimator, GoodReading
+from .measured import MeasuredSet, Measurements
 from .tuning import TUNED, Tuning
 
 OBJECTIVES = ("delta", "rho")
@@ -125,24 +127,27 @@ class CertificateConfig:
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """What the certificate read at one checkpoint (one is recorded per checkpoint)."""
+    """What the certificate read at one checkpoint (one is recorded per checkpoint): one Reading per rule."""
 
     proposals: int  # proposals made so far (b)
     unique: int  # configurations measured so far (u)
     remaining: int  # configurations not measured (θ = 0 aside): at most this many can be missing
-    p_complete: float
-    p_good: float
-    fresh: int  # members of the measured front first measured in the window before this checkpoint
-    fresh_good: int  # of those, the ones that improve on the front before the window by more than ε
     front: int  # |measured front| (0 where too few points are measured, or Θ is exhausted)
-    missing: float  # calibrated expected members still unmeasured; NaN: not fitted (fresh > 0); inf: too few points
-    missing_good: float  # calibrated expected ε-improvements still unmeasured (NaN, inf: as `missing`)
-    settled: bool  # the front had settled (Tuning.quiet): the tolerance Tuning.quiet_relax × wider
-    improved: int  # u when the newest ε-improvement was measured (0: none yet)
+    complete: CompleteReading  # p_complete and what it was read from
+    good: GoodReading  # p_good and what it was read from
 
     def p(self, rule: str) -> float:
         """The certificate `rule` (complete | good) names."""
-        return self.p_good if rule == "good" else self.p_complete
+        return (self.good if rule == "good" else self.complete).p
+
+    def row(self) -> dict:
+        """Flat, as the studies store a checkpoint (scripts/stopping_study.py): p_complete, p_good,
+        fresh, fresh_good, missing, missing_good, settled, improved beside the counts."""
+        c, g = self.complete, self.good
+        out = dict(proposals=self.proposals, unique=self.unique, remaining=self.remaining, p_complete=c.p, p_good=g.p)
+        out.update(fresh=c.fresh, fresh_good=g.fresh, front=self.front, missing=c.missing, missing_good=g.missing)
+        out.update(settled=c.settled, improved=g.improved)
+        return out
 
 
 def default_every(size: int, rule: str = "complete", tuning: Tuning = TUNED) -> int:
@@ -155,11 +160,47 @@ def default_every(size: int, rule: str = "complete", tuning: Tuning = TUNED) -> 
     return max(10, min(-(-size // tuning.every_share), cap))
 
 
+class Schedule:
+    """Where the checkpoints fall: after `every` new configurations, or `growth` × further (`after`);
+    `next`, u at the next one. `window_growth` is the sparser schedule's growth (Tuning.growth),
+    whose window a dense schedule counts fresh members over (`window_start`)."""
+
+    def __init__(self, every: int, growth: float, window_growth: float):
+        self.every, self.growth, self.window_growth = every, growth, window_growth
+        self.next = every
+
+    def after(self, mark: int) -> int:
+        """The checkpoint after `mark`: `every` new configurations on, or `growth` × mark if
+        further, so a run of u configurations has O(log u) checkpoints, each stop comes within
+        a factor `growth` of where the statistic first allowed it."""
+        return max(mark + self.every, int(np.ceil(mark * self.growth)))
+
+    def marks(self, u: int) -> list[int]:
+        """The checkpoints due up to `u` configurations measured."""
+        marks: list[int] = []
+        t = self.next
+        while t <= u:
+            marks.append(t)
+            t = self.after(t)
+        return marks
+
+    def passed(self, u: int) -> None:
+        """A checkpoint was read at `u`: the next one is the first due beyond it."""
+        while self.next <= u:
+            self.next = self.after(self.next)
+
+    def window_start(self, u: int) -> float:
+        """Dense: the trailing window's start, max(every, (1 − 1/window_growth)·u) configurations back
+        (the window of the sparser schedule, so a stop needs the same quiet spell, but is noticed sooner)."""
+        return u - max(self.every, (1 - 1 / self.window_growth) * u)
+
+
 class Certificate:
     """The certificate of one run: feed it the run's chunks (`split`, `feed`) or its finished
     proposals (`finish`); `records` holds one Checkpoint per checkpoint, `stopped` the proposal
-    count at which it ended the run (None: it did not). It keeps the schedule and what was
-    measured; `complete` and `good` (estimators.py) read p_complete and p_good at each checkpoint."""
+    count at which it ended the run (None: it did not). It keeps the `schedule` and what was
+    `measured`; `complete` and `good` (estimators.py) read p_complete and p_good at each checkpoint,
+    from the MeasuredSet it hands them."""
 
     def __init__(
         self,
@@ -186,74 +227,58 @@ class Certificate:
                 "give a number (e.g. certificate.epsilon=0.01)"
             )
         self.resolution = resolution if self.config.epsilon == AUTO else None
-        self.tuning = tuning
-        self.stop_on = self.config.rule(live=False)  # `auto` unresolved (no run path given): complete
-        self.lattice, self.seed = lattice, int(seed)
-        self.dense = lattice.size > tuning.reuse_above if dense is None else bool(dense)
-        self.every = int(self.config.every) if self.config.every else default_every(lattice.size, self.stop_on, tuning)
-        self.n_estimators = int(n_estimators if n_estimators is not None else tuning.trees)
-        self.samples, self.min_points = int(samples), int(min_points)
-        self.growth = float(growth) if growth else tuning.dense_growth if self.dense else tuning.growth
+        dense = lattice.size > tuning.reuse_above if dense is None else bool(dense)
+        every = int(self.config.every) if self.config.every else default_every(lattice.size, self.stop_on, tuning)
+        growth = float(growth) if growth else tuning.dense_growth if dense else tuning.growth
+        self.schedule = Schedule(every, growth, tuning.growth)
+        trees = int(n_estimators if n_estimators is not None else tuning.trees)
+        self.fitting = Fitting(lattice, int(seed), trees, int(samples), int(min_points), dense, tuning)
         self._start()
 
     @property
-    def stop_at(self) -> float | None:
-        return self.config.stop_at
-
-    @property
-    def share(self) -> float:
-        return self.config.share
+    def stop_on(self) -> str:
+        """The rule that stops the run (`auto` unresolved, no run path given: complete)."""
+        return self.config.rule(live=False)
 
     def _start(self) -> None:
         """The state of a run not yet begun: nothing measured, no checkpoint."""
-        size = self.lattice.size
-        self.values = np.full((size, 2), np.nan)
-        self.seen = np.zeros(size, bool)
-        self.proposals: list[np.ndarray] = []
-        self.b = self.u = 0
-        self.next_u = self.every
+        self.measured = Measurements(self.fitting.lattice.size)
+        self.schedule.next = self.schedule.every
         self.records: list[Checkpoint] = []
-        self._new: list[np.ndarray] = []  # configurations first measured since the last checkpoint
-        # how many configurations were measured once each θ had been (its chunk's end): the age of
-        # the measured front (quiet) and, dense, the trailing window; 4 bytes per θ wherever that
-        # count fits, as it does on any Θ whose record fits in memory
-        self.first = np.zeros(size, np.int32 if size < 2**31 else np.int64)
-        self.complete, self.good = CompleteEstimator(self.tuning), GoodEstimator(self.tuning)
+        self.complete = CompleteEstimator(self.fitting, self.config.share)
+        self.good = GoodEstimator(self.fitting)
         self.stopped: int | None = None
         self.seconds = 0.0  # spent estimating (the cost of the certificate)
 
+    def read(self, new: np.ndarray) -> MeasuredSet:
+        """The measured set now, as the rules read it (`new`: first measured since the last checkpoint)."""
+        return self.measured.read(new, self.schedule.window_start(self.measured.u))
+
     def estimate(self) -> Checkpoint:
         """The checkpoint now: p_complete and p_good with what they were read from."""
-        new = np.concatenate(self._new) if self._new else np.zeros(0, np.int64)
-        self._new = []
-        seen = np.flatnonzero(self.seen)
-        measured = seen[seen != 0]
-        k = self.lattice.size - len(seen) - (not self.seen[0])
-        at = dict(proposals=self.b, unique=self.u, remaining=k)
-        if k == 0 or len(measured) < self.min_points:  # Θ exhausted: certain; too few points: no reading
-            p, fresh, missing = (1.0, 0, 0.0) if k == 0 else (0.0, len(new), np.inf)
-            return Checkpoint(**at, **self.complete.plain(p, fresh, missing), **self.good.plain(p, fresh, missing))
-        pts = self.values[measured]
-        on_front = nondominated_mask(pts[:, 0], pts[:, 1])
-        reading = Reading(new, measured, measured[on_front], int(on_front.sum()), k)
-        shared = CheckpointFit(self)  # this checkpoint's fit and draws: not kept past it
-        complete = self.complete.update(self, reading, shared)
-        return Checkpoint(**at, **complete, **self.good.update(self, reading, shared))
-
-    def window_start(self) -> float:
-        """Dense: the trailing window's start, max(every, (1 − 1/growth)·u) configurations back (the
-        window of the sparser schedule, so a stop needs the same quiet spell, but is noticed sooner)."""
-        return self.u - max(self.every, (1 - 1 / self.tuning.growth) * self.u)
+        m = self.read(self.measured.take_new())
+        k = m.remaining
+        at = dict(proposals=self.measured.b, unique=m.u, remaining=k)
+        if k == 0 or len(m.measured) < self.fitting.min_points:  # Θ exhausted: certain; too few points: no reading
+            p, fresh, missing = (1.0, 0, 0.0) if k == 0 else (0.0, len(m.new), np.inf)
+            return Checkpoint(
+                **at, front=0, complete=self.complete.plain(p, fresh, missing), good=self.good.plain(p, fresh, missing)
+            )
+        shared = CheckpointFit(self.fitting, m)  # this checkpoint's fit and draws: not kept past it
+        eps = self.tolerance()
+        complete = self.complete.update(m, shared, eps)
+        return Checkpoint(**at, front=m.front, complete=complete, good=self.good.update(m, shared, eps))
 
     def tolerance(self) -> np.ndarray:
         """(ε_δ, ε_ρ) now, in the units of the values fed: `epsilon` of each objective's measured
         range, or with `auto` the resolution's (epsilon.Resolution)."""
-        return tolerance(self.config.epsilon, self.values[self.seen], self.resolution)
+        return tolerance(self.config.epsilon, self.measured.values[self.measured.seen], self.resolution)
 
     def missing(self) -> float:
         """p_complete's expected number of front members still unmeasured, Σ p_θ over the unmeasured
         θ before calibration (CompleteEstimator.missing), at the measured set as it is now."""
-        return self.complete.missing(self, CheckpointFit(self))
+        m = self.read(np.zeros(0, np.int64))
+        return self.complete.missing(m, CheckpointFit(self.fitting, m))
 
     def split(self, indices: np.ndarray) -> list[np.ndarray]:
         """`indices` cut after each proposal at which a checkpoint falls (so a live run never
@@ -262,52 +287,36 @@ class Certificate:
         _, first = np.unique(idx, return_index=True)
         new = np.zeros(len(idx), bool)
         new[first] = True
-        new &= ~self.seen[idx]
-        u = self.u + np.cumsum(new)
-        marks, t = [], self.next_u
-        while len(u) and t <= u[-1]:
-            marks.append(t)
-            t = self.after(t)
-        if len(u) and u[-1] == self.lattice.size:
-            marks.append(self.lattice.size)  # Θ exhausted: certain, whatever the schedule
+        new &= ~self.measured.seen[idx]
+        u = self.measured.u + np.cumsum(new)
+        size = self.fitting.lattice.size
+        marks = self.schedule.marks(u[-1]) if len(u) else []
+        if len(u) and u[-1] == size:
+            marks.append(size)  # Θ exhausted: certain, whatever the schedule
         cuts = sorted({int(np.searchsorted(u, t)) + 1 for t in marks})
         return [c for c in np.split(idx, cuts) if len(c)]
 
-    def after(self, mark: int) -> int:
-        """The checkpoint after `mark`: `every` new configurations on, or `growth` × mark if
-        further, so a run of u configurations has O(log u) checkpoints, each stop comes within
-        a factor `growth` of where the statistic first allowed it."""
-        return max(mark + self.every, int(np.ceil(mark * self.growth)))
-
     def feed(self, chunk: np.ndarray, values: np.ndarray) -> bool:
         """Record a chunk (from split) and its (δ, ρ); True if the run should stop here."""
-        chunk = np.asarray(chunk, dtype=np.int64)
-        new = np.unique(chunk[~self.seen[chunk]])
-        self._new.append(new)
-        self.values[chunk] = values
-        self.seen[chunk] = True
-        self.proposals.append(chunk)
-        self.b += len(chunk)
-        self.u = int(self.seen.sum())
-        self.first[new] = self.u
-        exhausted = self.u == self.lattice.size and (not self.records or self.records[-1].p_complete < 1)
-        if self.u >= self.next_u or exhausted:
+        m = self.measured
+        m.add(chunk, values)
+        exhausted = m.u == self.fitting.lattice.size and (not self.records or self.records[-1].complete.p < 1)
+        if m.u >= self.schedule.next or exhausted:
             t0 = time.perf_counter()
             record = self.estimate()
             self.seconds += time.perf_counter() - t0
             self.records.append(record)
-            while self.next_u <= self.u:
-                self.next_u = self.after(self.next_u)
-            if self.stop_at is not None and record.p(self.stop_on) >= self.stop_at:
-                self.stopped = self.b
+            self.schedule.passed(m.u)
+            if self.config.stop_at is not None and record.p(self.stop_on) >= self.config.stop_at:
+                self.stopped = m.b
                 return True
         return False
 
-    def column(self, name: str = "p_complete") -> np.ndarray:
-        """A Checkpoint field after each proposal fed (0 before the first checkpoint)."""
-        out = np.zeros(self.b)
+    def column(self, rule: str = "complete") -> np.ndarray:
+        """The certificate `rule` (complete | good) after each proposal fed (0 before the first checkpoint)."""
+        out = np.zeros(self.measured.b)
         for r in self.records:
-            out[r.proposals - 1 :] = getattr(r, name)
+            out[r.proposals - 1 :] = r.p(rule)
         return out
 
     def finish(self, proposals: np.ndarray, evaluate) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -315,7 +324,7 @@ class Certificate:
         ({"p_complete": …, "p_good": …}). Proposals the certificate has not seen (a search that read the table
         up front) are fed now, through the same checkpoints; `evaluate(indices)` gives their (δ, ρ)."""
         p = np.asarray(proposals, dtype=np.int64)
-        fed = np.concatenate(self.proposals) if self.proposals else np.zeros(0, np.int64)
+        fed = np.concatenate(self.measured.proposals) if self.measured.proposals else np.zeros(0, np.int64)
         if len(fed) > len(p) or not np.array_equal(fed, p[: len(fed)]):  # evaluated out of order: start over
             self._start()
             fed = fed[:0]
@@ -323,7 +332,7 @@ class Certificate:
             for chunk in self.split(p[len(fed) :]):
                 if self.feed(chunk, evaluate(chunk)):
                     break
-        return p[: self.b], {name: self.column(name) for name in ("p_complete", "p_good")}
+        return p[: self.measured.b], {f"p_{rule}": self.column(rule) for rule in ("complete", "good")}
 
 
 class CertifiedOracle(Oracle):
@@ -372,11 +381,11 @@ def summary_fields(certificate: Certificate, columns: dict) -> dict:
     out = {
         "p_complete": last["p_complete"],
         "p_good": last["p_good"],
-        "stop_at": certificate.stop_at,
+        "stop_at": certificate.config.stop_at,
         "stop_on": certificate.stop_on,
         "epsilon": certificate.config.epsilon,
         "stopped_at": certificate.stopped,
-        "certificate_every": certificate.every,
+        "certificate_every": certificate.schedule.every,
         "certificate_seconds": round(certificate.seconds, 4),
     }
     res = certificate.resolution

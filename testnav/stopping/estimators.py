@@ -2,21 +2,24 @@
 p_complete (CompleteEstimator: no unmeasured θ escapes the measured front) and p_good
 (GoodEstimator: none improves on it by more than ε). Each owns its state across checkpoints, as
 pymoo's termination criteria each own `_update`: the fit whose window it scores next (its record
-of members expected against members found there) and, dense, its quiet spell's p_θ (reuse). The
-certificate keeps the schedule and what was measured; at a checkpoint it hands both rules one
-CheckpointFit, so the surrogate is fitted at most once for the two.
+of members expected against members found there) and, dense, its quiet spell's p_θ (reuse). At a
+checkpoint the certificate hands both rules the MeasuredSet (testnav/stopping/measured.py) and one
+CheckpointFit, so the surrogate is fitted at most once for the two; each returns its Reading.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
+from ..core.lattice import Lattice
 from ..core.pareto import nondominated_mask
 from .epsilon import eps_dominated
 from .level_surrogate import Surrogate
+from .measured import MeasuredSet
 from .pool import neighbours, random_configurations
 from .tuning import TUNED, Tuning
 
@@ -41,14 +44,46 @@ def dominated_draws(draws: np.ndarray, front: np.ndarray) -> np.ndarray:
     return out
 
 
-class Reading(NamedTuple):
-    """What a checkpoint reads off the measured set, for both rules."""
+@dataclass(frozen=True)
+class Reading:
+    """One rule's reading at a checkpoint: its probability and what it was read from."""
 
-    new: np.ndarray  # configurations first measured since the last checkpoint
-    measured: np.ndarray  # every measured θ but θ = 0
-    members: np.ndarray  # the measured front's θ
-    front: int  # |measured front|
-    remaining: int  # configurations not measured (θ = 0 aside)
+    p: float  # p_complete or p_good
+    # members of the measured front first measured in the window before this checkpoint (p_good:
+    # those that improve on the front before the window by more than ε)
+    fresh: int
+    # calibrated expected members (p_good: ε-improvements) still unmeasured; NaN: not fitted (fresh > 0);
+    # inf: too few points
+    missing: float
+
+
+@dataclass(frozen=True)
+class CompleteReading(Reading):
+    """p_complete's reading."""
+
+    settled: bool  # the front had settled (Tuning.quiet): the tolerance Tuning.quiet_relax × wider
+
+
+@dataclass(frozen=True)
+class GoodReading(Reading):
+    """p_good's reading."""
+
+    improved: int  # u when the newest ε-improvement was measured (0: none yet)
+
+
+@dataclass(frozen=True)
+class Fitting:
+    """How a checkpoint's surrogate is fitted and read, the same at every checkpoint of a run."""
+
+    lattice: Lattice
+    seed: int
+    trees: int  # the forest's trees (at most tuning.trees where the sum is sampled)
+    samples: int  # predictive draws per θ
+    min_points: int  # measured θ (θ = 0 aside) below which no front is read
+    # above tuning.reuse_above configurations: fresh is counted over the trailing window and the
+    # surrogate is fitted once per quiet spell (certificate.py's docstring)
+    dense: bool
+    tuning: Tuning
 
 
 class Fit(NamedTuple):
@@ -86,8 +121,8 @@ class CheckpointFit:
     are the measured front's unit-step neighbours plus `sample` uniform draws from the rest,
     weighted up to the rest's size, so a checkpoint costs the same on any lattice."""
 
-    def __init__(self, certificate):
-        self.certificate = certificate
+    def __init__(self, fitting: Fitting, measured: MeasuredSet):
+        self.fitting, self.measured = fitting, measured
         self._fitted: tuple | None = None
         self._draws: np.ndarray | None = None
 
@@ -99,32 +134,28 @@ class CheckpointFit:
         return self._fitted
 
     def _fit(self) -> tuple:
-        c, tuning = self.certificate, self.certificate.tuning
-        seen = np.flatnonzero(c.seen)
-        unmeasured = c.lattice.size - len(seen) - (not c.seen[0])
-        measured = seen[seen != 0]
-        large = unmeasured > tuning.sample_above
+        f, m, tuning = self.fitting, self.measured, self.fitting.tuning
+        seen = np.flatnonzero(m.seen)
+        large = m.remaining > tuning.sample_above
         model = Surrogate(
-            c.lattice,
+            f.lattice,
             "forest",
-            n_estimators=min(c.n_estimators, tuning.large_trees) if large else c.n_estimators,
-            seed=c.seed,
+            n_estimators=min(f.trees, tuning.trees) if large else f.trees,
+            seed=f.seed,
             max_samples=tuning.max_samples if large else None,
         )
-        model.fit(seen, c.values[seen])
-        pts = c.values[measured]
-        on_front = nondominated_mask(pts[:, 0], pts[:, 1])
-        front = pts[on_front]
+        model.fit(seen, m.values[seen])
+        front = m.values[m.members]
         if not large:
-            cand = np.flatnonzero(~c.seen)
+            cand = np.flatnonzero(~m.seen)
             cand = cand[cand != 0]  # θ = 0 is not on P*
             return model, front, cand, np.ones(len(cand)), len(cand)
-        rng = np.random.default_rng([c.seed, len(seen)])
-        near = neighbours(c.lattice, measured[on_front])
-        near = near[~c.seen[near] & (near != 0)]
-        rest = random_configurations(c.lattice, tuning.sample, rng, exclude=np.concatenate([seen, near, [0]]))
+        rng = np.random.default_rng([f.seed, len(seen)])
+        near = neighbours(f.lattice, m.members)
+        near = near[~m.seen[near] & (near != 0)]
+        rest = random_configurations(f.lattice, tuning.sample, rng, exclude=np.concatenate([seen, near, [0]]))
         cand = np.concatenate([near, rest])
-        w = np.r_[np.ones(len(near)), np.full(len(rest), (unmeasured - len(near)) / max(len(rest), 1))]
+        w = np.r_[np.ones(len(near)), np.full(len(rest), (m.remaining - len(near)) / max(len(rest), 1))]
         return model, front, cand, w, len(near)
 
     def draws(self) -> np.ndarray:
@@ -132,64 +163,65 @@ class CheckpointFit:
         if self._draws is None:
             model, _, cand, _, _ = self.fitted()
             mean, sd = model.predict(cand)
-            self._draws = model.draws(cand, mean=mean, sd=sd, samples=self.certificate.samples)  # evenly spaced scores
+            self._draws = model.draws(cand, mean=mean, sd=sd, samples=self.fitting.samples)  # evenly spaced scores
         return self._draws
 
 
 class Estimator(ABC):
-    """One rule's estimate at each checkpoint (`update`): its probability and what it was read from.
-    It owns the last quiet checkpoint's fit (`fit`, scored on the window after it), the surrogate's
-    record over such windows (`expected` members against `found`) and, dense, its quiet spell's
-    reuse (`spell`)."""
+    """One rule's estimate at each checkpoint (`update`): its Reading. It owns the last quiet
+    checkpoint's fit (`fit`, scored on the window after it), the surrogate's record over such
+    windows (`expected` members against `found`) and, dense, its quiet spell's reuse (`spell`)."""
 
-    def __init__(self, tuning: Tuning = TUNED):
-        self.tuning = tuning
+    def __init__(self, fitting: Fitting):
+        self.fitting = fitting
         self.fit: Fit | None = None
         self.spell: Spell | None = None
         self.expected = self.found = 0.0
+
+    @property
+    def tuning(self) -> Tuning:
+        return self.fitting.tuning
 
     @abstractmethod
     def chance(self, draws: np.ndarray, front: np.ndarray, eps) -> np.ndarray:
         """Per θ, the share of its draws (S, m, 2) that count against `front` under this rule."""
 
     @abstractmethod
-    def update(self, certificate, reading: Reading, shared: CheckpointFit) -> dict:
-        """This rule's Checkpoint fields at a checkpoint that reads a front."""
+    def update(self, measured: MeasuredSet, shared: CheckpointFit, eps: np.ndarray) -> Reading:
+        """This rule's reading at a checkpoint that reads a front; `eps`: the tolerance (ε_δ, ε_ρ) now."""
 
     @abstractmethod
-    def plain(self, p: float, fresh: int, missing: float) -> dict:
-        """This rule's Checkpoint fields where no front is read: Θ exhausted (p = 1) or too few
-        points measured (p = 0); the last fit has no window to score."""
+    def plain(self, p: float, fresh: int, missing: float) -> Reading:
+        """This rule's reading where no front is read: Θ exhausted (p = 1) or too few points
+        measured (p = 0); the last fit has no window to score."""
 
     def take_fit(self) -> Fit | None:
         """The last checkpoint's fit, if it was quiet, handed over once (the window after it is now measured)."""
         fit, self.fit = self.fit, None
         return fit
 
-    def scored(self, fit: Fit, cand: np.ndarray, samples: int) -> np.ndarray:
+    def scored(self, fit: Fit, cand: np.ndarray) -> np.ndarray:
         """p_θ of each θ of `cand` under the kept `fit` (same fit, same evenly spaced draws)."""
         mean, sd = fit.model.predict(cand)
-        return self.chance(fit.model.draws(cand, mean=mean, sd=sd, samples=samples), fit.front, fit.eps)
+        return self.chance(fit.model.draws(cand, mean=mean, sd=sd, samples=self.fitting.samples), fit.front, fit.eps)
 
-    def missing(self, certificate, shared: CheckpointFit, eps=None) -> float:
+    def missing(self, measured: MeasuredSet, shared: CheckpointFit, eps=None) -> float:
         """Σ p_θ over the unmeasured θ, before calibration (this checkpoint's fit is kept for the next
         window's record): 0 with none left, inf with too few points measured; dense, a quiet spell
         sums the p_θ of its first fit over the candidates still unmeasured (its front and ε, older,
         can only overstate)."""
-        c = certificate
-        seen = np.flatnonzero(c.seen)
-        unmeasured = c.lattice.size - len(seen) - (not c.seen[0])
-        if unmeasured == 0:
+        m = measured
+        if m.remaining == 0:
             return 0.0
-        if len(seen[seen != 0]) < c.min_points:
+        if len(m.measured) < self.fitting.min_points:
             return np.inf
         if self.spell is not None:  # dense, the front unchanged since this spell's fit
-            self.fit = Fit(self.spell.model, self.spell.front, self.spell.eps, c.u)
-            return self.spell.sum(c.seen, unmeasured)
+            self.fit = Fit(self.spell.model, self.spell.front, self.spell.eps, m.u)
+            return self.spell.sum(m.seen, m.remaining)
         model, front, cand, w, exact = shared.fitted()
-        self.fit = Fit(model, front, eps, c.u)
+        self.fit = Fit(model, front, eps, m.u)
         p = self.chance(shared.draws(), front, eps)
-        if c.dense:  # for the spell's later checkpoints: the first `exact` of cand are summed exactly
+        if self.fitting.dense:  # for the spell's later checkpoints: the first `exact` of cand are summed exactly
             self.spell = Spell(model, front, eps, cand, p, exact)
         return float((w * p).sum())
 
@@ -198,37 +230,40 @@ class CompleteEstimator(Estimator):
     """p_complete: exp(−fresh) while the last window found front members, else
     exp(−missing / (share · |front|)), missing calibrated by the surrogate's record, the tolerance
     quiet_relax × wider once the front has settled; both count at most the configurations still
-    unmeasured."""
+    unmeasured. `share`: CertificateConfig.share."""
+
+    def __init__(self, fitting: Fitting, share: float):
+        super().__init__(fitting)
+        self.share = share
 
     def chance(self, draws, front, eps=None):
         return escape_probability(draws, front)
 
     def plain(self, p, fresh, missing):
         self.fit = None
-        return dict(p_complete=p, fresh=fresh, front=0, missing=missing, settled=False)
+        return CompleteReading(p, fresh, missing, settled=False)
 
-    def update(self, certificate, reading, shared):
-        c, k = certificate, reading.remaining
+    def update(self, measured, shared, eps=None):
+        m, k = measured, measured.remaining
         fit = self.take_fit()
-        found = int(np.isin(reading.members, reading.new).sum())  # in the window since the last checkpoint
+        found = int(np.isin(m.members, m.new).sum())  # in the window since the last checkpoint
         if found:
             self.spell = None  # the front changed: the next quiet checkpoint fits anew
         fresh = found
-        if c.dense:  # over the trailing window, as long as the sparse schedule's window here
-            fresh = int((c.first[reading.members] > c.window_start()).sum())
+        if self.fitting.dense:  # over the trailing window, as long as the sparse schedule's window here
+            fresh = int((m.first[m.members] > m.window).sum())
         if fit is not None:  # the window after a fit: what it expected there against what was found
-            new = reading.new[reading.new != 0]
-            self.expected += float(self.scored(fit, new, c.samples).sum()) if len(new) else 0.0
+            new = m.new[m.new != 0]
+            self.expected += float(self.scored(fit, new).sum()) if len(new) else 0.0
             self.found += found
         if fresh:  # the surrogate could only lower p_complete further
-            p = float(np.exp(-min(fresh, k)))
-            return dict(p_complete=p, fresh=fresh, front=reading.front, missing=np.nan, settled=False)
-        missing = min(self.missing(c, shared) * (self.found + 1) / (self.expected + 1), k)
+            return CompleteReading(float(np.exp(-min(fresh, k))), fresh, np.nan, settled=False)
+        missing = min(self.missing(m, shared) * (self.found + 1) / (self.expected + 1), k)
         # settled: u ≥ quiet × u when the front's newest member was measured (the front unchanged
         # over the last 1 − 1/quiet of the run): quiet_relax × the tolerance
-        settled = bool(c.u >= self.tuning.quiet * c.first[reading.members].max())
-        p = float(np.exp(-missing / (c.share * reading.front * (self.tuning.quiet_relax if settled else 1))))
-        return dict(p_complete=p, fresh=0, front=reading.front, missing=missing, settled=settled)
+        settled = bool(m.u >= self.tuning.quiet * m.first[m.members].max())
+        p = float(np.exp(-missing / (self.share * m.front * (self.tuning.quiet_relax if settled else 1))))
+        return CompleteReading(p, 0, missing, settled=settled)
 
 
 class GoodEstimator(Estimator):
@@ -238,8 +273,8 @@ class GoodEstimator(Estimator):
     It also keeps `improved`, u when the newest ε-improvement was measured, and `u_last`, u at the
     last checkpoint that read a front (the window's start, sparse)."""
 
-    def __init__(self, tuning: Tuning = TUNED):
-        super().__init__(tuning)
+    def __init__(self, fitting: Fitting):
+        super().__init__(fitting)
         self.improved = 0
         self.u_last = 0
 
@@ -248,34 +283,33 @@ class GoodEstimator(Estimator):
 
     def plain(self, p, fresh, missing):
         self.fit = None
-        return dict(p_good=p, fresh_good=fresh, missing_good=missing, improved=self.improved)
+        return GoodReading(p, fresh, missing, improved=self.improved)
 
-    def update(self, certificate, reading, shared):
-        c, k, measured, members = certificate, reading.remaining, reading.measured, reading.members
+    def update(self, measured, shared, eps):
+        m, k = measured, measured.remaining
         fit = self.take_fit()
-        eps = c.tolerance()
-        start = c.window_start() if c.dense else self.u_last
-        newer = members[c.first[members] > start]
-        older = measured[c.first[measured] <= start]
-        before = c.values[older][nondominated_mask(*c.values[older].T)] if len(older) else np.zeros((0, 2))
-        better = newer[~eps_dominated(c.values[newer], before, eps)]
+        start = m.window if self.fitting.dense else self.u_last
+        newer = m.members[m.first[m.members] > start]
+        older = m.measured[m.first[m.measured] <= start]
+        before = m.values[older][nondominated_mask(*m.values[older].T)] if len(older) else np.zeros((0, 2))
+        better = newer[~eps_dominated(m.values[newer], before, eps)]
         fresh = len(better)
         if fresh:
-            self.improved = max(self.improved, int(c.first[better].max()))
+            self.improved = max(self.improved, int(m.first[better].max()))
         if fit is not None:  # the window after a fit: the ε-improvements it expected there, and found
-            window = measured[c.first[measured] > fit.u]
-            if len(window):
-                self.expected += float(self.scored(fit, window, c.samples).sum())
-                self.found += int((~eps_dominated(c.values[window], fit.front, fit.eps)).sum())
+            since = m.measured[m.first[m.measured] > fit.u]
+            if len(since):
+                self.expected += float(self.scored(fit, since).sum())
+                self.found += int((~eps_dominated(m.values[since], fit.front, fit.eps)).sum())
         if fresh:  # the front moved by more than ε: the surrogate's record starts again, on the new front
             self.spell = None
             self.expected = self.found = 0.0
             missing = np.nan
         else:
-            missing = min(self.missing(c, shared, eps) * (self.found + 1) / (self.expected + 1), k)
-        self.u_last = c.u
-        p = self.probability(fresh, missing, reading.front, k, c.u, self.improved, self.tuning)
-        return dict(p_good=p, fresh_good=fresh, missing_good=missing, improved=self.improved)
+            missing = min(self.missing(m, shared, eps) * (self.found + 1) / (self.expected + 1), k)
+        self.u_last = m.u
+        p = self.probability(fresh, missing, m.front, k, m.u, self.improved, self.tuning)
+        return GoodReading(p, fresh, missing, improved=self.improved)
 
     @staticmethod
     def probability(

@@ -31,12 +31,12 @@ class Tuning:
     dense_growth: float = 1.10
     # the surrogate: a forest of `trees` (its fit is most of a checkpoint's cost); beyond sample_above
     # unmeasured θ, the sum is estimated from the front's neighbours and `sample` uniform draws, the
-    # forest has at most large_trees trees and each bootstraps at most max_samples measured points
+    # forest has at most `trees` trees (whatever Certificate's n_estimators) and each bootstraps at most
+    # max_samples measured points
     # (a checkpoint costs the same on any Θ)
     trees: int = 30
     sample_above: int = 20_000
     sample: int = 5_000
-    large_trees: int = 30
     max_samples: int = 1_000
     # p_complete: once the run has measured `quiet` × as many configurations as when its front's newest
     # member was measured, the tolerance is quiet_relax × the usual one; chosen on TomoNav's runs with

@@ -125,8 +125,8 @@ def test_conformal_scores_are_grouped_by_the_order_of_theta():
 
 def missing(obj, measured):
     cert = Certificate(obj.lattice, seed=0)
-    cert.values[measured] = np.column_stack([obj.delta, obj.rho])[measured]
-    cert.seen[measured] = True
+    cert.measured.values[measured] = np.column_stack([obj.delta, obj.rho])[measured]
+    cert.measured.seen[measured] = True
     return cert.missing()
 
 
@@ -174,13 +174,13 @@ def test_missing_is_the_surrogates_sum_rescaled_by_its_own_record():
     table = TableOracle(obj)
     cert = Certificate(obj.lattice, CertificateConfig(stop_at=0.95), seed=7)
     run_certified(searches.make("tomonav"), CertifiedOracle(table, cert), 5 * obj.lattice.size, 7, table.evaluate)
-    assert cert.stopped is not None and cert.u < obj.lattice.size  # an early stop, at a quiet checkpoint
+    assert cert.stopped is not None and cert.measured.u < obj.lattice.size  # an early stop, at a quiet checkpoint
     assert cert.complete.expected > cert.complete.found + 1
     raw = cert.missing()  # the same state, the same fit
-    assert cert.records[-1].missing == pytest.approx(
+    assert cert.records[-1].complete.missing == pytest.approx(
         raw * (cert.complete.found + 1) / (cert.complete.expected + 1), rel=1e-12
     )
-    assert cert.records[-1].missing < raw
+    assert cert.records[-1].complete.missing < raw
 
 
 def test_a_record_of_unforeseen_members_keeps_the_run_from_stopping_short():
@@ -223,23 +223,23 @@ def test_a_settled_front_doubles_the_tolerance():
         return cert, full
 
     cert, full = stop(2.0)
-    assert full == 73 and cert.u == 162  # complete, and 2.2× full recall where f = 1 stops at 2.8×
-    settled, proposals = [], np.concatenate(cert.proposals)
+    assert full == 73 and cert.measured.u == 162  # complete, and 2.2× full recall where f = 1 stops at 2.8×
+    settled, proposals, m = [], np.concatenate(cert.measured.proposals), cert.measured
     for r in cert.records:
-        if not np.isfinite(r.missing):  # a window that found members, or too few points
+        if not np.isfinite(r.complete.missing):  # a window that found members, or too few points
             continue
-        u = int(cert.first[proposals[: r.proposals]].max())  # configurations measured at this checkpoint
+        u = int(m.first[proposals[: r.proposals]].max())  # configurations measured at this checkpoint
         assert u == r.unique
-        measured = np.flatnonzero((cert.first > 0) & (cert.first <= u))
+        measured = np.flatnonzero((m.first > 0) & (m.first <= u))
         measured = measured[measured != 0]
-        front = measured[nondominated_mask(cert.values[measured, 0], cert.values[measured, 1])]
-        settled.append(u >= TUNED.quiet * cert.first[front].max())
+        front = measured[nondominated_mask(m.values[measured, 0], m.values[measured, 1])]
+        settled.append(u >= TUNED.quiet * m.first[front].max())
         assert len(front) == r.front
-        tolerance = cert.share * r.front * (TUNED.quiet_relax if settled[-1] else 1)
-        assert r.p_complete == pytest.approx(np.exp(-r.missing / tolerance), rel=1e-12)
+        tolerance = cert.config.share * r.front * (TUNED.quiet_relax if settled[-1] else 1)
+        assert r.complete.p == pytest.approx(np.exp(-r.complete.missing / tolerance), rel=1e-12)
     assert any(settled) and not all(settled)
-    assert settled == [r.settled for r in cert.records if np.isfinite(r.missing)]  # as recorded
-    assert stop(1.0)[0].u == 203
+    assert settled == [r.complete.settled for r in cert.records if np.isfinite(r.complete.missing)]  # as recorded
+    assert stop(1.0)[0].measured.u == 203
 
 
 def test_p_complete_bounded_rising_and_the_same_online_or_after_the_run():
@@ -274,7 +274,7 @@ def test_stop_at_stops_before_evaluating_more():
     )
     values = oracle.evaluate(np.random.default_rng(0).permutation(obj.lattice.size))
     cert = oracle.certificate
-    assert oracle.stopped and cert.stopped == Counting.asked <= obj.lattice.size and cert.records[-1].p_complete >= 0.3
+    assert oracle.stopped and cert.stopped == Counting.asked <= obj.lattice.size and cert.records[-1].complete.p >= 0.3
     # what was evaluated has its values; what was asked after the stop was not evaluated and is NaN
     assert np.isfinite(values[: cert.stopped]).all() and np.isnan(values[cert.stopped :]).all()
     with pytest.raises(UserError, match="stop_at=1.5"):
@@ -370,18 +370,18 @@ def test_with_k_unmeasured_at_most_k_are_missing_and_none_at_k_0():
             cert.feed(chunk, table.evaluate(chunk))
         r = cert.records[-1]
         assert r.unique == obj.lattice.size - 2 and r.remaining == 2
-        assert min(r.p_complete, r.p_good) >= np.exp(-2) - 1e-12
-        assert not r.missing > 2 and not r.missing_good > 2  # NaN where the discovery count was read
+        assert min(r.complete.p, r.good.p) >= np.exp(-2) - 1e-12
+        assert not r.complete.missing > 2 and not r.good.missing > 2  # NaN where the discovery count was read
         for chunk in cert.split(rest[-2:]):
             cert.feed(chunk, table.evaluate(chunk))
         r = cert.records[-1]
-        assert r.remaining == 0 and r.p_complete == r.p_good == 1.0
+        assert r.remaining == 0 and r.complete.p == r.good.p == 1.0
 
     cert = Certificate(obj.lattice, seed=1)
     run_certified(searches.make("nsga2"), CertifiedOracle(table, cert), 5 * obj.lattice.size, 1, table.evaluate)
     for r in cert.records:
-        assert r.p_complete >= np.exp(-r.remaining) - 1e-12 or (r.fresh == 0 and r.front > 0)
-        assert not r.missing > r.remaining and not r.missing_good > r.remaining
+        assert r.complete.p >= np.exp(-r.remaining) - 1e-12 or (r.complete.fresh == 0 and r.front > 0)
+        assert not r.complete.missing > r.remaining and not r.good.missing > r.remaining
 
 
 def test_stop_on_good_stops_earlier_than_complete_with_the_front_within_epsilon():

@@ -142,15 +142,15 @@ def test_sampled_certificate_estimate_is_close_to_the_exact_sum():
 
     def missing(**tuning):
         cert = Certificate(obj.lattice, seed=0, tuning=dataclasses.replace(TUNED, **tuning))
-        cert.values[p], cert.seen[p] = values[p], True
+        cert.measured.values[p], cert.measured.seen[p] = values[p], True
         return cert.missing()
 
     sampled = missing()
-    exact = missing(sample_above=10**9, max_samples=1000, large_trees=50)
+    exact = missing(sample_above=10**9)
     # the two forests differ too (1,000-point bootstraps when sampled), so only roughly equal
     assert sampled > 0 and exact > 0 and abs(sampled - exact) < 0.4 * exact
-    assert Certificate(obj.lattice).every == 2000 and Certificate(Lattice(4, 6)).every == 65
-    assert Certificate(Lattice(8, 6)).every == 2000
+    assert Certificate(obj.lattice).schedule.every == 2000 and Certificate(Lattice(4, 6)).schedule.every == 65
+    assert Certificate(Lattice(8, 6)).schedule.every == 2000
 
 
 def test_scale_figure_from_the_study_table(tmp_path):
@@ -225,10 +225,12 @@ def test_dense_certificate_schedule_is_chosen_by_size():
     """Above Tuning.reuse_above configurations checkpoints come dense_growth apart; the lattices of
     both papers keep `growth` (their committed results were made with it). `every` is the same rule."""
     small, large = Certificate(Lattice(4, 6)), Certificate(Lattice(6, 4))
-    assert not small.dense and small.growth == TUNED.growth and small.every == 65
-    assert large.dense and large.growth == TUNED.dense_growth < TUNED.growth and large.every == 205
+    assert not small.fitting.dense and large.fitting.dense
+    small, large = small.schedule, large.schedule
+    assert small.growth == TUNED.growth and small.every == 65
+    assert large.growth == TUNED.dense_growth < TUNED.growth and large.every == 205
     assert small.after(1000) == 1250 and 3300 <= large.after(3000) <= 3301  # 1.1 × 3000, rounded up
-    assert not Certificate(Lattice(6, 4), dense=False).dense
+    assert not Certificate(Lattice(6, 4), dense=False).fitting.dense
 
 
 def _feed(cert, indices, values, piece=50):
@@ -250,7 +252,7 @@ def test_dense_fresh_counts_members_of_the_trailing_window():
     for dense in (True, False):
         cert = Certificate(Lattice(6, 4), seed=0, growth=TUNED.dense_growth, dense=dense)
         _feed(cert, order, values)
-        fresh[dense] = {r.proposals: r.fresh for r in cert.records}  # every proposal is new: b = u
+        fresh[dense] = {r.proposals: r.complete.fresh for r in cert.records}  # every proposal is new: b = u
     assert fresh[True][1025] == fresh[False][1025] == 1  # the window that found it
     assert fresh[True][1230] == 1 and fresh[False][1230] == 0  # within 0.2 u: not quiet yet
     assert fresh[True][1435] == fresh[False][1435] == 0
@@ -270,13 +272,14 @@ def test_dense_certificate_fits_once_per_quiet_spell(monkeypatch):
     cert = Certificate(obj.lattice, seed=7)
     budget = 3 * obj.lattice.size // 4  # stays below Θ, after the search has gone quiet
     p, _ = run_certified(searches.make("tomonav"), CertifiedOracle(table, cert), budget, 7, table.evaluate)
-    quiet = sum(0 < r.missing < np.inf for r in cert.records)
+    quiet = sum(0 < r.complete.missing < np.inf for r in cert.records)
     assert 1 <= fits.count("forest") < quiet
     spell = cert.complete.spell
     assert spell is not None  # the last checkpoint reused its spell's fit
     assert spell.exact == len(spell.cand)  # fewer than sample_above unmeasured: every one is scored
-    unmeasured = spell.cand[~cert.seen[spell.cand]]
-    direct = cert.complete.scored(Fit(spell.model, spell.front, None, cert.u), unmeasured, cert.samples).sum()
+    m = cert.measured
+    unmeasured = spell.cand[~m.seen[spell.cand]]
+    direct = cert.complete.scored(Fit(spell.model, spell.front, None, m.u), unmeasured).sum()
     assert cert.missing() == pytest.approx(direct, rel=1e-12) and direct > 0
 
 
@@ -288,15 +291,16 @@ def test_reused_sampled_sum_tracks_the_exact_sum_of_the_same_fit():
     p = searches.make("tomonav").run(TableOracle(obj), 3000, seed=0)
     values = np.column_stack([obj.delta, obj.rho])
     cert = Certificate(obj.lattice, seed=0)
-    cert.values[p], cert.seen[p] = values[p], True
+    m = cert.measured
+    m.values[p], m.seen[p] = values[p], True
     first = cert.missing()
     spell = cert.complete.spell
     assert 0 < spell.exact < len(spell.cand) and first > 0
     rng = np.random.default_rng(1)
-    later = rng.choice(np.flatnonzero(~cert.seen), 8000, replace=False)
-    cert.values[later] = 0.0  # dominated by the front: nothing new on it
-    cert.seen[later] = True
+    later = rng.choice(np.flatnonzero(~m.seen), 8000, replace=False)
+    m.values[later] = 0.0  # dominated by the front: nothing new on it
+    m.seen[later] = True
     reused = cert.missing()
-    left = np.flatnonzero(~cert.seen)
-    exact_sum = cert.complete.scored(Fit(spell.model, spell.front, None, cert.u), left[left != 0], cert.samples).sum()
+    left = np.flatnonzero(~m.seen)
+    exact_sum = cert.complete.scored(Fit(spell.model, spell.front, None, m.u), left[left != 0]).sum()
     assert reused < first and abs(reused - exact_sum) < 0.25 * exact_sum
