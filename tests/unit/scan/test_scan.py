@@ -16,6 +16,7 @@ import torch
 
 from testnav.errors import UserError
 from testnav.findings import MINIMAL_SHARE, Measured, minimal_mask
+from tests.helpers.pinned import findings_digest
 
 FAMILIES = ["gaussian_blur", "brightness", "contrast"]
 
@@ -255,6 +256,12 @@ def test_a_long_front_numbers_at_most_ten_points_its_ends_and_its_knee():
     assert few(front.head(7), "rho", "delta") == list(range(100, 107))
 
 
+REPORTED = {
+    "live": "2f3453e4f3ce261a",
+    "replay": "056a08890e39add0",
+}  # tests/helpers/pinned.py's digests of what `testnav report` saved
+
+
 def report_of(kind: str, args, tmp_path, cache_dir, how: str) -> None:
     from tests.e2e.test_what_breaks import SMALL
     from tests.helpers.cli_helpers import run_inprocess as run
@@ -268,6 +275,7 @@ def report_of(kind: str, args, tmp_path, cache_dir, how: str) -> None:
     html = (out / "findings.html").read_text()
     assert "What breaks LeNet5?" in html[: html.index('id="modes"')]
     assert (out / "findings" / "findings.json").exists()
+    assert findings_digest(out / "findings") == REPORTED[kind]  # as before the verbs moved (issue 73)
 
 
 def test_testnav_report_writes_the_findings_of_a_finished_live_run(tmp_path, cache_dir):
