@@ -19,8 +19,8 @@ from tests.helpers.pinned import comparison_digest, digest, findings_digest
 FAMILIES = ["gaussian_blur", "brightness", "contrast"]
 
 PINNED = {
-    "scan, the whole lattice": "78273c108c90ecb8",
-    "scan, a search": "a0e773805f924273",
+    "scan, the whole lattice": "5f90bdf22514f588",
+    "scan, a search": "7b0616604ae0f2cf",
     "comparison, warm": "6c4101646f2c1526",
     "comparison, in full": "3c7e9f4c34bbb0c0",
     "gate": "9f36c32d32a566a2",
