@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from testnav.errors import UserError
-from testnav.findings import MINIMAL_SHARE, Measured, minimal_mask
+from testnav.findings import MINIMAL_SHARE, ConfigurationOutcomes, minimal_mask
 from tests.helpers.pinned import findings_digest
 
 FAMILIES = ["gaussian_blur", "brightness", "contrast"]
@@ -201,7 +201,7 @@ def test_a_scan_that_does_not_fit_searches_and_checks_minimality_on_measurements
     assert f.method["measured"] < t.lattice.size
     assert f.run is not None and f.run.summary["search"] == "tomonav"
     assert len(f.families) == 4 * 3  # every family alone, measured
-    measured = Measured.from_oracle(t.session.live_oracles[t.fidelity])
+    measured = ConfigurationOutcomes.from_oracle(t.session.live_oracles[t.fidelity])
     known = set(measured.index.tolist())
     for levels in f.failure_modes[["t1", "t2", "t3", "t4"]].to_numpy():
         subs = product(*(range(v + 1) for v in levels))
@@ -214,7 +214,9 @@ def test_a_scan_that_does_not_fit_searches_and_checks_minimality_on_measurements
     [
         ({"budget_seconds": -1}, "budget_seconds=-1: a positive number of seconds"),
         ({"failure_modes": 0}, "failure_modes=0: a whole number ≥ 1"),
-        ({"fidelity_floor": "high"}, "fidelity_floor='high'"),
+        ({"fidelity_floor": "high"}, "fidelity_floor=high: a number on the fidelity metric's own scale, auto or None"),
+        ({"budget_seconds": None}, "budget_seconds=None: a positive number of seconds, e.g. budget_seconds=600"),
+        ({"failure_mode": 3}, "failure_mode: no such setting (valid: budget_seconds, failure_modes,"),
     ],
 )
 def test_bad_scan_settings_are_one_line_before_any_work(kwargs, expect, tmp_path):
