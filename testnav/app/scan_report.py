@@ -29,13 +29,17 @@ from ..errors import UserError
 
 
 def parser(prog: str) -> argparse.ArgumentParser:
+    from ..pipeline import ScanSpec  # its defaults: conf/settings/scan.yaml's
+
     p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     p.add_argument("run_dir", help="a run directory of stage=search or stage=live (it holds summary.json)")
-    p.add_argument("--failure-modes", type=int, help="how many failure modes to list (default: scan.failure_modes, 5)")
+    p.add_argument(
+        "--failure-modes", type=int, help=f"how many failure modes to list (default {ScanSpec.failure_modes})"
+    )
     p.add_argument(
         "--fidelity-floor",
-        help="the fidelity below which inputs count as destroyed, on the metric's scale (default: "
-        "scan.fidelity_floor, auto: SSIM 0.25, chrF 40; none: no floor)",
+        help="the fidelity below which inputs count as destroyed, on the metric's scale (auto: SSIM 0.25, "
+        f"chrF 40; none: no floor; default {ScanSpec.fidelity_floor})",
     )
     p.add_argument("--out", default=None, help="the report's path (default RUN_DIR/findings.html)")
     return p
@@ -56,12 +60,14 @@ def spec_of(args):
     """The scan's settings the command line gave, the rest conf/settings/scan.yaml's; checked."""
     from ..pipeline import ScanSpec
 
-    if args.failure_modes is not None and args.failure_modes < 1:
-        raise UserError(f"--failure-modes={args.failure_modes}: a whole number ≥ 1")
-    given = {"failure_modes": args.failure_modes}
-    if args.fidelity_floor is not None:
+    given = {}
+    if args.failure_modes is not None:
+        if args.failure_modes < 1:
+            raise UserError(f"--failure-modes={args.failure_modes}: a whole number ≥ 1")
+        given["failure_modes"] = args.failure_modes
+    if args.fidelity_floor is not None:  # "none" is a floor of None: no floor
         given["fidelity_floor"] = floor_of(str(args.fidelity_floor))
-    return ScanSpec.from_node({k: v for k, v in given.items() if k == "fidelity_floor" or v is not None})
+    return ScanSpec.from_node(given)
 
 
 def composed(run_dir: Path):
