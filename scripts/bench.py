@@ -848,6 +848,7 @@ def section_gate(table: Path | None = None) -> dict:
     from testnav.groundtruth.compute import outcomes
     from testnav.tomography.core import Settings, from_groundtruth
     from testnav.tomography.gate import answer, gate
+    from testnav.tomography.query import QuerySpec
 
     if table is None:
         from testnav.pipeline import build_groundtruth, compose_config
@@ -865,10 +866,10 @@ def section_gate(table: Path | None = None) -> dict:
     for offset in (-0.05, 0.05):
         tomo = from_groundtruth(out, Lattice(4, 6), names, Settings())
         for q in queries:
-            truth = answer(tomo, q)["R_true"]
+            truth = answer(tomo, QuerySpec(expr=q))["R_true"]
             tomo.sampled.clear()  # each gate pays for its own tests (queries share none of them)
             t0 = time.perf_counter()
-            g = gate(tomo, q, min(max(truth + offset, 0), 1))
+            g = gate(tomo, QuerySpec(expr=q, min_accuracy=min(max(truth + offset, 0), 1)))
             seconds = time.perf_counter() - t0
             spent = sum(len(v) for v in tomo.sampled.values())
             rows.append(

@@ -27,6 +27,7 @@ import pandas as pd
 import verdict_models
 
 from testnav.tomography.gate import answer, gate
+from testnav.tomography.query import QuerySpec
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFSETS = (-0.05, -0.02, -0.01, 0.01, 0.02, 0.05)
@@ -67,7 +68,7 @@ def study(model: str, cache: str, surrogate: str) -> tuple[pd.DataFrame, dict]:
         bias[f"bias_order{order}"] = float((t.r_pred - t.r_true)[sel].mean())
     rows = []
     for order, q in orthant_queries(tomo.names, tomo.lattice.levels):
-        res = answer(tomo, q, 0.95, SAMPLE)
+        res = answer(tomo, QuerySpec(expr=q, confidence=0.95, sample=SAMPLE))
         truth = res["R_true"]
         base = dict(
             model=model,
@@ -83,7 +84,7 @@ def study(model: str, cache: str, surrogate: str) -> tuple[pd.DataFrame, dict]:
         )
         for off in OFFSETS:
             a = float(np.clip(truth + off, 0, 1))
-            g = gate(tomo, q, a, 0.95, "auto")
+            g = gate(tomo, QuerySpec(expr=q, min_accuracy=a, confidence=0.95, measure="auto"))
             rows.append(
                 base
                 | dict(

@@ -40,8 +40,8 @@ from .core.naming import config_name
 from .errors import UserError
 
 MINIMAL_SHARE = 0.9  # a sub-configuration doing this share of a configuration's damage makes it not minimal
-FAILURE_MODES = 5
 ALPHA = 0.05
+SHOWN = 6  # inputs shown per failure mode on the findings' own page (`Findings.report`, `testnav report`)
 # the fidelity below which inputs count as destroyed rather than perturbed ("auto"), on each metric's scale
 FLOORS = {"ssim": 0.25, "chrf": 40.0, "bertf1": 0.8}
 SCALES = {
@@ -71,9 +71,9 @@ def p_text(p: float) -> str:
 
 
 @dataclass
-class Measured:
-    """What was measured: lattice indices (θ = 0 among them), each one's per-input outcomes
-    (M, N) and raw fidelity (NaN where not computed)."""
+class ConfigurationOutcomes:
+    """The configurations measured on the model, each with its outcome on every input: lattice
+    indices (θ = 0 among them), per-input outcomes (M, N) and raw fidelity (NaN where not computed)."""
 
     lattice: Lattice
     index: np.ndarray
@@ -89,7 +89,7 @@ class Measured:
             raise UserError("findings need the clean configuration (θ = 0) among those measured")
 
     @classmethod
-    def from_table(cls, table: pd.DataFrame, lattice: Lattice, fidelity: str | None) -> Measured:
+    def from_table(cls, table: pd.DataFrame, lattice: Lattice, fidelity: str | None) -> ConfigurationOutcomes:
         """From a ground-truth table (or a live run's outcomes): t1..tn, `correct`, and the fidelity column."""
         cols = [f"t{i + 1}" for i in range(lattice.n)]
         index = lattice.index(table[cols].to_numpy(np.int64))
@@ -98,7 +98,7 @@ class Measured:
         return cls(lattice, np.atleast_1d(index), correct, fid)
 
     @classmethod
-    def from_oracle(cls, oracle) -> Measured:
+    def from_oracle(cls, oracle) -> ConfigurationOutcomes:
         """Everything a live oracle has measured (its memo and per-input outcomes)."""
         index = np.array(sorted(oracle.outcomes), np.int64)
         correct = np.stack([oracle.outcomes[int(i)] for i in index])
@@ -142,7 +142,7 @@ class FamilyInfo:
         )
 
 
-def family_curves(measured: Measured, infos, confidence: float, resolution: float) -> pd.DataFrame:
+def family_curves(measured: ConfigurationOutcomes, infos, confidence: float, resolution: float) -> pd.DataFrame:
     """One row per family and tested level ≥ 1 (measured ones): accuracy, its interval, points lost,
     and `breaks` on the first level whose loss exceeds the resolution."""
     lat, acc = measured.lattice, measured.accuracy_of()
@@ -177,7 +177,7 @@ def family_curves(measured: Measured, infos, confidence: float, resolution: floa
     return pd.DataFrame(rows, columns=cols + ["lost_points", "breaks"])
 
 
-def interaction_table(measured: Measured, families, alpha: float = ALPHA) -> pd.DataFrame:
+def interaction_table(measured: ConfigurationOutcomes, families, alpha: float = ALPHA) -> pd.DataFrame:
     """Every measured configuration of two or more families whose members alone were measured:
     observed accuracy against the independence product, the excess loss in points, the χ² of the
     configuration (1 dof; Holm-adjusted over all of them) and of its families' group; only those
@@ -288,16 +288,17 @@ def passes_floor(fidelity: np.ndarray, floor, higher_is_better: bool) -> np.ndar
 
 
 def failure_mode_table(
-    measured: Measured,
+    measured: ConfigurationOutcomes,
     families,
     confidence: float,
     resolution: float,
     floor,
     higher_is_better: bool,
-    k: int = FAILURE_MODES,
-    examples: int = 8,
+    k: int,
+    examples: int,
 ) -> pd.DataFrame:
-    """The k minimal configurations above the fidelity floor that cost the most accuracy."""
+    """The k minimal configurations above the fidelity floor that cost the most accuracy, each with
+    the first `examples` inputs it flipped."""
     lat = measured.lattice
     acc = measured.accuracy
     damage = acc[0] - acc
@@ -338,7 +339,7 @@ def failure_mode_table(
     return pd.DataFrame(rows, columns=cols)
 
 
-def configuration_table(measured: Measured, families, confidence: float) -> pd.DataFrame:
+def configuration_table(measured: ConfigurationOutcomes, families, confidence: float) -> pd.DataFrame:
     """One row per measured configuration: levels, name, accuracy with its interval, points lost,
     fidelity and the per-input outcomes."""
     lat = measured.lattice
@@ -369,19 +370,34 @@ class Findings:
     failure_modes: pd.DataFrame
     configurations: pd.DataFrame
     family_info: list
-    levels: int
     clean: dict
     confidence: float
-    resolution: float
     fidelity: dict
     method: dict
-    digests: dict = field(default_factory=dict)
-    data: dict = field(default_factory=dict)
+    provenance: dict = field(default_factory=dict)  # "digests" of the model and data, the "data" (inputs, seed)
     notes: list = field(default_factory=list)
     examples: dict = field(default_factory=dict, repr=False)  # failure mode → its inputs (Inputs.examples)
     run: object = field(default=None, repr=False)  # the search behind them, if one ran
-    footer: str = "findings.report('report.html') draws them with the inputs; findings.save(dir) keeps them."
-    _tester: object = field(default=None, repr=False)
+    session: object = field(default=None, repr=False)  # the model they were measured on (None: loaded)
+
+    @property
+    def levels(self) -> int:
+        return len(self.family_info[0].labels)
+
+    @property
+    def digests(self) -> dict:
+        """Digests of the model, the data and the ground truth's key: what a later comparison checks."""
+        return self.provenance.get("digests", {})
+
+    @property
+    def data(self) -> dict:
+        """The data's size and perturbation seed."""
+        return self.provenance.get("data", {})
+
+    @property
+    def resolution(self) -> float:
+        """The widest half-width of an accuracy's interval on these N inputs at `confidence`."""
+        return half_width(self.clean["n"], self.confidence)
 
     # --- sentences -------------------------------------------------------------------------
     def clean_sentence(self) -> str:
@@ -482,7 +498,8 @@ class Findings:
         op = "≥" if f.get("higher_is_better", True) else "≤"
         return f"{f['name']} {op} {f['floor']:g} ({f['scale']})"
 
-    def __str__(self) -> str:
+    def text(self, hint: bool = True) -> str:
+        """The one-screen summary; `hint`: its last line says how to draw and keep them in Python."""
         lines = [
             f"What breaks {self.model}? {self.clean['n']:,} inputs, {len(self.family_info)} families × "
             f"{self.levels} levels ({self.method['size']:,} configurations), fidelity {self.fidelity['name']}",
@@ -520,9 +537,12 @@ class Findings:
             )
         if not len(fm):
             lines.append("  none: no configuration above the floor costs more than the resolution")
-        if self.footer:
-            lines.append(self.footer)
+        if hint:
+            lines.append("findings.report('report.html') draws them with the inputs; findings.save(dir) keeps them.")
         return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.text()
 
     __repr__ = __str__
 
@@ -532,7 +552,7 @@ class Findings:
         return f"<pre>{escape(str(self))}</pre>"
 
     # --- files -----------------------------------------------------------------------------
-    def report(self, path="report.html", k: int = 6) -> Path:
+    def report(self, path="report.html", k: int = SHOWN) -> Path:
         """Write the practitioner's report (one self-contained file; `k` inputs per failure mode) and
         return its path."""
         from .report.scan import write_findings
@@ -591,14 +611,11 @@ class Findings:
             failure_modes=fm,
             configurations=pd.read_parquet(out / "configurations.parquet"),
             family_info=[FamilyInfo(**f) for f in meta["families"]],
-            levels=meta["levels"],
             clean=meta["clean"],
             confidence=meta["confidence"],
-            resolution=meta["resolution"],
             fidelity=meta["fidelity"],
             method=meta["method"],
-            digests=meta.get("digests", {}),
-            data=meta.get("data", {}),
+            provenance={"digests": meta.get("digests", {}), "data": meta.get("data", {})},
             notes=meta.get("notes", []),
         )
 
@@ -625,17 +642,10 @@ def json_safe(x):
 
 
 def fidelity_settings(name: str, floor, higher_is_better: bool) -> dict:
-    """The fidelity metric as the findings state it: its name, scale, direction and floor."""
-    if isinstance(floor, str):
-        if floor != "auto":
-            raise UserError(f"fidelity_floor={floor!r}: a number on {name}'s scale, None for no floor, or 'auto'")
+    """The fidelity metric as the findings state it: its name, scale, direction and floor (`floor`
+    as `ScanSpec` checked it: a number on the metric's scale, "auto" for the metric's own, or None)."""
+    if floor == "auto":
         floor = FLOORS.get(name)
-    elif floor is not None and (
-        isinstance(floor, bool) or not isinstance(floor, (int, float)) or not math.isfinite(floor)
-    ):
-        raise UserError(
-            f"fidelity_floor={floor!r}: a number on {name}'s scale ({SCALES.get(name, name)}), None or 'auto'"
-        )
     return {
         "name": name,
         "scale": SCALES.get(name, name),
@@ -644,39 +654,29 @@ def fidelity_settings(name: str, floor, higher_is_better: bool) -> dict:
     }
 
 
-def build(
-    measured: Measured,
-    families,
-    model: str,
-    confidence: float,
-    fidelity: dict,
-    method: dict,
-    failure_modes: int = FAILURE_MODES,
-    digests: dict | None = None,
-    data: dict | None = None,
-) -> Findings:
-    """The findings of `measured` (families: the benchmark's Family objects, in lattice order)."""
+def build(measured: ConfigurationOutcomes, families, model: str, fidelity: dict, method: dict, spec, provenance=None):
+    """The findings of `measured` (families: the benchmark's Family objects, in lattice order) under a
+    scan's settings `spec` (testnav.pipeline.ScanSpec: confidence, failure_modes, examples)."""
     lat = measured.lattice
     infos = [FamilyInfo.of(f, lat.levels) for f in families]
+    confidence = spec.confidence
     resolution = half_width(measured.n, confidence)
     c = int(measured.correct[0].sum())
     low, high = binomial(c, measured.n, confidence)
     clean = {"accuracy": c / measured.n, "low": float(low), "high": float(high), "n": measured.n}
+    floor, better = fidelity["floor"], fidelity["higher_is_better"]
     return Findings(
         model=model,
         families=family_curves(measured, infos, confidence, resolution),
         interactions=interaction_table(measured, families),
         failure_modes=failure_mode_table(
-            measured, families, confidence, resolution, fidelity["floor"], fidelity["higher_is_better"], failure_modes
+            measured, families, confidence, resolution, floor, better, spec.failure_modes, spec.examples
         ),
         configurations=configuration_table(measured, families, confidence),
         family_info=infos,
-        levels=lat.levels,
         clean=clean,
         confidence=confidence,
-        resolution=resolution,
         fidelity=fidelity,
         method={**method, "size": lat.size, "measured": int(len(measured.index))},
-        digests=digests or {},
-        data=data or {},
+        provenance=provenance or {},
     )

@@ -28,17 +28,24 @@ def conf_defaults(path: str):
     """Class decorator, under `@dataclass`: each annotated field gets the value conf/<path>.yaml
     holds as its default (a list as a tuple), so the YAML is the one place a default is written. A
     value the YAML sets by stage (`${testnav_live:${stage},A,B}`, certificate.epsilon) is B, its
-    value on every stage but live; the resolver is the app's (testnav/app/cli.py), lent for the read."""
+    value on every stage but live (`conf_values(path, names, "live")` reads A)."""
 
     def apply(cls):
-        node = OmegaConf.create({"stage": None, "conf": OmegaConf.load(CONF / f"{path}.yaml")})
-        with _lent_resolver("testnav_live", lambda stage, live, other: live if stage == "live" else other):
-            for name in cls.__annotations__:
-                value = node.conf[name]
-                setattr(cls, name, tuple(value) if isinstance(value, ListConfig) else value)
+        for name, value in conf_values(path, list(cls.__annotations__)).items():
+            setattr(cls, name, value)
         return cls
 
     return apply
+
+
+def conf_values(path: str, names, stage: str | None = None) -> dict:
+    """The values conf/<path>.yaml holds for `names` on `stage` (None: every stage but live), as a
+    composed config resolves them; a list as a tuple. The stage's resolver is the app's
+    (testnav/app/cli.py), lent for the read."""
+    node = OmegaConf.create({"stage": stage, "conf": OmegaConf.load(CONF / f"{path}.yaml")})
+    with _lent_resolver("testnav_live", lambda stage, live, other: live if stage == "live" else other):
+        values = {name: node.conf[name] for name in names}
+    return {name: tuple(v) if isinstance(v, ListConfig) else v for name, v in values.items()}
 
 
 @contextlib.contextmanager

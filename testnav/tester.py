@@ -16,14 +16,19 @@
 
 It builds the same objects the YAML benchmarks build (ImageClassification or TextClassification,
 families, metrics and searches by name through their registries) and runs them through the same
-library pipeline as run.py (`testnav.pipeline`: `open`, `live`, `replay`), so a Python run and a
-CLI run of the same settings agree.
+library pipeline as run.py (`testnav.pipeline`: `open`, `live`, `replay`, `scan`, `compare`), so a
+Python run and a CLI run of the same settings agree. Each verb is an adapter of a few lines: its
+keywords become the verb's spec (`RunSpec` with its `CertificateConfig`, `ScanSpec`, `CompareSpec`,
+`QuerySpec`, `ReportSpec`), whose defaults are conf/settings/<verb>.yaml's (a keyword left at None
+takes it; the confidence left at None is the Tester's), and the pipeline does the work on the
+Tester's `Session`.
 """
 
 from __future__ import annotations
 
 import re
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -134,7 +139,7 @@ class Tester:
         from .pipeline import open as open_session
 
         if self._session is None:
-            self._session = open_session(self.benchmark, self.cache_dir, self.device)
+            self._session = open_session(self.benchmark, self.cache_dir, self.device, self.progress)
         return self._session
 
     def search(
@@ -144,35 +149,37 @@ class Tester:
         seed: int = 0,
         replay: bool = False,
         stop_at: float | None = None,
-        stop_on: str = "auto",
-        epsilon: float | str = "auto",
+        stop_on: str | None = None,
+        epsilon: float | str | None = None,
         **params,
     ) -> Run:
         """A search of `budget` proposals (None: 5 × |Θ|). Live (default): the model is run on each new
         configuration (memoised across searches); replay=True: against the ground truth (computed on
         first use), which adds Recall@P* and its AUC. stop_at: end once the stopping certificate reaches
         it: p_good (no unmeasured θ improves the front by more than `epsilon`) with stop_on="good", the
-        exact p_complete with "complete"; "auto": good live, complete replayed. epsilon: "auto" (default,
-        live and replayed) is the measurement's resolution, the interval half-width of an accuracy on this
-        data set's N inputs at the Tester's `confidence` (δ by that much accuracy, ρ by that share of its range; the summary
-        states the number); a number is a share of each objective's range, as in run.py's replays (0.01).
+        exact p_complete with "complete"; "auto": good live, complete replayed. epsilon: "auto" is the
+        measurement's resolution, the interval half-width of an accuracy on this data set's N inputs at
+        the Tester's `confidence` (δ by that much accuracy, ρ by that share of its range; the summary
+        states the number); a number is a share of each objective's range. Left at None, each is
+        conf/settings/certificate.yaml's default as the command line composes it: stop_at never,
+        stop_on auto, epsilon "auto" live and 0.01 replayed (as run.py's replays).
         params: the search's settings (conf/search/<name>.yaml), e.g. pop_size."""
         from . import pipeline
         from .core.early_stopping import Stopping
 
-        budget = search_settings(budget, seed, stop_at, stop_on, epsilon, self.lattice.size)
         with python_words():
             spec = pipeline.RunSpec(
                 search=name,
                 overrides=params,
                 budget=budget,
                 seed=seed,
-                certificate=pipeline.CertificateConfig(stop_at=stop_at, stop_on=stop_on, epsilon=epsilon),
+                certificate=pipeline.certificate_for(not replay, stop_at=stop_at, stop_on=stop_on, epsilon=epsilon),
                 fit="pop_size" not in params,  # the default population fitted to a small lattice, a chosen one kept
                 pricing=Stopping.from_node(self.cfg.tomography),
                 pricing_seed=int(self.cfg.tomography.seed),
                 confidence=self.confidence,  # epsilon="auto": the resolution at the Tester's confidence
             )
+            spec = replace(spec, budget=capped(spec.budget, self.lattice.size))
             with quiet("testnav.searches"):  # the search's notices come once, when it runs
                 pipeline.search_for(spec, self.lattice, live=not replay)  # bad settings refused before any work
         if not replay:
@@ -188,26 +195,23 @@ class Tester:
         self._run = pipeline.replay(spec, obj, identity, self.benchmark.families)
         return self._run
 
-    def scan(
-        self,
-        budget_seconds: float | None = None,
-        failure_modes: int = 5,
-        fidelity_floor="auto",
-        seed: int = 0,
-        stop_at: float = 0.95,
-        examples: int = 8,
-    ):
+    def scan(self, **settings):
         """What breaks the model, in one call: a `testnav.findings.Findings` (`.families`,
         `.interactions`, `.failure_modes`; `print` it, `.report(path)`, `.save(path)`). Every family
         alone is measured first, which prices a configuration; if the whole lattice then fits
-        `budget_seconds` (None: 600 s) it is measured (a cached ground truth is read at once), else
-        the pairs and a TomoNav search under the stopping certificate (`stop_at`, p_good) spend it.
-        `failure_modes`: how many minimal configurations to list; `fidelity_floor`: the fidelity (on
-        the metric's own scale) below which inputs count as destroyed and are left out of them
-        ("auto": SSIM 0.25, chrF 40; None: no floor); `examples`: inputs kept per failure mode."""
-        from .scan import scan
+        `budget_seconds` it is measured (a cached ground truth is read at once), else the pairs and a
+        TomoNav search under the stopping certificate (`stop_at`, p_good) spend it. settings, each
+        defaulting to conf/settings/scan.yaml's (testnav.pipeline.ScanSpec): budget_seconds (600),
+        failure_modes (how many minimal configurations to list, 5), fidelity_floor (the fidelity on the
+        metric's own scale below which inputs count as destroyed and are left out of them; "auto":
+        SSIM 0.25, chrF 40; None: no floor), seed, stop_at (0.95; None: spend the budget), examples
+        (inputs kept per failure mode, 8) and confidence (the Tester's)."""
+        from .pipeline import ScanSpec, scan
 
-        self._findings = scan(self, budget_seconds, failure_modes, fidelity_floor, seed, stop_at, examples)
+        with python_words():
+            spec = ScanSpec.from_node({"confidence": self.confidence, **settings})
+        self._findings = scan(self.session, spec, self.fidelity)
+        self._run = self._findings.run or self._run  # a search it ran is the last search
         return self._findings
 
     def _groundtruth_path(self, signals: bool = True) -> Path:
@@ -254,16 +258,18 @@ class Tester:
             )
         return self._tomography[source]
 
-    def query(self, expr: str, source: str | None = None, sample: int = 0) -> dict:
+    def query(self, expr: str, source: str | None = None, sample: int | None = None) -> dict:
         """R(Q) for a Boolean query over family levels, e.g. "brightness >= 2 & jpeg <= 1": measured,
         estimated and predicted (and true, with source="replay"), and [R_low, R_high] at the Tester's
         `confidence`, a bound that holds however wrong the forest is on the tests it predicts. It narrows
-        as tests are measured: `sample` of the query's unmeasured tests are measured for it first."""
-        from .pipeline.tomography import Query, answer, check_sample
+        as tests are measured: `sample` of the query's unmeasured tests are measured for it first
+        (None: conf/settings/query.yaml's, 0)."""
+        from .pipeline.tomography import Query, QuerySpec, answer
 
+        with python_words():
+            spec = QuerySpec.given(expr=expr, confidence=self.confidence, sample=sample)
         Query(expr, [f.name for f in self.benchmark.families])  # a bad query fails before any work
-        check_sample(sample, "sample")
-        self._queries[expr] = answer(self.tomography(source), expr, self.confidence, sample)
+        self._queries[expr] = answer(self.tomography(source), spec)
         return self._queries[expr]
 
     def assert_robust(
@@ -271,23 +277,24 @@ class Tester:
         query: str,
         min_accuracy: float,
         confidence: float | None = None,
-        measure: str = "auto",
+        measure: str | None = None,
         source: str | None = None,
     ) -> dict:
         """A CI gate on R(Q)'s interval at `confidence` (default: the Tester's), never on an estimate:
         returns the answer when R_low ≥ `min_accuracy`; raises AssertionError when R_high < it, and
-        `Undecided` (an AssertionError too) when the interval holds it. measure="auto" first measures
-        the query's unmeasured tests, in random order, until the interval decides or every test is
-        measured; "never" decides on what the tomography measured. The error is one line: the query,
-        the interval, the threshold and the tests measured."""
-        from .core.intervals import check_confidence
-        from .pipeline.tomography import Query, Undecided, check_measure, check_threshold, gate
+        `Undecided` (an AssertionError too) when the interval holds it. measure="auto" (None: conf/
+        settings/query.yaml's, auto) first measures the query's unmeasured tests, in random order, until
+        the interval decides or every test is measured; "never" decides on what the tomography measured.
+        The error is one line: the query, the interval, the threshold and the tests measured."""
+        from .pipeline.tomography import Query, QuerySpec, Undecided, gate
 
-        check_threshold(min_accuracy, "min_accuracy")
-        confidence = check_confidence(self.confidence if confidence is None else confidence)
-        check_measure(measure)
+        confidence = self.confidence if confidence is None else confidence
+        with python_words():
+            spec = QuerySpec.given(expr=query, min_accuracy=min_accuracy, confidence=confidence, measure=measure)
+            if spec.min_accuracy is None:
+                raise UserError("min_accuracy=None: the accuracy R(Q) must reach, e.g. min_accuracy=0.8")
         Query(query, [f.name for f in self.benchmark.families])
-        res = gate(self.tomography(source), query, min_accuracy, confidence, measure)
+        res = gate(self.tomography(source), spec)
         self._queries[query] = res
         if res["decision"] == "fail":
             raise AssertionError(res["line"])
@@ -326,69 +333,54 @@ class Tester:
         self,
         baseline,
         confidence: float | None = None,
-        min_change: float = 0.0,
-        correction: str = "holm",
-        warm: bool = True,
-        max_drop: float = 0.02,
-        tolerance: float = 0.05,
+        min_change: float | None = None,
+        correction: str | None = None,
+        warm: bool | None = None,
+        max_drop: float | None = None,
+        tolerance: float | None = None,
     ):
         """This model against `baseline` (a directory Tester.save or a stage=live / stage=compare run
         wrote, a RunRecord, or another Tester) on the same inputs, configuration by configuration:
         McNemar's exact test on the per-input outcomes, the p-values adjusted over the configurations
-        with Holm's method (correction="bh": Benjamini–Hochberg). warm=True (default): a warm start
-        measures on this model the baseline's front, where a surrogate seeded from the baseline expects
-        a drop beyond `max_drop`, and a random sample of the rest, until no measured configuration
-        regresses beyond `max_drop` and the sample bounds the predicted rest at `tolerance` × the
-        baseline's configurations (at `confidence`), or one does (pipeline/warm.py); warm=False:
-        every configuration the baseline measured. Returns a `Comparison`: `.regressions` and
-        `.improvements` (significant at `confidence`, default the Tester's, and larger than
-        `min_change`), `.predicted` and `.warm` (what was predicted, the bound), `.families`, `.pairs`,
-        `.fronts`, `.evaluations`, `.report(path)`. Other data, families or levels are refused in one
-        line before any configuration is evaluated."""
-        from .core.intervals import check_confidence
-        from .pipeline.compare import check_change, check_correction, compare_on
+        with Holm's method (correction="bh": Benjamini–Hochberg). warm=True: a warm start measures on
+        this model the baseline's front, where a surrogate seeded from the baseline expects a drop
+        beyond `max_drop`, and a random sample of the rest, until no measured configuration regresses
+        beyond `max_drop` and the sample bounds the predicted rest at `tolerance` × the baseline's
+        configurations (at `confidence`), or one does (pipeline/warm.py); warm=False: every
+        configuration the baseline measured. A setting left at None is conf/settings/compare.yaml's
+        (testnav.pipeline.CompareSpec: warm, Holm, min_change 0, max_drop 0.02, tolerance 0.05), the
+        confidence the Tester's. Returns a `Comparison`: `.regressions` and `.improvements`
+        (significant at `confidence` and larger than `min_change`), `.predicted` and `.warm` (what was
+        predicted, the bound), `.families`, `.pairs`, `.fronts`, `.evaluations`, `.report(path)`.
+        Other data, families or levels are refused in one line before any configuration is evaluated."""
+        from . import pipeline
 
-        confidence = check_confidence(self.confidence if confidence is None else confidence)
-        check_correction(correction)
-        check_change(min_change, "min_change")
+        given = dict(min_change=min_change, correction=correction, warm=warm, max_drop=max_drop, tolerance=tolerance)
+        with python_words():
+            spec = pipeline.CompareSpec.given(confidence=self.confidence if confidence is None else confidence, **given)
         base = baseline_record(baseline)
-        self._comparison = compare_on(
-            self.session,
-            base,
-            self.fidelity,
-            confidence,
-            correction,
-            min_change,
-            self._cached_groundtruth(),
-            self.progress,
-            warm=warm,
-            max_drop=max_drop,
-            tolerance=tolerance,
-        )
+        self._comparison = pipeline.compare(self.session, base, spec, self.fidelity, self._cached_groundtruth())
         return self._comparison
 
     def assert_no_regression(
         self,
         baseline,
-        max_drop: float = 0.02,
+        max_drop: float | None = None,
         confidence: float | None = None,
-        correction: str = "holm",
-        warm: bool = True,
-        tolerance: float = 0.05,
+        correction: str | None = None,
+        warm: bool | None = None,
+        tolerance: float | None = None,
     ):
-        """A CI gate against `baseline` (as in `compare`): returns the Comparison when no configuration's
-        accuracy dropped significantly (McNemar, `correction`-adjusted at `confidence`) by more than
-        `max_drop` (warm=True: none measured does, and at most `tolerance` × the baseline's
-        configurations can among those predicted, at `confidence`); else raises AssertionError with one
-        line naming the worst such regression (the configuration in words, accuracy before → after,
-        its p-value raw and adjusted)."""
-        from .pipeline.compare import check_change
-
-        check_change(max_drop, "max_drop")
+        """A CI gate against `baseline` (as in `compare`, whose defaults these take): returns the
+        Comparison when no configuration's accuracy dropped significantly (McNemar, `correction`-adjusted
+        at `confidence`) by more than `max_drop` (warm=True: none measured does, and at most
+        `tolerance` × the baseline's configurations can among those predicted, at `confidence`); else
+        raises AssertionError with one line naming the worst such regression (the configuration in
+        words, accuracy before → after, its p-value raw and adjusted)."""
         comparison = self.compare(
             baseline, confidence, correction=correction, warm=warm, max_drop=max_drop, tolerance=tolerance
         )
-        if comparison.gated(max_drop):
+        if comparison.gated():
             raise AssertionError(comparison.gate["line"])
         return comparison
 
@@ -407,27 +399,29 @@ class Tester:
 
     @property
     def inputs(self):
-        from .report.inputs import inputs_of
+        """The data and the model read input by input (testnav/groundtruth/inputs.py)."""
+        return self.session.inputs
 
-        return inputs_of(self.session)
-
-    def examples(self, config, k: int = 8) -> pd.DataFrame:
-        """k inputs under a configuration, flips (right → wrong) first: `input` (its index in the
-        data), `label`, `clean_prediction`, `prediction`, `flipped`, `changed`, and the `clean` and
-        `perturbed` input (a C×H×W tensor, or the text)."""
-        return self.inputs.examples(self.configuration(config), k)
+    def examples(self, config, k: int | None = None) -> pd.DataFrame:
+        """k inputs (None: report.k of conf/settings/report.yaml, 8) under a configuration, flips (right
+        → wrong) first: `input` (its index in the data), `label`, `clean_prediction`, `prediction`,
+        `flipped`, `changed`, and the `clean` and `perturbed` input (a C×H×W tensor, or the text)."""
+        k, theta = report_k(k), self.configuration(config)  # checked before the model is loaded
+        return self.inputs.examples(theta, k)
 
     def perturb(self, config):
         """The whole data set under a configuration: an (N, C, H, W) tensor in [0, 1], or a list of
         strings (a tuple of two per pair), for augmentation or your own analysis."""
         return self.inputs.perturb(self.configuration(config))
 
-    def report(self, path="report.html", run: Run | None = None, configs=(), k: int = 8) -> Path:
+    def report(self, path="report.html", run: Run | None = None, configs=(), k: int | None = None) -> Path:
         """Write report.html (one self-contained file) and return its path: after `scan()`, the scan's
         findings; else about `run` (default: the last search) and the configurations in `configs`,
-        with the queries answered so far; without a search, the tomography's report (computed if needed)."""
+        with the queries answered so far; without a search, the tomography's report (computed if needed).
+        `k`: inputs shown per configuration (None: report.k of conf/settings/report.yaml, 8)."""
         from . import report
 
+        k = report_k(k)
         if run is None and not configs and self._findings is not None:
             return self._findings.report(path, k)  # the scan's: the findings first
         thetas = [self.configuration(c) for c in configs]
@@ -436,33 +430,16 @@ class Tester:
         if run is None:
             source = "replay" if self.text else "live"
             tomo = self.tomography(source)
-            return report.for_tomography(path, tomo, self.benchmark, self.session, thetas, k, queries, source)
-        return report.for_run(path, run, self.benchmark, self.session, thetas, k, queries)
+            return report.for_tomography(
+                path, tomo, self.benchmark, self.session, thetas, k=k, queries=queries, source=source
+            )
+        return report.for_run(path, run, self.benchmark, self.session, thetas, k=k, queries=queries)
 
 
-def search_settings(budget, seed, stop_at, stop_on, epsilon, size: int):
-    """Tester.search's arguments checked in their Python names, before any work; a budget beyond
-    5 × |Θ| proposals (which re-propose what was measured) capped at it, with a note."""
+def capped(budget: int | None, size: int) -> int | None:
+    """A budget beyond 5 × |Θ| proposals (which re-propose what was measured) capped at it, with a note."""
     from .errors import note
-    from .pipeline import STOP_ON
 
-    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1):
-        raise UserError(f"budget={budget!r}: a whole number of proposals ≥ 1, or None for 5 × |Θ| = {5 * size:,}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise UserError(f"seed={seed!r}: a whole number, e.g. seed=0")
-    if stop_at is not None and (
-        isinstance(stop_at, bool) or not isinstance(stop_at, (int, float)) or not 0 < stop_at <= 1
-    ):
-        raise UserError(f"stop_at={stop_at!r}: a probability in (0, 1], or None to never stop early")
-    if stop_on not in STOP_ON:
-        raise UserError(f"stop_on={stop_on!r} (valid: {', '.join(STOP_ON)})")
-    if epsilon != "auto" and (
-        isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon < 1
-    ):
-        raise UserError(
-            f"epsilon={epsilon!r}: 'auto' (the measurement's resolution) or a share of each objective's range in "
-            "[0, 1), e.g. epsilon=0.01"
-        )
     if budget is not None and budget > 5 * size:
         note(
             f"budget={budget:,} proposals on {size:,} configurations: capped at 5 × |Θ| = {5 * size:,}, "
@@ -472,13 +449,22 @@ def search_settings(budget, seed, stop_at, stop_on, epsilon, size: int):
     return budget
 
 
-KEYS = re.compile(r"\b(?:certificate|search|benchmark|query|tomography)\.(\w+)(?==|\b)")
+def report_k(k: int | None) -> int:
+    """Inputs shown per configuration: `k`, or report.k of conf/settings/report.yaml."""
+    from .pipeline import ReportSpec
+
+    with python_words():
+        return ReportSpec.given(k=k).k
+
+
+KEYS = re.compile(r"\b(?:certificate|search|benchmark|query|tomography|scan|compare|report)\.(\w+)(?==|\b)")
 
 
 @contextmanager
 def python_words():
     """A one-line error raised inside with the config keys it names as the Python arguments
-    (certificate.stop_on= → stop_on=, search.pop_size → pop_size, null → None)."""
+    (certificate.stop_on= → stop_on=, search.pop_size → pop_size, compare.max_drop= → max_drop=,
+    null → None)."""
     try:
         yield
     except UserError as e:

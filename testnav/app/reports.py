@@ -19,7 +19,6 @@ import torch
 
 from ..core.cache import atomic_path
 from ..core.naming import parse_config
-from ..errors import UserError
 
 
 def named(cfg, benchmark) -> list[tuple[int, ...]]:
@@ -37,10 +36,10 @@ def slug(theta, families) -> str:
 
 
 def check_k(cfg) -> int:
-    k = cfg.report.k
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise UserError(f"report.k={k}: the number of inputs shown per configuration, a whole number ≥ 1")
-    return k
+    """report.k, checked (with every report.* setting) by its spec."""
+    from ..pipeline import ReportSpec
+
+    return ReportSpec.from_node(cfg.report).k
 
 
 def write_csv(df: pd.DataFrame, path: Path) -> None:
@@ -50,11 +49,9 @@ def write_csv(df: pd.DataFrame, path: Path) -> None:
 
 def write_examples(out_dir: Path, session, thetas) -> list[Path]:
     """examples-*.csv and perturbed-* for each configuration (see the module docstring)."""
-    from ..report.inputs import inputs_of
-
     if not thetas:
         return []
-    inputs, families = inputs_of(session), session.benchmark.families
+    inputs, families = session.inputs, session.benchmark.families
     written = []
     for theta in thetas:
         name = slug(theta, families)
@@ -98,7 +95,7 @@ def for_run(cfg, out_dir: Path, run, benchmark=None, session=None, thetas=()) ->
 
         session = pipeline.open(benchmark, cfg.cache_dir, cfg.device)
     shown = [] if session is None else write_examples(out_dir, session, thetas)
-    report.for_run(out_dir, run, benchmark, session, thetas, check_k(cfg))
+    report.for_run(out_dir, run, benchmark, session, thetas, k=check_k(cfg))
     return [report.NAME, *(p.name for p in shown)]
 
 
@@ -111,5 +108,5 @@ def for_tomography(cfg, out_dir: Path, tomo, benchmark, thetas=(), queries=()) -
     session = pipeline.open(benchmark, cfg.cache_dir, cfg.device)
     shown = write_examples(out_dir, session, thetas)
     source = str(cfg.tomography.source)
-    report.for_tomography(out_dir, tomo, benchmark, session, thetas, check_k(cfg), queries, source)
+    report.for_tomography(out_dir, tomo, benchmark, session, thetas, k=check_k(cfg), queries=queries, source=source)
     return [report.NAME, *(p.name for p in shown)]

@@ -9,7 +9,9 @@ in, so relative data paths hold). A run that replayed a ground truth (stage=sear
 configuration measured: its table is read. A live run (stage=live) has the per-input outcomes of what
 it ran (outcomes.parquet); the clean set and each family alone are measured now where it had not, as
 are the sub-configurations the failure modes need. Writes RUN_DIR/findings.html and RUN_DIR/findings/
-(Findings.save), and prints the findings.
+(Findings.save), and prints the findings. The settings are a `ScanSpec`'s (conf/settings/scan.yaml's
+defaults, as `Tester.scan` reads them); the work is the pipeline's (testnav/pipeline/scan.py), on
+a `Session` opened here.
 """
 
 from __future__ import annotations
@@ -27,14 +29,17 @@ from ..errors import UserError
 
 
 def parser(prog: str) -> argparse.ArgumentParser:
+    from ..pipeline import ScanSpec  # its defaults: conf/settings/scan.yaml's
+
     p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     p.add_argument("run_dir", help="a run directory of stage=search or stage=live (it holds summary.json)")
-    p.add_argument("--failure-modes", type=int, default=5, help="how many failure modes to list (default 5)")
+    p.add_argument(
+        "--failure-modes", type=int, help=f"how many failure modes to list (default {ScanSpec.failure_modes})"
+    )
     p.add_argument(
         "--fidelity-floor",
-        default="auto",
         help="the fidelity below which inputs count as destroyed, on the metric's scale (auto: SSIM 0.25, "
-        "chrF 40; none: no floor)",
+        f"chrF 40; none: no floor; default {ScanSpec.fidelity_floor})",
     )
     p.add_argument("--out", default=None, help="the report's path (default RUN_DIR/findings.html)")
     return p
@@ -49,6 +54,20 @@ def floor_of(text: str):
         return float(text)
     except ValueError:
         raise UserError(f"--fidelity-floor={text}: a number on the metric's scale, auto or none") from None
+
+
+def spec_of(args):
+    """The scan's settings the command line gave, the rest conf/settings/scan.yaml's; checked."""
+    from ..pipeline import ScanSpec
+
+    given = {}
+    if args.failure_modes is not None:
+        if args.failure_modes < 1:
+            raise UserError(f"--failure-modes={args.failure_modes}: a whole number ≥ 1")
+        given["failure_modes"] = args.failure_modes
+    if args.fidelity_floor is not None:  # "none" is a floor of None: no floor
+        given["fidelity_floor"] = floor_of(str(args.fidelity_floor))
+    return ScanSpec.from_node(given)
 
 
 def composed(run_dir: Path):
@@ -66,12 +85,12 @@ def composed(run_dir: Path):
 
 
 def measured_of(run_dir: Path, summary: dict, session, fidelity: str):
-    """(Measured, method): the run's ground truth, or its live outcomes completed by the clean set and
-    each family alone."""
+    """(ConfigurationOutcomes or None, method): the run's ground truth, or its live outcomes in the
+    session's live oracle, completed by the clean set and each family alone (then None)."""
     from ..fidelity import sign
-    from ..findings import Measured
+    from ..findings import ConfigurationOutcomes
     from ..pipeline import live_oracle
-    from ..scan import timed
+    from ..pipeline.scan import timed
 
     benchmark = session.benchmark
     lattice = benchmark.lattice
@@ -79,7 +98,7 @@ def measured_of(run_dir: Path, summary: dict, session, fidelity: str):
     if table and not summary.get("live") and Path(table).exists() and str(table).endswith(".parquet"):
         df = pd.read_parquet(table)
         if len(df) == lattice.size and "correct" in df and fidelity in df:
-            return Measured.from_table(df, lattice, fidelity), {"how": "lattice", "cached": True}
+            return ConfigurationOutcomes.from_table(df, lattice, fidelity), {"how": "lattice", "cached": True}
     outcomes = run_dir / "outcomes.parquet"
     if not outcomes.exists():
         raise UserError(f"{run_dir}: neither a ground truth nor outcomes.parquet (a live run's per-input outcomes)")
@@ -97,22 +116,19 @@ def measured_of(run_dir: Path, summary: dict, session, fidelity: str):
             oracle.outcomes[i] = np.asarray(correct, bool)
     ran = len(oracle.memo)
     timed(oracle, np.flatnonzero(lattice.orders <= 1), None, "each family alone")
-    return None, {"how": "run", "run_measured": ran, "oracle": oracle}
+    return None, {"how": "run", "run_measured": ran}
 
 
 def main(argv, prog: str = "testnav report") -> int:
     from ..core.naming import own_name
-    from ..findings import build, fidelity_settings
+    from ..findings import SHOWN, ConfigurationOutcomes
+    from ..pipeline import live_oracle
     from ..pipeline import open as open_session
-    from ..report.inputs import inputs_of, supported
-    from ..report.scan import write_findings
-    from ..scan import complete_minimality, digests
+    from ..pipeline.scan import complete_minimality, fidelity_of, findings_of
 
     args = parser(prog).parse_args(argv)
     run_dir = Path(args.run_dir).resolve()
-    if args.failure_modes < 1:
-        raise UserError(f"--failure-modes={args.failure_modes}: a whole number ≥ 1")
-    floor = floor_of(str(args.fidelity_floor))
+    spec = spec_of(args)
     cfg, cwd = composed(run_dir)
     summary = json.loads((run_dir / "summary.json").read_text())
     fidelity = summary.get("fidelity") or str(cfg.fidelity.name)
@@ -120,32 +136,19 @@ def main(argv, prog: str = "testnav report") -> int:
         benchmark = benchmarks.make(cfg.benchmark)
         if fidelity not in benchmark.metrics:
             raise UserError(f"{run_dir}: the run's fidelity {fidelity} is not among the benchmark's metrics")
-        fid = fidelity_settings(fidelity, floor, getattr(benchmark.metrics[fidelity], "higher_is_better", True))
         session = open_session(benchmark, str(cfg.cache_dir), str(cfg.device))
+        fid = fidelity_of(session, spec, fidelity)
         measured, method = measured_of(run_dir, summary, session, fidelity)
         if measured is None:
-            from ..findings import Measured
-
-            oracle = method.pop("oracle")
+            oracle = live_oracle(session, fidelity)
             method["sub_configurations_measured"] = complete_minimality(
-                oracle, benchmark.lattice, fid, args.failure_modes
+                oracle, benchmark.lattice, fid, spec.failure_modes
             )
-            measured = Measured.from_oracle(oracle)
+            measured = ConfigurationOutcomes.from_oracle(oracle)
         model = own_name(session.loaded.model)
-        tester = type("Run", (), {"benchmark": benchmark, "session": session})()
-        model_digests, data = digests(tester)
-        findings = build(
-            measured, benchmark.families, model, 0.95, fid, method, args.failure_modes, model_digests, data
-        )
-        if supported(benchmark, session.loaded):
-            inputs = inputs_of(session)
-            for _, row in findings.failure_modes.iterrows():
-                theta = row[[f"t{i + 1}" for i in range(benchmark.lattice.n)]].to_numpy(np.int64)
-                findings.examples[row["configuration"]] = inputs.examples(theta, 6)
-        findings._tester = tester
-        findings.footer = ""
-        path = write_findings(Path(args.out) if args.out else run_dir / "findings.html", findings)
+        findings = findings_of(session, measured, spec, fid, method, model, keep=SHOWN)
+        path = findings.report(Path(args.out) if args.out else run_dir / "findings.html")
         findings.save(run_dir / "findings")
-    print(findings)
+    print(findings.text(hint=False))
     print(f"report: {path}")
     return 0

@@ -146,55 +146,22 @@ def run_live(cfg: DictConfig, out_dir: Path) -> dict:
     return summary
 
 
-def check_compare(c) -> None:
-    """compare.* before any work: a baseline named, the thresholds and the correction valid."""
-    from ..core.intervals import check_confidence
-    from ..pipeline.compare import check_change, check_correction, check_tolerance
-
-    if not c.baseline:
-        raise UserError("stage=compare needs compare.baseline=RUN_DIR (a run directory of stage=live or stage=compare)")
-    check_change(c.max_drop, "compare.max_drop")
-    check_change(c.min_change, "compare.min_change")
-    check_confidence(c.confidence, "compare.confidence")
-    check_correction(c.correction, "compare.correction")
-    check_tolerance(c.tolerance, "compare.tolerance")
-    if not isinstance(c.warm, bool):
-        raise UserError(f"compare.warm={c.warm} (valid: true, false)")
-    if isinstance(c.seed, bool) or not isinstance(c.seed, int) or c.seed < 0:
-        raise UserError(f"compare.seed={c.seed}: a whole number ≥ 0")
-    if isinstance(c.examples, bool) or not isinstance(c.examples, int) or c.examples < 1:
-        raise UserError(f"compare.examples={c.examples}: a whole number ≥ 1")
-
-
 def run_compare(cfg: DictConfig, out_dir: Path) -> dict:
     """The model against a kept run on the same inputs; the gate on compare.max_drop (exit 1, BelowThreshold)."""
-    from ..pipeline.compare import compare_on
-
     c = cfg.compare
-    check_compare(c)
+    if not c.baseline:
+        raise UserError("stage=compare needs compare.baseline=RUN_DIR (a run directory of stage=live or stage=compare)")
+    spec = pipeline.CompareSpec.from_node(c)  # checked before any work
     base = RunRecord.load(c.baseline, key="compare.baseline")  # before the model loads
     benchmark = benchmarks.make(cfg.benchmark)
     fidelity = base.fidelity if base.fidelity in benchmark.metrics else cfg.fidelity.name
-    session = pipeline.open(benchmark, cfg.cache_dir, cfg.device)
-    comparison = compare_on(
-        session,
-        base,
-        fidelity,
-        c.confidence,
-        c.correction,
-        c.min_change,
-        progress=cfg.progress,
-        key="compare.baseline",
-        warm=c.warm,
-        max_drop=c.max_drop,
-        tolerance=c.tolerance,
-        seed=c.seed,
-    )
-    failed = comparison.gated(c.max_drop)
+    session = pipeline.open(benchmark, cfg.cache_dir, cfg.device, cfg.progress)
+    comparison = pipeline.compare(session, base, spec, fidelity, key="compare.baseline")
+    failed = comparison.gated()
     comparison.save(out_dir)
     record_of(session, fidelity, name=benchmark.name).save(out_dir)  # this model's run: the next baseline
-    report = comparison.report(out_dir / "comparison.html", k=c.examples)
-    summary = {**comparison.summary, "max_drop": c.max_drop, "gate": "fail" if failed else "pass"}
+    report = comparison.report(out_dir / "comparison.html")
+    summary = {**comparison.summary, "max_drop": spec.max_drop, "gate": "fail" if failed else "pass"}
     write_json_atomic(out_dir / "comparison.json", summary)
     lines = [
         f"compare {benchmark.name} against {c.baseline}: {comparison.sentence()}",

@@ -17,22 +17,11 @@ import pandas as pd
 from .. import benchmarks
 from ..benchmarks.paper import PAPER_PSI
 from ..core.cache import write_json_atomic
-from ..core.intervals import check_confidence
 from ..core.naming import with_names
 from ..errors import BelowThreshold, UserError
 from ..groundtruth.compute import outcomes
 from ..pipeline import build_groundtruth
-from ..pipeline.tomography import (
-    Query,
-    Settings,
-    Undecided,
-    answer,
-    check_measure,
-    check_sample,
-    check_threshold,
-    gate,
-    make_tomography,
-)
+from ..pipeline.tomography import Query, QuerySpec, Settings, Undecided, answer, gate, make_tomography
 from ..tomography.studies import run_studies
 from . import reports
 
@@ -87,22 +76,15 @@ def run_query(cfg, out_dir: Path) -> dict:
     """R(Q) for `query.expr` with [R_low, R_high] at `query.confidence`, and the gate
     `query.min_accuracy`: the outputs are written, then a failed gate raises BelowThreshold (exit
     status 1) and an undecided one Undecided (exit status 3), each with its one line."""
-    expr, threshold = cfg.query.expr, cfg.query.min_accuracy
-    if not expr:
+    if not cfg.query.expr:
         raise UserError("stage=query needs query='…', e.g. query='brightness >= 3 & zoom <= 1'")
-    if threshold is not None:
-        check_threshold(threshold)
-    confidence = check_confidence(cfg.query.confidence, "query.confidence")
-    measure = check_measure(cfg.query.measure, "query.measure")
-    sample = check_sample(cfg.query.sample, "query.sample")
+    spec = QuerySpec.from_node({**cfg.query, "expr": str(cfg.query.expr)})
+    threshold = spec.min_accuracy
     benchmark = benchmarks.make(cfg.benchmark)
-    Query(str(expr), [f.name for f in benchmark.families])  # syntax first, before any work
+    Query(spec.expr, [f.name for f in benchmark.families])  # syntax first, before any work
     thetas = reports.named(cfg, benchmark)
     tomo, _ = make_tomography(cfg, benchmark)
-    if threshold is None:
-        res = answer(tomo, str(expr), confidence, sample)
-    else:
-        res = gate(tomo, str(expr), threshold, confidence, measure)
+    res = answer(tomo, spec) if threshold is None else gate(tomo, spec)
     write_json_atomic(out_dir / "query.json", res)
     written = reports.for_tomography(cfg, out_dir, tomo, benchmark, thetas, [res])
     fmt = lambda v: "—" if v is None else f"{v:.3f}"  # noqa: E731

@@ -17,6 +17,7 @@ import torch
 from ..core.memory import keep_freed_memory
 from ..errors import UserError
 from .checks import check_outputs
+from .inputs import Inputs, supported
 from .walk import PrefixWalker, stack_size
 
 
@@ -32,13 +33,16 @@ def resolve_device(name: str) -> str:
 
 
 class Session:
-    """A benchmark's data and model on a device (`loaded`), and on first use its prepared
-    metrics with the clean scores (`clean`: ψ(D) and each metric's clean value; `signals_clean`:
-    the signals calibrated and their clean values, for what reads a signal) and the walker
-    that perturbs D under each θ, sharing prefixes (`walker`, `stack` sibling sets a call)."""
+    """A benchmark's data and model on a device (`loaded`), the cache its measurements are kept in
+    (`cache_dir`) and whether bars show progress (`progress`); on first use its prepared metrics
+    with the clean scores (`clean`: ψ(D) and each metric's clean value; `signals_clean`: the
+    signals calibrated and their clean values, for what reads a signal), the walker that perturbs
+    D under each θ, sharing prefixes (`walker`, `stack` sibling sets a call), and D read input by
+    input (`inputs`, where `readable`). The one handle the library below `testnav.Tester` takes."""
 
-    def __init__(self, benchmark, loaded, device: str):
+    def __init__(self, benchmark, loaded, device: str, cache_dir, progress: bool | None = False):
         self.benchmark, self.loaded, self.device = benchmark, loaded, device
+        self.cache_dir, self.progress = str(cache_dir), progress
         self.live_oracles: dict = {}  # by fidelity: the live oracle and its memo (testnav/pipeline/live.py)
 
     @cached_property
@@ -74,10 +78,22 @@ class Session:
     def stack(self) -> int:
         return stack_size(self.loaded.inputs, self.device)
 
+    @property
+    def readable(self) -> bool:
+        """Whether per-input predictions can be read (an image or a text classifier): `inputs`."""
+        return supported(self.benchmark, self.loaded)
 
-def open(benchmark, cache_dir, device: str) -> Session:  # noqa: A001 (the pipeline's verb, as in io.open)
+    @cached_property
+    def inputs(self) -> Inputs:
+        """D and the model read input by input (testnav/groundtruth/inputs.py), made once: its clean
+        predictions are computed once per session."""
+        return Inputs(self)
+
+
+def open(benchmark, cache_dir, device: str, progress: bool | None = False) -> Session:  # noqa: A001 (as io.open)
     """Load `benchmark`'s D and model and put them on `device` (checked first); one batch of D
-    through the model checks its outputs against the labels (testnav/groundtruth/checks.py)."""
+    through the model checks its outputs against the labels (testnav/groundtruth/checks.py).
+    `cache_dir`: where what is measured on it is kept; `progress`: bars where the session works."""
     device = resolve_device(device)
     loaded = benchmark.load_nonempty(cache_dir)
     keep_freed_memory()
@@ -85,4 +101,4 @@ def open(benchmark, cache_dir, device: str) -> Session:  # noqa: A001 (the pipel
     if isinstance(loaded.model, torch.nn.Module):
         loaded.model.to(device)
     check_outputs(benchmark, loaded)  # labels the model cannot predict, non-finite logits: refused now
-    return Session(benchmark, loaded, device)
+    return Session(benchmark, loaded, device, cache_dir, progress)

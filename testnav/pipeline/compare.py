@@ -1,8 +1,9 @@
 """Did the new version get less robust? Two records of the same inputs, configuration by configuration.
 
-    comparison = compare(baseline_record, new_record, confidence=0.95, correction="holm")
+    comparison = compare(session, baseline_record, CompareSpec(), "ssim")   # the session's model measured
+    comparison = compare_records(baseline_record, new_record, CompareSpec(correction="bh"))
     comparison.regressions      # significant drops larger than min_change, worst first
-    comparison.line             # the gate's one line about the worst of them
+    comparison.line()           # the gate's one line about the worst of them
 
 For each configuration θ measured on both, the models saw the same perturbed inputs, so the test is
 paired: McNemar's exact test (statsmodels) on the inputs whose outcome differs, b = right before and
@@ -14,9 +15,10 @@ Benjamini–Hochberg (correction="bh"; controls the false discovery rate: the ex
 calls that are wrong). A regression is a configuration whose adjusted p-value is below
 1 − confidence and whose accuracy dropped by more than `min_change`; an improvement the same upwards.
 
-`compare_on` measures on a session's model what the comparison needs: with warm=True (the default)
+`compare` measures on a session's model what the comparison needs: with warm=True (the default)
 the baseline's front, where a surrogate expects a drop and a random sample that bounds the rest
-(pipeline/warm.py); with warm=False every configuration the baseline measured.
+(pipeline/warm.py); with warm=False every configuration the baseline measured. The settings are
+one `CompareSpec` (testnav/pipeline/specs.py; the defaults are conf/settings/compare.yaml's).
 """
 
 from __future__ import annotations
@@ -28,32 +30,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core.intervals import check_confidence
 from ..core.naming import COLUMN, config_name
 from ..core.pareto import nondominated_mask
 from ..errors import UserError
 from .paired import CORRECTIONS, adjust, mcnemar_exact
-from .record import RunRecord, check_comparable
-
-
-def check_correction(value, key: str = "correction") -> str:
-    if value not in CORRECTIONS:
-        raise UserError(f"{key}={value} (valid: {', '.join(CORRECTIONS)})")
-    return value
-
-
-def check_change(value, key: str) -> float:
-    """A change in accuracy, as a share of the inputs: 0 ≤ value < 1 (0.02: two points)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
-        raise UserError(f"{key}={value}: a share of the accuracy in [0, 1), e.g. {key}=0.02 (two points)")
-    return float(value)
-
-
-def check_tolerance(value, key: str = "tolerance") -> float:
-    """The warm start's tolerance: a share of the baseline's configurations, 0 ≤ value < 1."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
-        raise UserError(f"{key}={value}: a share of the baseline's configurations in [0, 1), e.g. {key}=0.05")
-    return float(value)
+from .record import RunRecord, check_comparable, record_of
+from .specs import CompareSpec
 
 
 def pct_points(x: float) -> str:
@@ -69,27 +51,40 @@ class Comparison:
     `fronts`: each model's measured front over the configurations compared; `evaluations`:
     configurations evaluated on the new model for the comparison; `warm`: what a warm start
     (pipeline/warm.py) measured and predicted, and the bound on the predicted ones (None: every
-    configuration the baseline measured was compared); `predicted`: those configurations."""
+    configuration the baseline measured was compared); `predicted`: those configurations. `spec`: the
+    settings it was compared under (confidence, correction, min_change; the gate's max_drop)."""
 
     table: pd.DataFrame
     base: RunRecord = field(repr=False)
     new: RunRecord = field(repr=False)
-    confidence: float = 0.95
-    correction: str = "holm"
-    min_change: float = 0.0
+    spec: CompareSpec = field(repr=False)
     evaluations: int = 0
     reused: int = 0
     seconds: float = 0.0
-    inputs: object = field(default=None, repr=False)  # the new model's Inputs (report/inputs.py), for the report
+    inputs: object = field(default=None, repr=False)  # the new model's Inputs (groundtruth/inputs.py), for the report
     families_objects: list = field(default=None, repr=False)
     gate: dict | None = None  # set by a gate: {"max_drop", "failed", "line"}, shown on the report
     warm: object = field(default=None, repr=False)  # a WarmStart (pipeline/warm.py), or None: all measured
 
-    def gated(self, max_drop: float) -> bool:
-        """Apply the regression gate: record its line on the comparison; True when it fails."""
+    def gated(self, max_drop: float | None = None) -> bool:
+        """Apply the regression gate at `max_drop` (None: the spec's): record its line on the
+        comparison; True when it fails."""
+        max_drop = self.spec.max_drop if max_drop is None else max_drop
         failed = bool(len(self.failing(max_drop)))
         self.gate = {"max_drop": max_drop, "failed": failed, "line": self.line(max_drop)}
         return failed
+
+    @property
+    def confidence(self) -> float:
+        return self.spec.confidence
+
+    @property
+    def correction(self) -> str:
+        return self.spec.correction
+
+    @property
+    def min_change(self) -> float:
+        return self.spec.min_change
 
     @property
     def alpha(self) -> float:
@@ -272,11 +267,13 @@ class Comparison:
             lines.append(self.warm.sentence())
         return "\n".join(lines)
 
-    def report(self, path="comparison.html", k: int = 6, most: int = 5) -> Path:
+    def report(self, path="comparison.html", k: int | None = None, most: int = 5) -> Path:
         """One self-contained page: the verdict, the two fronts side by side, each regression before and
-        after with `k` of the inputs that flipped (the first `most` regressions), the families behind them."""
+        after with `k` of the inputs that flipped (None: the spec's `examples`; the first `most`
+        regressions), the families behind them."""
         from ..report.compare import write
 
+        k = self.spec.examples if k is None else k
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise UserError(f"k={k}: the number of examples must be a whole number ≥ 1")
         return write(path, self, k, most, self.gate)
@@ -311,20 +308,9 @@ def largest_drop(t: pd.DataFrame) -> str:
     return f"{pct_points(w['change'])} at {w[COLUMN]} (p {w['p_value']:.2g}, adjusted {w['p_adjusted']:.2g})"
 
 
-def compare(
-    base: RunRecord,
-    new: RunRecord,
-    confidence: float = 0.95,
-    correction: str = "holm",
-    min_change: float = 0.0,
-    families=None,
-    key: str = "baseline",
-) -> Comparison:
-    """Every configuration measured in both records, tested pair by pair and adjusted together.
-    `families`: Family objects naming the configurations (default: the records' own labels)."""
-    confidence = check_confidence(confidence)
-    check_correction(correction)
-    min_change = check_change(min_change, "min_change")
+def compare_records(base: RunRecord, new: RunRecord, spec: CompareSpec, families=None, key: str = "baseline"):
+    """Every configuration measured in both records, tested pair by pair and adjusted together under
+    `spec`. `families`: Family objects naming the configurations (default: the records' own labels)."""
     check_comparable(base, new, key)
     mine = new.index()
     rows = []
@@ -353,13 +339,13 @@ def compare(
     if not rows:
         raise UserError(f"{key}: no configuration is measured in both runs (the new model's: {len(new)})")
     table = pd.DataFrame(rows)
-    reject, adjusted = adjust(table["p_value"], confidence, correction)
+    reject, adjusted = adjust(table["p_value"], spec.confidence, spec.correction)
     table["p_adjusted"] = adjusted
     table["significant"] = reject
-    return Comparison(table, base, new, confidence, correction, min_change, families_objects=families)
+    return Comparison(table, base, new, spec, families_objects=families)
 
 
-def measure(session, fidelity: str, thetas, progress: bool = False) -> int:
+def measure(session, fidelity: str, thetas) -> int:
     """Evaluate on the session's model (its live oracle for ρ = `fidelity`: memoised, prefixes shared)
     every configuration of `thetas` not measured yet; returns how many it evaluated."""
     from ..core.progress import bar
@@ -370,74 +356,58 @@ def measure(session, fidelity: str, thetas, progress: bool = False) -> int:
     todo = sorted({int(lattice.index(np.asarray(t, np.int64))) for t in thetas} - set(oracle.outcomes))
     todo = [i for i in todo if i != 0]  # the clean set is the session's own
     step = max(lattice.levels, 16)  # in lattice order, siblings together: each request shares its prefixes
-    with bar(total=len(todo), desc="comparison on the model", unit="cfg", disable=not progress) as pbar:
+    with bar(total=len(todo), desc="comparison on the model", unit="cfg", disable=not session.progress) as pbar:
         for s in range(0, len(todo), step):
             oracle.evaluate(todo[s : s + step])
             pbar.update(len(todo[s : s + step]))
     return len(todo)
 
 
-def compare_on(
-    session,
-    base: RunRecord,
-    fidelity: str,
-    confidence: float = 0.95,
-    correction: str = "holm",
-    min_change: float = 0.0,
-    groundtruth=None,
-    progress: bool = False,
-    key: str = "baseline",
-    warm: bool = True,
-    max_drop: float = 0.02,
-    tolerance: float = 0.05,
-    seed: int = 0,
-) -> Comparison:
-    """The opened session's model against the record `base`: refused in one line unless the data,
-    families, levels and perturbation seed agree; then the configurations `base` measured that the
-    session has not (its live searches, `groundtruth`) are evaluated on the model, and compared: with
-    warm=True those a warm start needs for a gate at `max_drop` (pipeline/warm.py: the rest predicted
-    and bounded at `tolerance`, sampled with `seed`), with warm=False all of them."""
+def compare(session, baseline: RunRecord, spec: CompareSpec, fidelity: str, groundtruth=None, key: str = "baseline"):
+    """The opened session's model against the record `baseline`: refused in one line unless the data,
+    families, levels and perturbation seed agree; then the configurations `baseline` measured that the
+    session has not (its live searches, the table `groundtruth`) are evaluated on the model, and
+    compared: with spec.warm those a warm start needs for a gate at `spec.max_drop` (pipeline/warm.py:
+    the rest predicted and bounded at `spec.tolerance`, sampled with `spec.seed`), else all of them.
+    `key`: how errors name the baseline (compare.baseline on the command line)."""
     import time
 
-    from .live import live_oracle
-    from .record import record_of
-
-    confidence = check_confidence(confidence)
-    check_correction(correction)
-    min_change = check_change(min_change, "min_change")
-    max_drop = check_change(max_drop, "max_drop")
-    tolerance = check_tolerance(tolerance)
-    if not isinstance(warm, bool):
-        raise UserError(f"warm={warm!r} (valid: true, false)")
     t0 = time.perf_counter()
     mine = record_of(session, fidelity, groundtruth)
-    check_comparable(base, mine, key)
+    check_comparable(baseline, mine, key)
     start = None
-    if warm:
+    if spec.warm:
         from .warm import warm_measure
 
-        lattice, oracle = session.benchmark.lattice, live_oracle(session, fidelity)
-        evaluated = 0
-
-        def evaluate(thetas):
-            nonlocal evaluated
-            evaluated += measure(session, fidelity, thetas, progress)
-            return {t: oracle.outcomes[int(lattice.index(np.asarray(t, np.int64)))] for t in thetas}
-
         known = {tuple(map(int, t)): c for t, c in zip(mine.thetas, mine.correct)}
-        start = warm_measure(base, known, evaluate, max_drop, confidence, correction, tolerance, seed)
+        evaluate = Evaluate(session, fidelity)
+        start = warm_measure(baseline, known, evaluate, spec)
+        evaluated = evaluate.evaluated
     else:
-        evaluated = measure(session, fidelity, base.thetas, progress)
+        evaluated = measure(session, fidelity, baseline.thetas)
     new = record_of(session, fidelity, groundtruth)
-    out = compare(base, new, confidence, correction, min_change, session.benchmark.families, key)
+    out = compare_records(baseline, new, spec, session.benchmark.families, key)
     out.evaluations, out.reused, out.warm = evaluated, len(out.table) - evaluated, start
-    cols = [f"t{i + 1}" for i in range(len(base.families))]
+    cols = [f"t{i + 1}" for i in range(len(baseline.families))]
     out.table["measured_for"] = (
         [start.why[tuple(map(int, t))] for t in out.table[cols].to_numpy()] if start else "every configuration"
     )
     out.seconds = time.perf_counter() - t0
-    from ..report.inputs import inputs_of, supported
-
-    if supported(session.benchmark, session.loaded):
-        out.inputs = inputs_of(session)
+    if session.readable:
+        out.inputs = session.inputs
     return out
+
+
+class Evaluate:
+    """The warm start's `evaluate(thetas)`: each θ measured on the session's model (once), θ → its
+    per-input outcomes; `evaluated` counts the configurations it evaluated."""
+
+    def __init__(self, session, fidelity: str):
+        from .live import live_oracle
+
+        self.session, self.fidelity, self.evaluated = session, fidelity, 0
+        self.oracle, self.lattice = live_oracle(session, fidelity), session.benchmark.lattice
+
+    def __call__(self, thetas) -> dict:
+        self.evaluated += measure(self.session, self.fidelity, thetas)
+        return {t: self.oracle.outcomes[int(self.lattice.index(np.asarray(t, np.int64)))] for t in thetas}

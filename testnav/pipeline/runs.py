@@ -25,6 +25,7 @@ from ..core.table import Objectives
 from ..core.trace import make_trace, ranked_list, summarize
 from ..errors import UserError
 from ..groundtruth.inferences import inference_summary, table_costs
+from ..paths import conf_values
 from ..searches import Search, make
 from ..stopping.certificate import Certificate, CertificateConfig, CertifiedOracle, run_certified, summary_fields
 from ..stopping.epsilon import AUTO, Resolution, representatives, resolution_tolerance
@@ -117,6 +118,14 @@ class Run:
         return out
 
 
+def certificate_for(live: bool, **given) -> CertificateConfig:
+    """The certificate's settings `given` as Python keywords (stop_at, stop_on, epsilon, …; None takes
+    the default), with the defaults a composed config holds for a live run or a replay: those of
+    conf/settings/certificate.yaml, whose epsilon is auto on stage=live and 0.01 on every other stage."""
+    defaults = conf_values("settings/certificate", ["epsilon"], stage="live") if live else {}
+    return CertificateConfig.from_node({**defaults, **{k: v for k, v in given.items() if v is not None}})
+
+
 def check_budget(budget, space_size: int | None = None) -> int | None:
     """The proposal budget B; None means the paper's 5 × |Θ|. Checked before any work starts."""
     if budget is None:
@@ -129,7 +138,7 @@ def check_budget(budget, space_size: int | None = None) -> int | None:
 def check_seed(seed) -> int:
     """The run's seed: a whole number (it seeds the search and names the run)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise UserError(f"seed={seed}: must be a whole number (e.g. seed=0, or -m seed='range(10)')")
+        raise UserError(f"seed={seed}: must be a whole number, e.g. seed=0")
     return int(seed)
 
 

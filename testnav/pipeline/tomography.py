@@ -3,8 +3,9 @@
 `tomography_for` measures the low-order tests (replayed from the ground truth's per-input outcomes,
 or live on the model through `pipeline.open`) and fits the surrogate; `make_tomography` does it for
 a composed config (`stage=tomography | query`, the notebooks); `answer` and `gate` give R(Q) with its
-interval and the CI gate's decision. `testnav.Tester` and the app's stages (testnav/app/tomography.py,
-which read the config, print and write files) both come through here.
+interval and the CI gate's decision, for a query and its settings as one `QuerySpec`.
+`testnav.Tester` and the app's stages (testnav/app/tomography.py, which read the config, print and
+write files) both come through here.
 """
 
 from __future__ import annotations
@@ -19,18 +20,16 @@ from ..groundtruth.session import open as open_session
 from ..groundtruth.session import resolve_device
 from ..tomography.core import Settings, Tomography, build, from_groundtruth
 from ..tomography.executor import LiveExecutor, low_order
-from ..tomography.gate import Undecided, answer, check_measure, gate
-from ..tomography.query import Query, check_sample, check_threshold
+from ..tomography.gate import Undecided, answer, gate
+from ..tomography.query import Query, QuerySpec
 
 __all__ = [
     "Query",
+    "QuerySpec",
     "Settings",
     "Tomography",
     "Undecided",
     "answer",
-    "check_measure",
-    "check_sample",
-    "check_threshold",
     "gate",
     "make_tomography",
     "tomography_for",

@@ -50,7 +50,7 @@ class ChangeSurrogate:
     baseline's accuracy, exactly, for an identical copy); the more the new model's measurements
     disagree with it, the less it weighs."""
 
-    def __init__(self, seed: int = 0):
+    def __init__(self, seed: int):
         self.seed, self.weight, self.forest = seed, 0.0, None
 
     def fit(self, thetas: np.ndarray, changes: np.ndarray, flips: np.ndarray, inputs: int) -> ChangeSurrogate:
@@ -167,16 +167,15 @@ def front_of(base) -> list[tuple]:
     return [tuple(map(int, t)) for t in base.thetas[ok][mask]]
 
 
-class Measured:
-    """The new model's measurements of the baseline's configurations, as the warm start grows them:
-    θ → per-input outcomes (`got`), why each was measured (`why`), and McNemar's test against the
-    baseline per θ, computed once; with the gate's settings (max_drop, confidence, correction)."""
+class PairedMeasurements:
+    """The new model's measurements of the baseline's configurations, paired with the baseline's
+    outcomes on the same inputs, as the warm start grows them: θ → per-input outcomes (`got`), why
+    each was measured (`why`), and McNemar's test against the baseline per θ, computed once; with
+    the gate's settings (max_drop, confidence, correction: a CompareSpec's)."""
 
-    def __init__(
-        self, base, known: dict, evaluate: Callable[[list], dict], max_drop: float, confidence: float, correction: str
-    ):
+    def __init__(self, base, known: dict, evaluate: Callable[[list], dict], spec):
         self.base, self.evaluate = base, evaluate
-        self.max_drop, self.confidence, self.correction = max_drop, confidence, correction
+        self.max_drop, self.confidence, self.correction = spec.max_drop, spec.confidence, spec.correction
         self.thetas = [tuple(map(int, t)) for t in base.thetas]
         self.row = {t: i for i, t in enumerate(self.thetas)}
         self.got = {t: np.asarray(v, bool) for t, v in known.items() if t in self.row}
@@ -217,21 +216,13 @@ class Measured:
         return surrogate.fit(np.array(ts), [self.change(t) for t in ts], flips, self.base.inputs)
 
 
-def warm_measure(
-    base,
-    known: dict,
-    evaluate: Callable[[list], dict],
-    max_drop: float,
-    confidence: float = 0.95,
-    correction: str = "holm",
-    tolerance: float = 0.05,
-    seed: int = 0,
-    step: int = STEP,
-) -> WarmStart:
+def warm_measure(base, known: dict, evaluate: Callable[[list], dict], spec, step: int = STEP) -> WarmStart:
     """Measure on the new model what the comparison with `base` (a RunRecord) needs, as the module
-    says. `known`: θ → per-input outcomes the new model has already (its clean set among them);
-    `evaluate(thetas)` measures a list of θ on it and returns θ → outcomes. Deterministic for a seed."""
-    m = Measured(base, known, evaluate, max_drop, confidence, correction)
+    says, under `spec` (a CompareSpec: max_drop, confidence, correction, tolerance, seed). `known`: θ →
+    per-input outcomes the new model has already (its clean set among them); `evaluate(thetas)`
+    measures a list of θ on it and returns θ → outcomes. Deterministic for a seed."""
+    m = PairedMeasurements(base, known, evaluate, spec)
+    seed, tolerance = spec.seed, spec.tolerance
     surrogate = ChangeSurrogate(seed)
     m.add(front_of(base), "front")
     surrogate_rounds(m, surrogate, step)
@@ -250,15 +241,15 @@ def warm_measure(
         mean=mean,
         mean_before=float(base.psi.mean()),
         configurations=len(m.thetas),
-        max_drop=max_drop,
+        max_drop=spec.max_drop,
         tolerance=tolerance,
-        confidence=confidence,
+        confidence=spec.confidence,
         weight=surrogate.weight,
         decision=decision,
     )
 
 
-def surrogate_rounds(m: Measured, surrogate: ChangeSurrogate, step: int) -> None:
+def surrogate_rounds(m: PairedMeasurements, surrogate: ChangeSurrogate, step: int) -> None:
     """Step 2: `step` configurations a round where the refitted surrogate expects a drop beyond
     `max_drop`, until it expects none, or a failure is found and the worst drop no longer moves."""
     worst = min((m.change(t) for t in m.got), default=0.0)
@@ -275,7 +266,7 @@ def surrogate_rounds(m: Measured, surrogate: ChangeSurrogate, step: int) -> None
         worst = min(worst, now)
 
 
-def sample_rest(m: Measured, rest: list, allowed_: int):
+def sample_rest(m: PairedMeasurements, rest: list, allowed_: int):
     """Step 3: the first `k` of `rest` (shuffled) measured, k doubling per look until the gate decides
     or all of it is measured. Returns (k, look, the bound, the decision)."""
     k = planned_sample(len(rest), allowed_, m.confidence) if rest else 0
@@ -298,7 +289,7 @@ def sample_rest(m: Measured, rest: list, allowed_: int):
     return k, look, bound, decision
 
 
-def predictions(m: Measured, rest: list, pred: np.ndarray, k: int, look: int):
+def predictions(m: PairedMeasurements, rest: list, pred: np.ndarray, k: int, look: int):
     """The configurations left after the sample (`rest[k:]`), predicted as the baseline's accuracy plus
     the surrogate's change, and the new model's mean accuracy over the baseline's configurations with
     its prediction-powered interval (query_bound: the sample rectifies the predictions)."""

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.naming import COLUMN, config_name, own_name, with_names
+from ..groundtruth.inputs import Inputs
 from ..tomography.independence import chi2_pairs
-from .inputs import Inputs, inputs_of, supported
 
 MAX_SHOWN = 8  # front members shown input by input (the configurations a person names come on top)
 MAX_LOW_ORDER = 400  # configurations of order ≤ 2 a report may evaluate on a live model; beyond, order 1 only
@@ -41,6 +41,14 @@ class Shown:
 
 
 @dataclass
+class LowOrder:
+    """The accuracy of the configurations of order ≤ 2 (lattice index → accuracy), and where it comes from."""
+
+    accuracy: dict = field(default_factory=dict)
+    note: str = ""
+
+
+@dataclass
 class Facts:
     title: str
     tested: dict
@@ -53,8 +61,7 @@ class Facts:
     absolute: bool = (
         False  # ranked δ is the accuracy lost (a share of inputs) and ρ the metric's raw value; else min–max normalised
     )
-    low_order: dict = field(default_factory=dict)  # lattice index → accuracy (orders 0..2)
-    low_order_note: str = ""
+    low_order: LowOrder = field(default_factory=LowOrder)  # orders 0..2: accuracy and its source
     pairs: pd.DataFrame | None = None  # χ² per family pair (family_i, family_j named)
     shown: list = field(default_factory=list)
     predicted: pd.DataFrame | None = None  # a tomography's worst predicted configurations
@@ -122,7 +129,7 @@ def live_accuracy(session, fidelity: str, indices) -> tuple[dict, int]:
     (accuracy only: no fidelity metric or signal is computed for them); and how many the latter."""
     oracle = session.live_oracles.get(fidelity)
     known = oracle.outcomes if oracle is not None else {}
-    inputs, lattice = inputs_of(session), session.benchmark.lattice
+    inputs, lattice = session.inputs, session.benchmark.lattice
     out, extra = {}, 0
     for i in sorted(int(i) for i in indices):  # lattice order: the walker shares prefixes
         if i in known:
@@ -182,7 +189,7 @@ def front_members(ranked: pd.DataFrame, n: int) -> list:
     return [(t, f"front member {thetas.index(t) + 1}") for t in members[:MAX_SHOWN]]
 
 
-def for_run(run, benchmark=None, session=None, configs=(), k: int = 8, queries=()) -> Facts:
+def for_run(run, benchmark, session, configs, k: int, queries=()) -> Facts:
     """The facts of one search run: `benchmark` and `session` (opened) give the inputs behind the
     numbers; without them (a replay on an external table) the report has the run alone."""
     s = run.summary
@@ -202,7 +209,7 @@ def for_run(run, benchmark=None, session=None, configs=(), k: int = 8, queries=(
         facts.queries = list(queries)
         return facts
     lattice, families = benchmark.lattice, benchmark.families
-    inputs = inputs_of(session) if session is not None and supported(benchmark, session.loaded) else None
+    inputs = session.inputs if session is not None and session.readable else None
     facts = Facts(
         title=f"{s.get('search')} on {benchmark.name}",
         tested=tested(benchmark, inputs, fidelity, s),
@@ -218,16 +225,16 @@ def for_run(run, benchmark=None, session=None, configs=(), k: int = 8, queries=(
     low = low_order_indices(lattice)
     accuracy = table_accuracy(s.get("table"), lattice, low)
     if accuracy is not None:
-        facts.low_order_note = "from the ground truth (every input of D under each configuration)"
+        facts.low_order.note = "from the ground truth (every input of D under each configuration)"
     elif session is not None and s.get("live"):
         if len(low) > MAX_LOW_ORDER:
             low = low_order_indices(lattice, 1)
         accuracy, extra = live_accuracy(session, fidelity, low)
-        facts.low_order_note = "measured on every input of D" + (
+        facts.low_order.note = "measured on every input of D" + (
             f"; {extra} of these configurations were evaluated for this report, beyond the search" if extra else ""
         )
     if accuracy:
-        facts.low_order = accuracy
+        facts.low_order.accuracy = accuracy
         facts.pairs = pairs_from(lattice, accuracy, facts.tested.get("inputs") or 1, [f.name for f in families])
     if inputs is None:
         facts.notes.append(f"benchmark {benchmark.name}: inputs are shown for image and text classifiers only")
@@ -268,11 +275,11 @@ def tested_without_benchmark(summary: dict) -> dict:
     return {"benchmark": summary.get("benchmark"), "fidelity": summary.get("fidelity"), "table": summary.get("table")}
 
 
-def for_tomography(tomo, benchmark, session=None, configs=(), k: int = 8, queries=(), source: str = "") -> Facts:
+def for_tomography(tomo, benchmark, session, configs, k: int, queries=(), source: str = "") -> Facts:
     """The facts of a tomography (stage=tomography or query, Tester.tomography): the measured
     low-order tests, the χ² verdicts, the worst predicted configurations, the query answers."""
     lattice, families = benchmark.lattice, benchmark.families
-    inputs = inputs_of(session) if session is not None and supported(benchmark, session.loaded) else None
+    inputs = session.inputs if session is not None and session.readable else None
     t = tomo.table
     facts = Facts(
         title=f"TestifAI tomography of {benchmark.name}",
@@ -283,9 +290,9 @@ def for_tomography(tomo, benchmark, session=None, configs=(), k: int = 8, querie
         queries=list(queries),
     )
     measured = t[t["measured"] & (t["order"] <= 2)]
-    facts.low_order = {int(i): float(r) for i, r in zip(measured.index, measured["r_measured"])}
+    facts.low_order.accuracy = {int(i): float(r) for i, r in zip(measured.index, measured["r_measured"])}
     low, high = (int(measured["n"].min()), int(measured["n"].max())) if len(measured) else (0, 0)
-    facts.low_order_note = (
+    facts.low_order.note = (
         f"measured {source + ' ' if source else ''}with TestifAI's early stopping "
         f"({low if low == high else f'{low}–{high}'} inputs per test)"
     )

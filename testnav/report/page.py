@@ -114,7 +114,7 @@ def header(f: Facts) -> str:
         links.append(("front", "Measured front"))
     if f.shown:
         links.append(("inputs", "Inputs"))
-    if f.low_order:
+    if f.low_order.accuracy:
         links.append(("families", "Families alone and in pairs"))
     if f.predicted is not None:
         links.append(("predicted", "Predicted"))
@@ -137,7 +137,12 @@ def what_was_tested(f: Facts) -> str:
             t.get("model") and f"{t['model']}" + (f" ({t['parameters']:,} parameters)" if t.get("parameters") else ""),
         ),
         ("benchmark", t.get("benchmark")),
-        ("data", t.get("inputs") and f"{t['inputs']:,} {'texts' if f.text else 'images'}, {t['classes']} classes"),
+        (
+            "data",
+            t.get("inputs")
+            and f"{t['inputs']:,} {'texts' if f.text else 'images'}"
+            + (f", {t['classes']} classes" if t.get("classes") else ""),  # findings loaded from disk: none
+        ),
         ("clean accuracy", t.get("clean_accuracy") is not None and pct(t["clean_accuracy"])),
         ("fidelity metric ρ", t.get("fidelity")),
         ("lattice", f"{len(f.families)} families × {f.levels} levels = {f.levels ** len(f.families):,} configurations"),
@@ -332,22 +337,22 @@ def inputs_section(f: Facts, names: dict) -> str:
 
 
 def families_section(f: Facts, lattice) -> str:
-    if not f.low_order:
+    if not f.low_order.accuracy:
         return ""
     names = f.names
     labels = [labels for _, labels in f.families]
-    clean = f.low_order.get(0, f.tested.get("clean_accuracy") or np.nan)
+    clean = f.low_order.accuracy.get(0, f.tested.get("clean_accuracy") or np.nan)
     acc = []
     for i in range(lattice.n):
         row = []
         for level in range(lattice.levels):
             theta = np.zeros(lattice.n, np.int64)
             theta[i] = level
-            row.append(f.low_order.get(int(lattice.index(theta)), np.nan))
+            row.append(f.low_order.accuracy.get(int(lattice.index(theta)), np.nan))
         acc.append(row)
     out = [
         '<h2 id="families">Each family alone, and in pairs</h2>',
-        f"<p class='note'>Accuracy {escape(f.low_order_note)}.</p>",
+        f"<p class='note'>Accuracy {escape(f.low_order.note)}.</p>",
         "<h3>Each family alone, by level (the order-1 tests; dashed: clean accuracy)</h3>",
         f'<img class="fig" alt="each family alone" src="{plots.order1_figure(names, labels, acc, clean)}">',
     ]
@@ -363,7 +368,7 @@ def families_section(f: Facts, lattice) -> str:
                 for b in range(1, lattice.levels):
                     theta = np.zeros(lattice.n, np.int64)
                     theta[i], theta[j] = a, b
-                    grid[a - 1, b - 1] = f.low_order.get(int(lattice.index(theta)), np.nan)
+                    grid[a - 1, b - 1] = f.low_order.accuracy.get(int(lattice.index(theta)), np.nan)
             word = "independent" if p["independent"] else "interact"
             panels.append(
                 (

@@ -44,18 +44,18 @@ def draw_front(ax, df, x: str, y: str, sizes, label: str):
 MAX_LABELS = 10  # numbers written on a front's plot: more pile onto each other
 
 
-def few(front, x: str, y: str, k: int = MAX_LABELS) -> list:
-    """At most k index labels of a front worth a number on its plot: its two ends, its knee (farthest
+def few(front, x: str, y: str, most: int = MAX_LABELS) -> list:
+    """At most `most` index labels of a front worth a number on its plot: its two ends, its knee (farthest
     from the line between them, both axes scaled to their range), then members spread along it."""
     front = front.sort_values(x)
-    if len(front) <= k:
+    if len(front) <= most:
         return list(front.index)
     xs, ys = front[x].to_numpy(float), front[y].to_numpy(float)
     xs = (xs - xs.min()) / (np.ptp(xs) or 1)
     ys = (ys - ys.min()) / (np.ptp(ys) or 1)
     d = np.abs((xs[-1] - xs[0]) * (ys[0] - ys) - (xs[0] - xs) * (ys[-1] - ys[0]))
-    picks = [0, len(front) - 1, int(np.argmax(d))] + [int(round(v)) for v in np.linspace(0, len(front) - 1, k)]
-    return list(dict.fromkeys(front.index[p] for p in picks))[:k]
+    picks = [0, len(front) - 1, int(np.argmax(d))] + [int(round(v)) for v in np.linspace(0, len(front) - 1, most)]
+    return list(dict.fromkeys(front.index[p] for p in picks))[:most]
 
 
 def front_figure(
@@ -215,7 +215,8 @@ def family_curves_figure(infos, families, clean: float, clean_low: float, clean_
             high = np.r_[clean_high, df["accuracy_high"].to_numpy(float)]
             ax.axhspan(clean_low, clean_high, color=GREY, alpha=0.25, lw=0)
             ax.axhline(clean, color=GREY, lw=0.8, ls="--")
-            ax.errorbar(x, acc, yerr=[acc - low, high - acc], marker="o", ms=4, color=TEAL, capsize=2, lw=1.2)
+            yerr = np.clip([acc - low, high - acc], 0, None)  # Wilson's bound at 1 can round to 1 − 1e-16
+            ax.errorbar(x, acc, yerr=yerr, marker="o", ms=4, color=TEAL, capsize=2, lw=1.2)
             ticks = ["clean"] + [f"{p}\n(sev. {s})" for p, s in zip(df["parameter"], df["severity"])]
             ax.set_xticks(x, ticks, fontsize=6.5)
             ax.set_title(f"{info.name} (table 1–{info.table_size})", fontsize=8.5)

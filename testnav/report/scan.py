@@ -285,15 +285,13 @@ def certificate_section(fnd) -> str:
 
 
 def tested_facts(fnd):
-    """Facts for page.what_was_tested: from the tester's session where there is one."""
+    """Facts for page.what_was_tested: from the findings' session where there is one."""
     from .facts import Facts, family_table, tested
 
-    tester = fnd._tester
-    if tester is not None:
-        from .inputs import inputs_of, supported
-
-        b, session = tester.benchmark, tester.session
-        inputs = inputs_of(session) if supported(b, session.loaded) else None
+    session = fnd.session
+    if session is not None:
+        b = session.benchmark
+        inputs = session.inputs if session.readable else None
         t = tested(b, inputs, fnd.fidelity["name"])
         t["model"] = fnd.model
         return Facts("", t, family_table(b.families, fnd.levels), fnd.levels, text=bool(inputs and inputs.text)), inputs

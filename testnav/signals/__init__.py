@@ -19,6 +19,8 @@ large model affords). DeepGini, LSA and DSA average float values and read the mo
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import torch
 
@@ -38,6 +40,7 @@ class Signal(PerSet):
 
 PRECISIONS = ("float64", "model")
 FLOAT64_BATCH = 256  # the float64 forward ran fastest in batches of 128–256 images on LeNet-5 (CPU)
+FLOAT64 = weakref.WeakKeyDictionary()  # a view → its monitored layers in float64, while the view lives
 
 
 class Coverage(Signal):
@@ -59,7 +62,7 @@ class Coverage(Signal):
         (activations given as data) has nothing to recompute: its layers are read as float64."""
         if self.precision == "model":
             return view.layers
-        cached = getattr(view, "_float64_layers", None)
+        cached = FLOAT64.get(view)
         if cached is None:
             model, parts = getattr(view, "model", None), getattr(view, "parts", None)
             if model is None or parts is None:
@@ -68,7 +71,7 @@ class Coverage(Signal):
                 from ..models.monitor import float64_layers
 
                 cached = float64_layers(model, parts, min(int(view.batch_size), FLOAT64_BATCH))
-            view._float64_layers = cached
+            FLOAT64[view] = cached
         return cached
 
 

@@ -4,7 +4,7 @@ executor.py      low-order tests under the early-stopping rule (testnav/core/ear
                  model) or replayed (a ground truth)
 surrogate.py     the random forest of §4.3 (robustness) and its regressor twin (quality q_σ, §6)
 independence.py  the χ² test of §3 and the product-of-marginals estimate
-query.py         the Boolean query language of §4.1.2 and R(Q)
+query.py         the Boolean query language of §4.1.2 and R(Q); QuerySpec, a query's settings
 gate.py          R(Q)'s interval and the CI gate (answer, gate)
 core.py          one tomography: Settings, build, from_groundtruth
 studies.py       the paper's §5 studies on a benchmark with a ground truth

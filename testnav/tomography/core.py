@@ -11,7 +11,7 @@ import pandas as pd
 from ..core.early_stopping import Stopping
 from ..core.lattice import Lattice
 from ..paths import conf_defaults
-from .executor import Measured, low_order, replay_tests
+from .executor import ObservedTests, low_order, replay_tests
 from .independence import chi2_pairs, independent_estimates, product_estimates
 from .surrogate import AdditiveLogitSurrogate, RobustnessSurrogate, ScoreSurrogate
 
@@ -67,7 +67,7 @@ class Settings:
 class Tomography:
     lattice: Lattice
     names: list
-    measured: Measured
+    measured: ObservedTests
     table: (
         pd.DataFrame
     )  # one row per σ: levels, order, measured, n, r_measured, r_pred, r_est, r_indep, r_product, (q_*), (r_true)
@@ -96,7 +96,7 @@ class Tomography:
 def build(
     lattice: Lattice,
     names,
-    measured: Measured,
+    measured: ObservedTests,
     settings: Settings,
     quality_measured=None,
     truth: np.ndarray | None = None,

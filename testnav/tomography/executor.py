@@ -24,7 +24,7 @@ from ..groundtruth.walk import prefix_generator
 
 
 @dataclass
-class Measured:
+class ObservedTests:
     """What a tomography run observed: per test σ (lattice index), the outcomes it saw."""
 
     lattice: Lattice
@@ -50,10 +50,10 @@ def low_order(lattice: Lattice, max_order: int = 2) -> np.ndarray:
     return np.flatnonzero(lattice.orders <= max_order)
 
 
-def replay_tests(outcomes: np.ndarray, lattice: Lattice, tests, rule: Stopping, seed: int = 0) -> Measured:
+def replay_tests(outcomes: np.ndarray, lattice: Lattice, tests, rule: Stopping, seed: int = 0) -> ObservedTests:
     """Early stopping on a ground truth's per-input outcomes (|Θ|, N), rows in lattice order."""
     order = input_order(outcomes.shape[1], seed)
-    m = Measured(lattice)
+    m = ObservedTests(lattice)
     for t in np.asarray(tests, dtype=np.int64):
         seq = outcomes[t, order]
         m.tests[int(t)] = seq[: stop_after(seq, rule)]
@@ -84,13 +84,13 @@ class LiveExecutor:
         correct = (view.predictions == self.loaded.labels[idx]).cpu().numpy()
         return correct, t1 - t0, time.perf_counter() - t1
 
-    def run(self, tests, progress: bool = False, desc: str = "low-order tests (tomography)") -> Measured:
+    def run(self, tests, progress: bool = False, desc: str = "low-order tests (tomography)") -> ObservedTests:
         """Every test of `tests` (lattice indices), each stopped early by the rule; `progress`: a bar
         of tests done, with the inferences spent against those of running every test on all of D."""
         from ..core.progress import bar
 
         lattice = self.benchmark.lattice
-        m = Measured(lattice)
+        m = ObservedTests(lattice)
         n_batches = -(-len(self.loaded.labels) // self.rule.batch)
         tests = np.asarray(tests, dtype=np.int64)
         full = len(tests) * len(self.loaded.labels)

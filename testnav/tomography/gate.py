@@ -1,8 +1,10 @@
 """R(Q) with its bounds, and the three-valued robustness gate (`Tester.assert_robust`, stage=query).
 
-`answer` gives R(Q) measured, predicted and estimated as TestifAI does, and beside them
-[R_low, R_high] at `confidence` (tomography/bounds.py), after measuring `sample` of the query's
-unmeasured tests (0: none; the bound then holds whatever the forest predicts, and is wide).
+Both take the query and its settings as one `QuerySpec` (tomography/query.py; the defaults are
+conf/settings/query.yaml's). `answer` gives R(Q) measured, predicted and estimated as TestifAI
+does, and beside them [R_low, R_high] at `confidence` (tomography/bounds.py), after measuring
+`sample` of the query's unmeasured tests (0: none; the bound then holds whatever the forest
+predicts, and is wide).
 
 `gate` decides on that interval, never on the estimate:
 * pass when R_low ≥ min_accuracy, fail when R_high < min_accuracy;
@@ -14,24 +16,18 @@ unmeasured tests (0: none; the bound then holds whatever the forest predicts, an
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..errors import UserError
 from .bounds import MIN_SAMPLE, query_bound
-from .query import Query
-
-MEASURE = ("auto", "never")
+from .query import Query, QuerySpec
 
 
 class Undecided(AssertionError):
     """A gate that could not decide: R(Q)'s interval holds the threshold (exit status 3). An
     AssertionError, so that a pytest gate does not pass a model it cannot vouch for."""
-
-
-def check_measure(value, key: str = "measure") -> str:
-    if value not in MEASURE:
-        raise UserError(f"{key}={value!r} (valid: {', '.join(MEASURE)})")
-    return value
 
 
 def _split(tomo, mask: np.ndarray):
@@ -65,9 +61,13 @@ def bound(tomo, mask: np.ndarray, k: int, confidence: float, look: int = 0):
     )
 
 
-def answer(tomo, text: str, confidence: float = 0.95, sample: int = 0) -> dict:
-    """R(Q): measured, predicted, estimated (measured tests as measured, the rest predicted), true
-    (replay), and [R_low, R_high] at `confidence` after measuring `sample` of its unmeasured tests."""
+def answer(tomo, spec: QuerySpec) -> dict:
+    """R(Q) of `spec.expr`: measured, predicted, estimated (measured tests as measured, the rest
+    predicted), true (replay), and [R_low, R_high] at `spec.confidence` after measuring `spec.sample`
+    of its unmeasured tests."""
+    text, confidence = spec.expr, spec.confidence
+    if text is None:
+        raise UserError("query.expr=null: give the query, e.g. query='brightness >= 3 & zoom <= 1'")
     q = Query(text, tomo.names)
     quality = tomo.table["q_est"].to_numpy() if "q_est" in tomo.table else None
     mask = q.mask(tomo.lattice.tuples, quality)
@@ -83,15 +83,17 @@ def answer(tomo, text: str, confidence: float = 0.95, sample: int = 0) -> dict:
         "R_true": float(t.r_true.mean()) if "r_true" in t and len(t) else None,
     }
     if len(t):
-        b = bound(tomo, mask, sample, confidence)
+        b = bound(tomo, mask, spec.sample, confidence)
         out.update(R_low=b.low, R_high=b.high, R_corrected=b.estimate, confidence=confidence, sampled=b.sampled)
     return out
 
 
-def gate(tomo, text: str, min_accuracy: float, confidence: float = 0.95, measure: str = "auto") -> dict:
-    """The answer to `text` with the gate's `decision` (pass, fail, undecided), `sampled` (the query's
-    unmeasured tests measured to decide) and its one `line`."""
-    check_measure(measure)
+def gate(tomo, spec: QuerySpec) -> dict:
+    """The answer to `spec.expr` with the gate's `decision` at `spec.min_accuracy` (pass, fail,
+    undecided), `sampled` (the query's unmeasured tests measured to decide) and its one `line`."""
+    text, min_accuracy, confidence, measure = spec.expr, spec.min_accuracy, spec.confidence, spec.measure
+    if min_accuracy is None:
+        raise UserError(f"query {text!r}: a gate needs query.min_accuracy, the accuracy R(Q) must reach")
     q = Query(text, tomo.names)
     quality = tomo.table["q_est"].to_numpy() if "q_est" in tomo.table else None
     mask = q.mask(tomo.lattice.tuples, quality)
@@ -113,7 +115,7 @@ def gate(tomo, text: str, min_accuracy: float, confidence: float = 0.95, measure
         decision = "pass" if b.low >= min_accuracy else "fail" if b.high < min_accuracy else None
         if decision:
             break
-    res = answer(tomo, text, confidence, b.sampled)
+    res = answer(tomo, replace(spec, sample=b.sampled))
     res.update(R_low=b.low, R_high=b.high, R_corrected=b.estimate, sampled=b.sampled)
     decision = decision or "undecided"
     res.update(min_accuracy=float(min_accuracy), decision=decision, passed=decision == "pass")

@@ -11,10 +11,14 @@ Errors point at the offending token: "query error at 8: unknown family 'blurr' �
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.intervals import check_confidence
+from ..core.spec import Spec, whole
 from ..errors import UserError
+from ..paths import conf_defaults
 
 TOKEN = re.compile(
     r"\s*(?:(?P<num>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)|(?P<op><=|>=|!=|==|≤|≥|≠|<|>|=)|"
@@ -138,15 +142,34 @@ class Query:
         return ev(self.tree)
 
 
-def check_threshold(value, key: str = "query.min_accuracy") -> float:
-    """A gate's threshold: a number in [0, 1] (an accuracy)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise UserError(f"{key}={value}: an accuracy in [0, 1], e.g. {key}=0.8")
-    return float(value)
+MEASURE = ("auto", "never")  # an undecided gate measures the query's unmeasured tests, or does not
 
 
-def check_sample(value, key: str = "sample") -> int:
-    """How many of a query's unmeasured tests to measure for its bound: a whole number ≥ 0."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise UserError(f"{key}={value}: a whole number of tests ≥ 0 (0: measure none)")
-    return value
+@dataclass(frozen=True)
+@conf_defaults("settings/query")
+class QuerySpec(Spec):
+    """A query and its gate (stage=query, `Tester.query`, `Tester.assert_robust`); the defaults are
+    conf/settings/query.yaml's. `expr`: the query; `min_accuracy`: the gate's threshold on R(Q)'s
+    interval (None: no gate); `confidence`: the interval's; `measure`: auto (an undecided gate
+    measures the query's unmeasured tests) or never; `sample`: without a gate, unmeasured tests
+    measured for the interval."""
+
+    node = "query"
+    expr: str | None
+    min_accuracy: float | None
+    confidence: float
+    measure: str
+    sample: int
+
+    def __post_init__(self):
+        if self.expr is not None and not isinstance(self.expr, str):
+            raise UserError(f"query.expr={self.expr}: a query over the families' levels, e.g. query='brightness >= 3'")
+        a = self.min_accuracy
+        if a is not None and (isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 <= a <= 1):
+            raise UserError(f"query.min_accuracy={a}: an accuracy in [0, 1], e.g. query.min_accuracy=0.8")
+        check_confidence(self.confidence, "query.confidence")
+        if self.measure not in MEASURE:
+            raise UserError(f"query.measure={self.measure} (valid: {', '.join(MEASURE)})")
+        if not whole(self.sample):
+            raise UserError(f"query.sample={self.sample}: a whole number of tests ≥ 0 (0: measure none)")
+        self.as_float("min_accuracy", "confidence")

@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..core.lattice import Lattice
 from .core import Settings, from_groundtruth, sub_lattice
-from .executor import Measured, low_order, replay_tests
+from .executor import ObservedTests, low_order, replay_tests
 from .independence import independent_estimates
 from .surrogate import RobustnessSurrogate
 
@@ -118,7 +118,7 @@ def inference_counts(outcomes, lattice: Lattice, settings: Settings, label: str)
     rows = [{"tomography": label, "regime": "full", "inferences": lattice.size * n_inputs, "mse": 0.0}]
     tests = low_order(lattice, settings.max_order)
     for regime, rule in (("partial", NO_EARLY_STOPPING), ("partial_early_stopping", settings.rule)):
-        m: Measured = replay_tests(outcomes, lattice, tests, rule, settings.seed)
+        m: ObservedTests = replay_tests(outcomes, lattice, tests, rule, settings.seed)
         pred = RobustnessSurrogate(seed=settings.seed).fit(lattice, m.tests).predict()
         est = pred.copy()
         for i, v in m.tests.items():

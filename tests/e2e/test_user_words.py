@@ -71,11 +71,11 @@ def test_the_report_title_names_the_model_or_name(tmp_path):
 @pytest.mark.parametrize(
     "kw, expect",
     [
-        ({"stop_on": "soon"}, "stop_on='soon' (valid: auto, complete, good)"),
+        ({"stop_on": "soon"}, "stop_on=soon (valid: auto, complete, good)"),
         ({"stop_at": 2}, "stop_at=2: a probability in (0, 1], or None"),
-        ({"epsilon": 1.5}, "epsilon=1.5: 'auto' (the measurement's resolution) or a share"),
-        ({"seed": "a"}, "seed='a': a whole number"),
-        ({"budget": 0}, "budget=0: a whole number of proposals ≥ 1, or None"),
+        ({"epsilon": 1.5}, "epsilon=1.5: a share of each objective's range in [0, 1), or auto"),
+        ({"seed": "a"}, "seed=a: must be a whole number"),
+        ({"budget": 0}, "budget=0: must be a positive whole number of proposals (or None"),
         ({"pop_size": 0}, "pop_size=0: the population needs at least 2 members"),
     ],
 )

@@ -260,7 +260,10 @@ def test_tester_on_tensors_live_replay_groundtruth_and_queries(tmp_path):
     ):
         assert field in run.summary
     assert run.summary["budget"] == 45 and run.summary["final_recall"] == 1.0
-    assert run.summary["epsilon_setting"] == "auto" and run.summary["epsilon"] == live.summary["epsilon"]
+    # replayed, ε is the command line's replay default (0.01, conf/settings/certificate.yaml); auto on request
+    assert "epsilon_setting" not in run.summary and run.summary["epsilon"] == 0.01
+    auto = t.search("random", seed=1, replay=True, epsilon="auto")
+    assert auto.summary["epsilon_setting"] == "auto" and auto.summary["epsilon"] == live.summary["epsilon"]
     out = run.save(tmp_path / "run")
     assert json.loads((out / "summary.json").read_text())["search"] == "random"
     res = t.query("brightness >= 1 & contrast <= 1")

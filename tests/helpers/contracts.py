@@ -55,6 +55,114 @@ def check_defaults_written_once(registry, name: str) -> None:
             )
 
 
+# A verb's settings, written once (issue 73): which signatures carry the keys of which
+# conf/settings/<verb>.yaml. A module of testnav.pipeline or testnav.report and a public method of
+# Tester that are not listed fail the check, so a new one is placed by a person, not skipped.
+CARRIERS = {
+    "certificate": ["Tester.search", "testnav.pipeline.runs", "testnav.pipeline.live"],
+    "scan": ["Tester.scan", "testnav.pipeline.scan", "testnav.findings", "testnav.report.scan"],
+    "compare": [
+        "Tester.compare",
+        "Tester.assert_no_regression",
+        "testnav.pipeline.compare",
+        "testnav.pipeline.warm",
+        "testnav.pipeline.paired",
+        "testnav.pipeline.record",
+        "testnav.report.compare",
+    ],
+    "query": ["Tester.query", "Tester.assert_robust", "testnav.tomography.gate", "testnav.pipeline.tomography"],
+    "tomography": ["Tester.tomography", "testnav.pipeline.tomography"],
+    "report": [
+        "Tester.report",
+        "Tester.examples",
+        "testnav.report",
+        "testnav.report.facts",
+        "testnav.report.page",
+        "testnav.report.plots",
+        "testnav.report.template",
+        "testnav.report.browser",
+    ],
+    "groundtruth": ["Tester.groundtruth", "testnav.pipeline.config", "testnav.pipeline.golden"],
+    "check": [],
+}
+# what carries none of them: the facade's other methods, the pipeline's package and its specs
+NO_SETTINGS = ["Tester", "testnav.pipeline", "testnav.pipeline.specs"]
+
+
+def settings_keys() -> dict[str, set]:
+    """conf/settings/<verb>.yaml → its keys."""
+    from omegaconf import OmegaConf
+
+    from testnav.paths import CONF
+
+    return {f.stem: set(OmegaConf.load(f)) for f in sorted((CONF / "settings").glob("*.yaml"))}
+
+
+def carried(name: str):
+    """(qualified name, callable) of what `name` stands for: a Tester method, or every function,
+    class (its __init__) and method a module defines."""
+    import importlib
+
+    from testnav.tester import Tester
+
+    if name.startswith("Tester"):
+        attr = name.partition(".")[2] or "__init__"
+        yield name, getattr(Tester, attr)
+        return
+    module = importlib.import_module(name)
+    for attr, obj in vars(module).items():
+        if getattr(obj, "__module__", None) != module.__name__:
+            continue
+        if inspect.isfunction(obj) or inspect.isclass(obj):
+            yield f"{name}.{attr}", obj
+        if inspect.isclass(obj):
+            for n, m in vars(obj).items():
+                if inspect.isfunction(m) and n != "__init__":
+                    yield f"{name}.{attr}.{n}", m
+
+
+def settings_written_twice() -> list[str]:
+    """Every parameter, in the signatures that carry a verb's settings, named as a key of that verb's
+    conf/settings/<verb>.yaml and given a default other than None (None: the spec's default, the
+    YAML's; a dataclass field's default factory, an empty container, is not a setting's default).
+    Each is one line: where, and the default written again."""
+    keys = settings_keys()
+    assert set(CARRIERS) == set(keys), f"conf/settings holds {sorted(keys)}, CARRIERS names {sorted(CARRIERS)}"
+    out = []
+    for verb, names in CARRIERS.items():
+        for name in names:
+            for where, fn in carried(name):
+                try:
+                    params = inspect.signature(fn).parameters.values()
+                except (TypeError, ValueError):
+                    continue
+                for p in params:
+                    written = p.default is not inspect.Parameter.empty and p.default is not None
+                    if p.name in keys[verb] and written and repr(p.default) != "<factory>":
+                        out.append(f"{where}: {p.name}={p.default!r} (conf/settings/{verb}.yaml holds {p.name})")
+    return sorted(set(out))
+
+
+def unplaced_carriers() -> list[str]:
+    """Modules of testnav.pipeline and testnav.report, and public methods of Tester, that CARRIERS does
+    not place."""
+    import importlib
+    import pkgutil
+
+    from testnav.tester import Tester
+
+    placed = {n for names in CARRIERS.values() for n in names} | set(NO_SETTINGS)
+    every = ["testnav.pipeline", "testnav.report"]
+    for pkg in ("testnav.pipeline", "testnav.report"):
+        every += [f"{pkg}.{m.name}" for m in pkgutil.iter_modules(importlib.import_module(pkg).__path__)]
+    verbs = [f"Tester.{n}" for n, m in vars(Tester).items() if inspect.isfunction(m) and not n.startswith("_")]
+    return [n for n in every if n not in placed] + [n for n in verbs if n not in placed and n not in OTHER_METHODS]
+
+
+# Tester's methods that take no verb's settings (names, records, the inputs behind a configuration)
+OTHER_METHODS = {"Tester.configuration", "Tester.name", "Tester.perturb", "Tester.record", "Tester.save"}
+
+
 # ------------------------------------------------------------------------------------------ searches
 
 

@@ -16,14 +16,20 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from testnav.errors import UserError
-from testnav.pipeline.compare import compare
+from testnav.pipeline.compare import compare_records
 from testnav.pipeline.record import RunRecord
+from testnav.pipeline.specs import CompareSpec
 from tests.helpers.cli_helpers import run_inprocess as run
 
 FAMS = [
     {"name": "a", "params": [1, 2], "labels": ["a1", "a2"]},
     {"name": "b", "params": [1, 2], "labels": ["b1", "b2"]},
 ]
+
+
+def compare(base, new, **settings):
+    """Two records compared under the settings given (the rest conf/settings/compare.yaml's)."""
+    return compare_records(base, new, CompareSpec.given(**settings))
 
 
 def record(correct, thetas=None, data="d0", model="m0", families=FAMS) -> RunRecord:
@@ -176,7 +182,7 @@ def warm_run(base, after, seed=0):
         evaluated.extend(ts)
         return {t: after[rows[t]] for t in ts}
 
-    w = warm_measure(base, {LATTICE[0]: after[0]}, evaluate, max_drop=0.02, seed=seed)
+    w = warm_measure(base, {LATTICE[0]: after[0]}, evaluate, CompareSpec.given(max_drop=0.02, seed=seed))
     ts = [LATTICE[0], *evaluated]
     new = RunRecord("synthetic", FAMS4, 5, 0, "m1", "d0", "ssim", ts, [after[rows[t]] for t in ts], np.zeros(len(ts)))
     c = compare(base, new)

@@ -34,7 +34,13 @@ from testnav.searches.tomonav import TomoNavConfig
 from testnav.signals import Signal
 from testnav.stopping.certificate import CertificateConfig
 from testnav.tomography.core import Settings
-from tests.helpers.contracts import check_defaults_written_once, check_family, check_search
+from tests.helpers.contracts import (
+    check_defaults_written_once,
+    check_family,
+    check_search,
+    settings_written_twice,
+    unplaced_carriers,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -245,6 +251,76 @@ def test_certificate_tomography_and_early_stopping_defaults_are_read_from_the_ya
         CertificateConfig(stop_at=1.5)
     with pytest.raises(UserError, match=r"certificate.stopat: no such setting \(valid: stop_at"):
         CertificateConfig.from_node({"stopat": 0.9})
+
+
+SPECS = (pipeline.ScanSpec, pipeline.CompareSpec, pipeline.QuerySpec, pipeline.ReportSpec)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda c: c.__name__)
+def test_each_verbs_spec_reads_its_yaml_as_the_command_line_composes_it(spec):
+    """One default per setting: the spec's (read at import) is the composed config's (Hydra), and a
+    key that is not a setting is refused in one line naming the valid ones."""
+    assert spec.from_node(compose_config()[spec.node]) == spec() == spec.given()
+    valid = ", ".join(f.name for f in dataclasses.fields(spec))
+    with pytest.raises(UserError, match=rf"^{spec.node}\.colour: no such setting \(valid: {valid}\)$"):
+        spec.from_node({"colour": 1})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec().node_value = 1
+
+
+@pytest.mark.parametrize(
+    "spec, bad, expect",
+    [
+        (pipeline.ScanSpec, {"budget_seconds": 0}, "scan.budget_seconds=0: a positive number of seconds"),
+        (pipeline.ScanSpec, {"fidelity_floor": "high"}, "scan.fidelity_floor=high: a number on"),
+        (pipeline.ScanSpec, {"stop_at": 1.5}, "scan.stop_at=1.5: a probability in (0, 1]"),
+        (pipeline.ScanSpec, {"examples": 0}, "scan.examples=0: a whole number ≥ 1"),
+        (pipeline.CompareSpec, {"max_drop": 1}, "compare.max_drop=1: a share of the accuracy in [0, 1)"),
+        (pipeline.CompareSpec, {"correction": "fdr"}, "compare.correction=fdr (valid: holm, bh)"),
+        (pipeline.CompareSpec, {"confidence": 1}, "compare.confidence=1: a probability in (0, 1)"),
+        (pipeline.CompareSpec, {"warm": "yes"}, "compare.warm=yes (valid: true, false)"),
+        (pipeline.QuerySpec, {"measure": "often"}, "query.measure=often (valid: auto, never)"),
+        (pipeline.QuerySpec, {"min_accuracy": 2}, "query.min_accuracy=2: an accuracy in [0, 1]"),
+        (pipeline.QuerySpec, {"sample": -1}, "query.sample=-1: a whole number of tests ≥ 0"),
+        (pipeline.ReportSpec, {"k": 0}, "report.k=0: the number of inputs shown per configuration"),
+    ],
+)
+def test_a_bad_setting_is_one_line_from_its_spec(spec, bad, expect):
+    with pytest.raises(UserError) as e:
+        spec.given(**bad)
+    assert str(e.value).startswith(expect) and "\n" not in str(e.value)
+
+
+def test_the_certificate_has_one_default_per_stage_in_python_and_on_the_command_line():
+    """certificate.epsilon is auto on stage=live and 0.01 on every replay: `certificate_for`, which
+    Tester.search and the scan take their certificate from, reads the same; a setting given wins."""
+    from testnav.pipeline import certificate_for
+
+    live = CertificateConfig.from_node(compose_config(["stage=live"]).certificate)
+    assert certificate_for(live=True) == live and live.epsilon == "auto"
+    assert certificate_for(live=False) == CertificateConfig.from_node(compose_config().certificate)
+    assert certificate_for(live=False).epsilon == 0.01
+    assert certificate_for(live=True, epsilon=0.05, stop_at=None).epsilon == 0.05
+
+
+def test_no_python_signature_writes_again_a_default_a_settings_yaml_holds():
+    """tests/helpers/contracts.py's guard: over Tester's verbs, testnav.pipeline, testnav.findings,
+    tomography.gate and testnav.report, a parameter named as a key of its verb's conf/settings/*.yaml
+    defaults only to None (the spec's default). 55 did before issue 73."""
+    assert unplaced_carriers() == []
+    assert settings_written_twice() == []
+
+
+def test_the_guard_finds_a_default_written_twice(monkeypatch):
+    from testnav.tester import Tester
+
+    def compare(self, baseline, max_drop=0.02, confidence=None):  # the planted default
+        raise AssertionError("never called")
+
+    monkeypatch.setattr(Tester, "compare", compare)
+    assert settings_written_twice() == ["Tester.compare: max_drop=0.02 (conf/settings/compare.yaml holds max_drop)"]
+    monkeypatch.setattr(Tester, "collate", lambda self: None, raising=False)
+    assert unplaced_carriers() == ["Tester.collate"]
 
 
 EXPERIMENTS = sorted(p.stem for p in (CONF / "experiment").glob("*.yaml"))

@@ -15,7 +15,8 @@ import pytest
 import torch
 
 from testnav.errors import UserError
-from testnav.findings import MINIMAL_SHARE, Measured, minimal_mask
+from testnav.findings import MINIMAL_SHARE, ConfigurationOutcomes, minimal_mask
+from tests.helpers.pinned import findings_digest
 
 FAMILIES = ["gaussian_blur", "brightness", "contrast"]
 
@@ -200,7 +201,7 @@ def test_a_scan_that_does_not_fit_searches_and_checks_minimality_on_measurements
     assert f.method["measured"] < t.lattice.size
     assert f.run is not None and f.run.summary["search"] == "tomonav"
     assert len(f.families) == 4 * 3  # every family alone, measured
-    measured = Measured.from_oracle(t.session.live_oracles[t.fidelity])
+    measured = ConfigurationOutcomes.from_oracle(t.session.live_oracles[t.fidelity])
     known = set(measured.index.tolist())
     for levels in f.failure_modes[["t1", "t2", "t3", "t4"]].to_numpy():
         subs = product(*(range(v + 1) for v in levels))
@@ -213,7 +214,9 @@ def test_a_scan_that_does_not_fit_searches_and_checks_minimality_on_measurements
     [
         ({"budget_seconds": -1}, "budget_seconds=-1: a positive number of seconds"),
         ({"failure_modes": 0}, "failure_modes=0: a whole number ≥ 1"),
-        ({"fidelity_floor": "high"}, "fidelity_floor='high'"),
+        ({"fidelity_floor": "high"}, "fidelity_floor=high: a number on the fidelity metric's own scale, auto or None"),
+        ({"budget_seconds": None}, "budget_seconds=None: a positive number of seconds, e.g. budget_seconds=600"),
+        ({"failure_mode": 3}, "failure_mode: no such setting (valid: budget_seconds, failure_modes,"),
     ],
 )
 def test_bad_scan_settings_are_one_line_before_any_work(kwargs, expect, tmp_path):
@@ -255,6 +258,12 @@ def test_a_long_front_numbers_at_most_ten_points_its_ends_and_its_knee():
     assert few(front.head(7), "rho", "delta") == list(range(100, 107))
 
 
+REPORTED = {
+    "live": "ccf7243cf422c122",
+    "replay": "2224862a12b75b26",
+}  # tests/helpers/pinned.py's digests of what `testnav report` saved
+
+
 def report_of(kind: str, args, tmp_path, cache_dir, how: str) -> None:
     from tests.e2e.test_what_breaks import SMALL
     from tests.helpers.cli_helpers import run_inprocess as run
@@ -268,6 +277,7 @@ def report_of(kind: str, args, tmp_path, cache_dir, how: str) -> None:
     html = (out / "findings.html").read_text()
     assert "What breaks LeNet5?" in html[: html.index('id="modes"')]
     assert (out / "findings" / "findings.json").exists()
+    assert findings_digest(out / "findings") == REPORTED[kind]  # as before the verbs moved (issue 73)
 
 
 def test_testnav_report_writes_the_findings_of_a_finished_live_run(tmp_path, cache_dir):

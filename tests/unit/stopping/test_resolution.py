@@ -123,7 +123,7 @@ def test_a_replay_at_auto_states_its_resolution_and_tells_the_front_apart(tmp_pa
     assert front["distinguishable"].tolist() == told.tolist() and 0 < told.sum() < len(front)
     assert [m["distinguishable"] for m in s["front"]] == told.tolist()
     assert "0.049 of accuracy (the 95% interval half-width at N = 400)" in verdict(s)
-    html = report.for_run(tmp_path / "report.html", run).read_text()
+    html = report.for_run(tmp_path / "report.html", run, k=8).read_text()
     assert f"<b>{told.sum()} of the {len(told)} front members are told apart</b>" in html
     assert html.count('<li class="within">') == len(told) - told.sum()
     assert "beats it by more than 0.049 of accuracy, the resolution of an accuracy measured on its 400 inputs" in html
@@ -132,7 +132,7 @@ def test_a_replay_at_auto_states_its_resolution_and_tells_the_front_apart(tmp_pa
     plain = pipeline.replay(spec, obj, identity)
     assert plain.summary["epsilon"] == 0.01 and not any(k.startswith("epsilon_") for k in plain.summary)
     assert "distinguishable" not in plain.front and "distinguishable" not in plain.summary["front"][0]
-    assert "told apart" not in report.for_run(tmp_path / "plain.html", plain).read_text()
+    assert "told apart" not in report.for_run(tmp_path / "plain.html", plain, k=8).read_text()
     # at another confidence, the half-width at that confidence
     spec = pipeline.RunSpec("random", budget=60, certificate=CertificateConfig(epsilon="auto"), confidence=0.99)
     wider = pipeline.replay(spec, obj, identity).summary

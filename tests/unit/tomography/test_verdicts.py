@@ -16,6 +16,7 @@ from testnav.errors import UserError
 from testnav.tomography.bounds import MIN_SAMPLE, query_bound
 from testnav.tomography.core import Settings, from_groundtruth
 from testnav.tomography.gate import answer, gate
+from testnav.tomography.query import QuerySpec
 from testnav.tomography.surrogate import AdditiveLogitSurrogate, RobustnessSurrogate
 
 
@@ -102,9 +103,9 @@ def test_the_gate_never_passes_below_nor_fails_above_a_wide_margin(replayed):
     queries = list(orthants(replayed.names, 4))[::7]
     decided = 0
     for q in queries:
-        truth = answer(replayed, q)["R_true"]
-        low = gate(replayed, q, max(truth - 0.06, 0), measure="auto")
-        high_gate = gate(replayed, q, min(truth + 0.06, 1), measure="auto")
+        truth = answer(replayed, QuerySpec(expr=q))["R_true"]
+        low = gate(replayed, QuerySpec(expr=q, min_accuracy=max(truth - 0.06, 0), measure="auto"))
+        high_gate = gate(replayed, QuerySpec(expr=q, min_accuracy=min(truth + 0.06, 1), measure="auto"))
         assert low["decision"] != "fail" and high_gate["decision"] != "pass", q
         assert low["R_low"] <= truth <= low["R_high"], q
         decided += (low["decision"] == "pass") + (high_gate["decision"] == "fail")
@@ -113,19 +114,20 @@ def test_the_gate_never_passes_below_nor_fails_above_a_wide_margin(replayed):
 
 def test_the_gate_measures_only_what_it_needs(replayed):
     q = "a >= 1 & b >= 1"
-    truth = answer(replayed, q)["R_true"]
-    easy = gate(replayed, q, max(truth - 0.3, 0), measure="auto")
+    truth = answer(replayed, QuerySpec(expr=q))["R_true"]
+    easy = gate(replayed, QuerySpec(expr=q, min_accuracy=max(truth - 0.3, 0), measure="auto"))
     assert easy["decision"] == "pass" and easy["sampled"] <= MIN_SAMPLE  # far from the threshold: a small sample
-    never = gate(replayed, q, truth, measure="never")
+    never = gate(replayed, QuerySpec(expr=q, min_accuracy=truth, measure="never"))
     assert never["decision"] == "undecided" and never["sampled"] == 0 and "measure='never'" in never["line"]
-    res = gate(replayed, q, truth, measure="auto")  # at the truth itself: undecidable, everything measured
+    # at the truth itself: undecidable, everything measured
+    res = gate(replayed, QuerySpec(expr=q, min_accuracy=truth, measure="auto"))
     assert res["decision"] == "undecided" and res["sampled"] == res["inferred"]
     assert "only the inputs' sampling is left" in res["line"]
 
 
 def test_an_empty_query_is_refused(replayed):
     with pytest.raises(UserError, match="selects no configuration"):
-        gate(replayed, "a >= 1 & a < 1", 0.5)
+        gate(replayed, QuerySpec(expr="a >= 1 & a < 1", min_accuracy=0.5))
 
 
 # --- a less biased surrogate -----------------------------------------------------------------------------

@@ -6,7 +6,8 @@ and the live search, so these are exactly the inputs that were scored) and runs 
 them: per input its label, the clean and the perturbed prediction and whether it flipped from
 right to wrong; a few of them clean beside perturbed, flips first; the accuracy per class; and
 the whole perturbed set (a tensor, or the texts) for augmentation or the user's own analysis.
-Image and text classifiers are supported (other tasks have no single predicted class).
+Image and text classifiers are supported (other tasks have no single predicted class). A session
+makes its `Inputs` once (`Session.inputs`): the clean predictions are computed once per session.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ def supported(benchmark, loaded) -> bool:
 
 
 class Inputs:
-    """D and the model of an opened session (testnav.pipeline.open), read input by input."""
+    """D and the model of an opened session (testnav.pipeline.open), read input by input; made once
+    per session, as `session.inputs`."""
 
     def __init__(self, session):
         self.session, self.benchmark, self.loaded = session, session.benchmark, session.loaded
@@ -104,7 +106,7 @@ class Inputs:
             }
         )
 
-    def examples(self, theta, k: int = 8, outcomes: pd.DataFrame | None = None) -> pd.DataFrame:
+    def examples(self, theta, k: int, outcomes: pd.DataFrame | None = None) -> pd.DataFrame:
         """k inputs under θ, flips (right → wrong) first, then other changed predictions, then the
         rest, each in the order of D; with the clean and the perturbed input (a C×H×W tensor, or
         the text) beside the labels and predictions."""
@@ -137,10 +139,3 @@ class Inputs:
         out.insert(1, "class", [self.class_name(k) for k in out["label"]])
         out["drop"] = out["clean_accuracy"] - out["accuracy"]
         return out.sort_values(["drop", "label"], ascending=[False, True], kind="stable").reset_index(drop=True)
-
-
-def inputs_of(session) -> Inputs:
-    """The session's `Inputs`, made once (its clean predictions are computed once per session)."""
-    if getattr(session, "_inputs", None) is None:
-        session._inputs = Inputs(session)
-    return session._inputs
