@@ -7,7 +7,7 @@ With no search runs at all under results/ (a fresh clone), it first runs the mni
 figures need — every search of the paper × {SSIM, KID} × the papers' 10 seeds, evolutionary
 searches on the vectorised replay engine — and says so. With runs present it only draws:
 figures → <results>/figures/, tables → <results>/tables/, report → <results>/report.md, and the
-claims ledger → <results>/claims.md (testnav/figures/claims.py).
+claims ledger → <results>/claims.md (testnav/figures/claims/).
 `--results DIR` for any other folder (a run directory, a sweep of your own benchmark) draws
 only what is there, beside it: no sweep, no default run, nothing under results/figures.
 """

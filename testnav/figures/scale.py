@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import searches
-from .style import plt, save, study_rows, styled
+from ..plotstyle import plt, save, study_rows, styled
 
 
 @styled

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .style import RC, order_color, save
+from ..plotstyle import RC, order_color, save
 from .testifai import _dims, _levels, _num
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import searches
-from .style import GREY, plt, save, study_rows, styled
+from ..plotstyle import GREY, plt, save, study_rows, styled
 
 # (search, rule, label) in the order the bars are drawn
 BARS = (

@@ -18,7 +18,7 @@ and the number that matters, computed from the frame:
 under results/tables/testifai/<benchmark>/, and says what is missing and which command makes it.
 
 Figures are drawn on bare `matplotlib.figure.Figure` objects (the Agg canvas, no pyplot state,
-so a notebook's backend is left alone) under figures/style.py's `RC` and written by its `save`:
+so a notebook's backend is left alone) under testnav/plotstyle.py's `RC` and written by its `save`:
 the same frames give the same PNG bytes.
 """
 
@@ -33,7 +33,7 @@ from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from .style import RC, save
+from ..plotstyle import RC, save
 
 STUDY_COMMAND = "python run.py stage=study"
 BLUE, GREY, RED, GREEN, ORANGE = "#1f77b4", "#7f7f7f", "#d62728", "#2ca02c", "#ff7f0e"

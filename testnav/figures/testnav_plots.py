@@ -21,8 +21,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from .. import searches as search_registry
+from ..plotstyle import GREY, TEAL, order_color, plt, save, styled
 from .loader import fidelity_label, method_label
-from .style import GREY, TEAL, order_color, plt, save, styled
 
 
 def order_summary(counts) -> str:

@@ -117,7 +117,7 @@ class Comparison:
         them, and the mean change over them (points of accuracy)."""
         t, names = self.table, self.base.family_names
         cols = [f"t{i + 1}" for i in range(len(names))]
-        reg, imp = self._flags()
+        reg, imp = self.flags()
         rows = []
         for i, name in enumerate(names):
             has = t[cols[i]].to_numpy() > 0
@@ -141,7 +141,7 @@ class Comparison:
         """Per pair of families: configurations compared that include both, and the regressions among them."""
         t, names = self.table, self.base.family_names
         cols = [f"t{i + 1}" for i in range(len(names))]
-        reg, _ = self._flags()
+        reg, _ = self.flags()
         rows = []
         for i, j in combinations(range(len(names)), 2):
             has = (t[cols[i]].to_numpy() > 0) & (t[cols[j]].to_numpy() > 0)
@@ -159,7 +159,10 @@ class Comparison:
             drop=True
         )
 
-    def _flags(self) -> tuple[np.ndarray, np.ndarray]:
+    def flags(self) -> tuple[np.ndarray, np.ndarray]:
+        """(regressed, improved): boolean masks over `table`'s rows, in its order: significant after the
+        correction, with a drop (a gain) beyond `min_change`; the rows `regressions` and `improvements`
+        list, as masks (the families, the pairs and the report's scatter plot read them)."""
         t = self.table
         sig = t["significant"].to_numpy()
         return sig & (t["change"].to_numpy() < -self.min_change), sig & (t["change"].to_numpy() > self.min_change)

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..core.cache import atomic_path
 from ..core.naming import COLUMN
-from ..figures.style import GREY, RC, TEAL, plt
+from ..plotstyle import GREY, RC, TEAL, plt
 from . import plots
 from .page import joined, pct, table, text_diff
 from .template import page
@@ -120,26 +120,38 @@ def change_table(df: pd.DataFrame, scroll: bool = False) -> str:
     )
 
 
-def render(c, k: int = 6, most: int = 5, gate: dict | None = None) -> str:
-    t, base, new = c.table, c.base, c.new
-    reg, imp = c.regressions, c.improvements
-    reg_mask, imp_mask = c._flags()
-    title = "Did the new model get less robust than the baseline?"
+TITLE = "Did the new model get less robust than the baseline?"
+
+
+def lines(*parts: str) -> str:
+    """The non-empty parts, one a line."""
+    return "\n".join(p for p in parts if p)
+
+
+def header(c, gate: dict | None) -> str:
+    """The question, what was compared, the links, the verdict and the gate's line (or the warm start's)."""
+    base, new = c.base, c.new
     links = [("fronts", "Fronts"), ("regressions", "Regressions"), ("families", "Families")]
     links += [("inputs", "Inputs that flipped"), ("improvements", "Improvements"), ("all", "Every configuration")]
-    parts = [
-        f"<h1>{escape(title)}</h1>",
+    last = ""
+    if gate is not None:
+        last = f'<p class="verdict{" fail" if gate["failed"] else ""}">{escape(gate["line"])}</p>'
+    elif c.warm is not None:
+        last = f"<p>{escape(c.warm.sentence())}.</p>"
+    return lines(
+        f"<h1>{escape(TITLE)}</h1>",
         f'<p class="sub">baseline model {escape(base.model)} · new model {escape(new.model)} · the same '
         f"{base.inputs:,} inputs (data {escape(base.data)}) · {len(base.families)} families × {base.levels} levels</p>",
         "<nav>" + "".join(f'<a href="#{a}">{escape(w)}</a>' for a, w in links) + "</nav>",
-        f'<p class="verdict{" fail" if len(reg) else ""}">{escape(c.sentence())}.</p>',
-    ]
-    if gate is not None:
-        parts.append(f'<p class="verdict{" fail" if gate["failed"] else ""}">{escape(gate["line"])}</p>')
-    elif c.warm is not None:
-        parts.append(f"<p>{escape(c.warm.sentence())}.</p>")
+        f'<p class="verdict{" fail" if len(c.regressions) else ""}">{escape(c.sentence())}.</p>',
+        last,
+    )
+
+
+def facts_section(c) -> str:
+    """The settings and counts of the comparison, as a grid of facts."""
     facts = [
-        ("clean accuracy", f"{pct(base.psi_clean)} → {pct(new.psi_clean)}"),
+        ("clean accuracy", f"{pct(c.base.psi_clean)} → {pct(c.new.psi_clean)}"),
         (
             "configurations compared",
             f"{c.compared:,} (measured on the baseline)"
@@ -153,25 +165,23 @@ def render(c, k: int = 6, most: int = 5, gate: dict | None = None) -> str:
             f"{c.confidence:.0%}" + (f", changes beyond {100 * c.min_change:g} points" if c.min_change else ""),
         ),
     ]
-    parts.append(
+    return (
         '<div class="grid">'
         + "".join(f'<div class="fact"><b>{escape(a)}</b>{escape(b)}</div>' for a, b in facts)
         + "</div>"
     )
-    # the fronts, side by side, and every configuration before against after
+
+
+def fronts_section(c, regressed: np.ndarray, improved: np.ndarray) -> str:
+    """The two measured fronts side by side, every configuration before against after, and the fronts' tables."""
     fronts = c.fronts
-    parts.append('<h2 id="fronts">The two fronts, and every configuration before against after</h2>')
-    parts.append(
-        "<p>Left: each model's measured front over the configurations compared (the worst damage at each level "
-        "of fidelity; δ is counted from each model's own clean accuracy). Right: each configuration's accuracy "
-        "on the baseline against the new model; below the dotted line it got worse, in red where the paired "
-        "test says the drop is real.</p>"
-    )
     figs = []
     if len(fronts):
-        figs.append(f'<img class="fig" alt="the two fronts" src="{fronts_figure(fronts, base.fidelity or "ρ")}">')
-    figs.append(f'<img class="fig" alt="accuracy before against after" src="{scatter_figure(t, reg_mask, imp_mask)}">')
-    parts.append('<div style="display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start">' + "".join(figs) + "</div>")
+        figs.append(f'<img class="fig" alt="the two fronts" src="{fronts_figure(fronts, c.base.fidelity or "ρ")}">')
+    figs.append(
+        f'<img class="fig" alt="accuracy before against after" src="{scatter_figure(c.table, regressed, improved)}">'
+    )
+    tables = ""
     if len(fronts):
         cols = []
         for side in ("baseline", "new"):
@@ -182,76 +192,118 @@ def render(c, k: int = 6, most: int = 5, gate: dict | None = None) -> str:
                 + table(f, numeric={"accuracy", "δ", "ρ"}, formats={"accuracy": pct}, scroll=True)
                 + "</div>"
             )
-        parts.append(
+        tables = (
             '<div style="display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:18px">'
             + "".join(cols)
             + "</div>"
         )
-    # the regressions
-    parts.append(f'<h2 id="regressions">Regressions ({len(reg)})</h2>')
-    if len(reg):
-        parts.append(
-            "<p>Configurations whose accuracy dropped significantly, largest drop first. 'right → wrong' counts the "
-            "inputs the baseline got right and the new model gets wrong under the configuration; McNemar's test asks "
-            "whether they outnumber 'wrong → right' by more than chance.</p>"
+    return lines(
+        '<h2 id="fronts">The two fronts, and every configuration before against after</h2>',
+        "<p>Left: each model's measured front over the configurations compared (the worst damage at each level "
+        "of fidelity; δ is counted from each model's own clean accuracy). Right: each configuration's accuracy "
+        "on the baseline against the new model; below the dotted line it got worse, in red where the paired "
+        "test says the drop is real.</p>",
+        '<div style="display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start">' + "".join(figs) + "</div>",
+        tables,
+    )
+
+
+def regressions_section(reg: pd.DataFrame) -> str:
+    """The configurations whose accuracy dropped significantly, largest drop first."""
+    if not len(reg):
+        return lines(
+            f'<h2 id="regressions">Regressions ({len(reg)})</h2>',
+            "<p>None: no configuration's accuracy dropped significantly.</p>",
         )
-        parts.append(change_table(reg, scroll=True))
-    else:
-        parts.append("<p>None: no configuration's accuracy dropped significantly.</p>")
-    # families and pairs behind them
+    return lines(
+        f'<h2 id="regressions">Regressions ({len(reg)})</h2>',
+        "<p>Configurations whose accuracy dropped significantly, largest drop first. 'right → wrong' counts the "
+        "inputs the baseline got right and the new model gets wrong under the configuration; McNemar's test asks "
+        "whether they outnumber 'wrong → right' by more than chance.</p>",
+        change_table(reg, scroll=True),
+    )
+
+
+def families_section(c) -> str:
+    """The families (and pairs of families) behind the regressions."""
     fam = c.families.rename(columns={"mean_change": "mean change", "worst_change": "worst change"})
     pairs = c.pairs[c.pairs["regressions"] > 0].head(15).rename(columns={"mean_change": "mean change"})
     signed = lambda v: "—" if not np.isfinite(v) else f"{100 * v:+.1f} pt"  # noqa: E731
-    parts.append('<h2 id="families">The families behind them</h2>')
-    parts.append(
+    return lines(
+        '<h2 id="families">The families behind them</h2>',
         "<p>How many of the regressions include each family (level above 0), among the configurations compared "
-        "that include it, and the mean change over those configurations.</p>"
-    )
-    parts.append(
+        "that include it, and the mean change over those configurations.</p>",
         table(
             fam,
             numeric={"configurations", "regressions", "improvements", "mean change", "worst change"},
             formats={"mean change": signed, "worst change": signed},
-        )
+        ),
+        "<h3>Pairs of families in the regressions</h3>" if len(pairs) else "",
+        table(pairs, numeric={"configurations", "regressions", "mean change"}, formats={"mean change": signed})
+        if len(pairs)
+        else "",
     )
-    if len(pairs):
-        parts.append("<h3>Pairs of families in the regressions</h3>")
+
+
+def inputs_section(c, reg: pd.DataFrame, k: int, most: int) -> str:
+    """The first `most` regressions input by input: up to k inputs that flipped right → wrong under each."""
+    head = '<h2 id="inputs">Regressions input by input</h2>'
+    if not len(reg):
+        return lines(head, "<p>No regression to show.</p>")
+    if c.inputs is None:
+        return lines(head, "<p class='note'>The new model's inputs are not at hand (two saved records compared).</p>")
+    parts = [
+        head,
+        f"<p>For the first {min(most, len(reg))} regressions: the inputs the baseline got right and the new model "
+        "gets wrong under the configuration, clean beside perturbed, with the new model's prediction.</p>",
+    ]
+    for _, r in reg.head(most).iterrows():
+        theta = tuple(int(r[f"t{i + 1}"]) for i in range(len(c.base.families)))
+        cards, n = flipped_cards(c, theta, k)
+        parts.append(f"<h3>{escape(r[COLUMN])}</h3>")
         parts.append(
-            table(pairs, numeric={"configurations", "regressions", "mean change"}, formats={"mean change": signed})
+            f"<p>Accuracy {pct(r['before'])} → <b>{pct(r['after'])}</b> ({100 * r['change']:+.1f} points); "
+            f"<b>{n:,}</b> inputs right → wrong, {int(r['better']):,} wrong → right; p {r['p_value']:.2g} "
+            f"({c.correction_label}-adjusted {r['p_adjusted']:.2g}).</p>"
         )
-    # input by input
-    parts.append('<h2 id="inputs">Regressions input by input</h2>')
-    if len(reg) and c.inputs is not None:
-        parts.append(
-            f"<p>For the first {min(most, len(reg))} regressions: the inputs the baseline got right and the new model "
-            "gets wrong under the configuration, clean beside perturbed, with the new model's prediction.</p>"
-        )
-        for _, r in reg.head(most).iterrows():
-            theta = tuple(int(r[f"t{i + 1}"]) for i in range(len(base.families)))
-            cards, n = flipped_cards(c, theta, k)
-            parts.append(f"<h3>{escape(r[COLUMN])}</h3>")
-            parts.append(
-                f"<p>Accuracy {pct(r['before'])} → <b>{pct(r['after'])}</b> ({100 * r['change']:+.1f} points); "
-                f"<b>{n:,}</b> inputs right → wrong, {int(r['better']):,} wrong → right; p {r['p_value']:.2g} "
-                f"({c.correction_label}-adjusted {r['p_adjusted']:.2g}).</p>"
-            )
-            parts.append(cards)
-    elif len(reg):
-        parts.append("<p class='note'>The new model's inputs are not at hand (two saved records compared).</p>")
-    else:
-        parts.append("<p>No regression to show.</p>")
-    parts.append(f'<h2 id="improvements">Improvements ({len(imp)})</h2>')
-    parts.append(change_table(imp, scroll=True) if len(imp) else "<p>None.</p>")
-    parts.append(f'<h2 id="all">Every configuration compared ({len(t):,})</h2>')
+        parts.append(cards)
+    return lines(*parts)
+
+
+def improvements_section(imp: pd.DataFrame) -> str:
+    return lines(
+        f'<h2 id="improvements">Improvements ({len(imp)})</h2>',
+        change_table(imp, scroll=True) if len(imp) else "<p>None.</p>",
+    )
+
+
+def every_section(t: pd.DataFrame) -> str:
+    """Every configuration compared, worst change first (the first MAX_ROWS)."""
     every = t.sort_values(["change", "p_value"], kind="stable")
     more = (
         f"<p class='note'>The first {MAX_ROWS} of {len(t):,} rows; comparison.csv holds them all.</p>"
         if len(t) > MAX_ROWS
         else ""
     )
-    parts += [change_table(every, scroll=True), more]
-    parts.append("<p class='note'>Written by testnav. This page is one file: it needs no network to be read.</p>")
-    return page(escape(title), "\n".join(p for p in parts if p))
+    return lines(f'<h2 id="all">Every configuration compared ({len(t):,})</h2>', change_table(every, scroll=True), more)
+
+
+def render(c, k: int = 6, most: int = 5, gate: dict | None = None) -> str:
+    """comparison.html for the Comparison `c` (and the gate's result, where a gate ran), section by section."""
+    regressed, improved = c.flags()
+    reg = c.regressions
+    body = lines(
+        header(c, gate),
+        facts_section(c),
+        fronts_section(c, regressed, improved),
+        regressions_section(reg),
+        families_section(c),
+        inputs_section(c, reg, k, most),
+        improvements_section(c.improvements),
+        every_section(c.table),
+        "<p class='note'>Written by testnav. This page is one file: it needs no network to be read.</p>",
+    )
+    return page(escape(TITLE), body)
 
 
 def write(path, comparison, k: int = 6, most: int = 5, gate: dict | None = None) -> Path:

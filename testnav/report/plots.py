@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..figures.style import GREY, RC, TEAL, plt, png_bytes
+from ..plotstyle import GREY, RC, TEAL, plt, png_bytes
 
 
 def data_uri(png: bytes) -> str:
@@ -25,7 +25,7 @@ def data_uri(png: bytes) -> str:
 
 
 def figure_uri(fig) -> str:
-    """The figure as a PNG data URI (figures/style.py's `png_bytes`: the same data, the same bytes)."""
+    """The figure as a PNG data URI (plotstyle.py's `png_bytes`: the same data, the same bytes)."""
     return data_uri(png_bytes(fig))
 
 

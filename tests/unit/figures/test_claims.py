@@ -23,9 +23,9 @@ from testnav.figures.claims import (
     REVERSED,
     SHORT,
     UNDECIDED,
-    Ledger,
     Part,
     beats,
+    build,
     counts,
     counts_sentence,
     judge,
@@ -170,7 +170,7 @@ def ledger(tmp_path, good: bool):
     orders = {"ssim": (9, 12, 4, 2), "kid": (4, 7, 14, 2)} if good else {"ssim": (3, 15, 8, 5), "kid": (8, 15, 8, 1)}
     truths = {("mnist5k", f): truth("mnist5k", f, o) for f, o in orders.items()}
     res = Results(tables.parent, runs(good), pd.DataFrame(), truths, {}, [])
-    claims = Ledger(res, tables).build()
+    claims = build(res, tables)
     return {(c.statement, c.scope): c for c in claims}, claims, res, tables
 
 
@@ -287,7 +287,7 @@ def small_ledger(tmp_path, auc, seeds=10, per_test=None):
         (tables / "testifai" / "toy").mkdir(parents=True)
         per_test.to_csv(tables / "testifai" / "toy" / "per_test_errors.csv", index=False)
     res = Results(tmp_path, pd.DataFrame(rows), pd.DataFrame(), {}, {}, [])
-    return {c.statement: c for c in Ledger(res, tables).build()}
+    return {c.statement: c for c in build(res, tables)}
 
 
 def test_known_verdicts_on_small_tables(tmp_path):
@@ -326,13 +326,13 @@ def test_known_verdicts_on_small_tables(tmp_path):
 def test_identical_fronts_do_not_show_that_the_metric_matters(tmp_path):
     truths = {("toy", f): truth("toy", "x", (2, 3, 1, 1)) for f in ("ssim", "kid")}
     res = Results(tmp_path, pd.DataFrame(), pd.DataFrame(), truths, {}, [])
-    found = {c.statement: c for c in Ledger(res, tmp_path / "tables").build()}
+    found = {c.statement: c for c in build(res, tmp_path / "tables")}
     assert found["The fidelity metric affects which degradation–fidelity trade-offs are Pareto-optimal"].verdict == NOT
 
 
 def test_missing_inputs_are_not_measurable_and_the_ledger_is_written(tmp_path):
     empty = Results(tmp_path, pd.DataFrame(), pd.DataFrame(), {}, {}, [])
-    claims = Ledger(empty, tmp_path / "tables").build()
+    claims = build(empty, tmp_path / "tables")
     assert claims and {c.verdict for c in claims} == {NA}
     _, _, res, tables = ledger(tmp_path, good=True)
     path, written = write_claims(res, tmp_path / "claims.md", tables)
@@ -358,3 +358,32 @@ def test_claims_report_and_readme_state_the_same_verdict_counts():
     )
     for doc in ("results/report.md", "README.md"):
         assert said.group(1) in " ".join((ROOT / doc).read_text().split()), doc
+
+
+def test_each_claim_is_one_registered_function_in_a_section_of_the_ledger(tmp_path):
+    """Every claim function is registered on a known scope and belongs to one of the ledger's sections
+    (a stray one is refused), and on tables built for every claim each writes rows, which together are
+    the ledger."""
+    from testnav.figures.claims import registry
+    from testnav.figures.claims.evidence import Evidence
+    from testnav.figures.claims.ledger import in_order
+
+    checks = [c.check for c in in_order()]
+    assert len(checks) == len(set(checks)) == len(registry.CLAIMS)
+    assert {c.scope for c in registry.CLAIMS} <= set(registry.SCOPES)
+    with pytest.raises(ValueError, match="claim scope 'everywhere'"):
+        registry.claim("everywhere")
+    stray = registry.claim("once")(lambda ev: None)
+    try:
+        with pytest.raises(RuntimeError, match="claims registered outside the ledger's SECTIONS"):
+            in_order()
+    finally:
+        registry.CLAIMS[:] = [c for c in registry.CLAIMS if c.check is not stray]
+    _, claims, res, tables = ledger(tmp_path, good=True)
+    ev = Evidence(res, tables)
+    written = []
+    for entry in in_order():
+        rows = [row for args in ev.items(entry.scope) if (row := entry.check(ev, *args)) is not None]
+        assert rows, f"{entry.check.__name__} writes no row on tables built for every claim"
+        written += rows
+    assert sorted(c.statement for c in written) == sorted(c.statement for c in claims)

@@ -66,7 +66,7 @@ def test_an_unrelated_module_keeps_the_key(package_copy):
     """Code no replay runs (a figure, a perturbation family) is not in the key."""
     search = searches.make("tomonav")
     before = memo.code_key(search)
-    for rel in ("families/brightness.py", "figures/style.py"):
+    for rel in ("families/brightness.py", "plotstyle.py"):
         edit(package_copy, rel, "from __future__ import annotations", "from __future__ import annotations\n\nX = 1")
     assert memo.code_key(search) == before
 

@@ -21,7 +21,7 @@ import matplotlib
 matplotlib.use("Agg", force=True)
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ..core.cache import atomic_path  # noqa: E402
+from .core.cache import atomic_path  # noqa: E402
 
 DPI = 130  # every PNG, on disk or in a page
 RC = {
