@@ -370,80 +370,84 @@ def rlimits(limits: dict) -> list:
     return done
 
 
+# audit events the guard refuses outright, those checked for a path inside the working directory,
+# and modules that may not be imported
+BLOCKED_EVENTS = frozenset(
+    {
+        "os.system",
+        "os.exec",
+        "os.posix_spawn",
+        "os.spawn",
+        "os.fork",
+        "os.forkpty",
+        "subprocess.Popen",
+        "os.kill",
+        "os.killpg",
+        "signal.pthread_kill",
+        "pty.spawn",
+        "socket.__new__",
+        "socket.socket",
+        "socket.socketpair",
+        "socket.connect",
+        "socket.bind",
+        "socket.sendto",
+        "socket.sendmsg",
+        "socket.getaddrinfo",
+        "socket.gethostbyname",
+        "socket.gethostbyaddr",
+        "ctypes.dlopen",
+        "ctypes.dlsym",
+        "ctypes.cdata",
+        "ctypes.call_function",
+        "ctypes.addressof",
+        "ctypes.string_at",
+        "ctypes.wstring_at",
+        "ctypes.PyObj_FromPtr",
+        "ctypes.set_errno",
+        "sys.addaudithook",
+        "resource.setrlimit",
+        "resource.prlimit",
+        "os.setuid",
+        "os.setgid",
+        "sys._current_frames",
+        "sys.setprofile",
+        "sys.settrace",
+    }
+)
+PATH_EVENTS = frozenset(
+    {
+        "os.remove",
+        "os.rename",
+        "os.rmdir",
+        "os.mkdir",
+        "os.chmod",
+        "os.chown",
+        "os.link",
+        "os.symlink",
+        "os.truncate",
+        "os.utime",
+        "os.chflags",
+        "os.lchflags",
+        "os.mkfifo",
+        "os.mknod",
+        "os.setxattr",
+        "os.removexattr",
+        "shutil.rmtree",
+        "shutil.chown",
+        "os.lchmod",
+        "os.lchown",
+    }
+)
+BLOCKED_IMPORTS = frozenset({"ctypes", "_ctypes", "cffi", "_cffi_backend", "_posixsubprocess", "_xxsubinterpreters"})
+
+
 def install_guard(workdir: str, readable: list) -> None:
     root = os.path.realpath(workdir)
     read_roots = tuple([root] + [os.path.realpath(p) for p in readable])
     realpath, fspath, isinstance_, str_, bytes_, int_ = os.path.realpath, os.fspath, isinstance, str, bytes, int
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-    blocked = frozenset(
-        {
-            "os.system",
-            "os.exec",
-            "os.posix_spawn",
-            "os.spawn",
-            "os.fork",
-            "os.forkpty",
-            "subprocess.Popen",
-            "os.kill",
-            "os.killpg",
-            "signal.pthread_kill",
-            "pty.spawn",
-            "socket.__new__",
-            "socket.socket",
-            "socket.socketpair",
-            "socket.connect",
-            "socket.bind",
-            "socket.sendto",
-            "socket.sendmsg",
-            "socket.getaddrinfo",
-            "socket.gethostbyname",
-            "socket.gethostbyaddr",
-            "ctypes.dlopen",
-            "ctypes.dlsym",
-            "ctypes.cdata",
-            "ctypes.call_function",
-            "ctypes.addressof",
-            "ctypes.string_at",
-            "ctypes.wstring_at",
-            "ctypes.PyObj_FromPtr",
-            "ctypes.set_errno",
-            "sys.addaudithook",
-            "resource.setrlimit",
-            "resource.prlimit",
-            "os.setuid",
-            "os.setgid",
-            "sys._current_frames",
-            "sys.setprofile",
-            "sys.settrace",
-        }
-    )
-    path_events = frozenset(
-        {
-            "os.remove",
-            "os.rename",
-            "os.rmdir",
-            "os.mkdir",
-            "os.chmod",
-            "os.chown",
-            "os.link",
-            "os.symlink",
-            "os.truncate",
-            "os.utime",
-            "os.chflags",
-            "os.lchflags",
-            "os.mkfifo",
-            "os.mknod",
-            "os.setxattr",
-            "os.removexattr",
-            "shutil.rmtree",
-            "shutil.chown",
-            "os.lchmod",
-            "os.lchown",
-        }
-    )
-    blocked_imports = frozenset(
-        {"ctypes", "_ctypes", "cffi", "_cffi_backend", "_posixsubprocess", "_xxsubinterpreters"}
-    )
+    # bound here, so the hook keeps these sets even if the program rebinds the module's names
+    blocked, path_events, blocked_imports = BLOCKED_EVENTS, PATH_EVENTS, BLOCKED_IMPORTS
 
     def resolved(path):
         """The real path of a str/bytes/PathLike, or None if it cannot be resolved."""

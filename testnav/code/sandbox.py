@@ -174,23 +174,7 @@ def run_program(
         program = os.path.join(workdir, ".program.py")
         with open(program, "w", encoding="utf-8") as fh:
             fh.write(source)
-        cfg = os.path.join(workdir, ".sandbox.json")
-        with open(cfg, "w") as fh:
-            json.dump(
-                {
-                    "nonce": nonce,
-                    "result_fd": w_fd,
-                    "workdir": workdir,
-                    "program": program,
-                    "limits": limits.child(),
-                    "network_namespace": network_namespace,
-                    "landlock": landlock,
-                    "audit_hook": audit_hook,
-                    "seccomp": seccomp,
-                    "user": sandbox_user(limits.user) if os.geteuid() == 0 else None,
-                },
-                fh,
-            )
+        cfg = _write_config(workdir, program, nonce, w_fd, limits, network_namespace, landlock, audit_hook, seccomp)
         with open(Path(workdir) / ".stdout", "w+b") as out, open(Path(workdir) / ".stderr", "w+b") as err:
             proc = subprocess.Popen(
                 [sys.executable, "-I", "-B", str(CHILD), cfg],
@@ -223,21 +207,7 @@ def run_program(
                 stderr=_tail(err, limits.output),
                 guards=guards,
             )
-        if timed_out:
-            res.status, res.detail = "timed out", f"no result after {limits.timeout} s: process group killed"
-        elif f"PASS {nonce}" in lines and proc.returncode == 0:
-            res.status = "passed"
-        else:
-            fail = next((ln[5:] for ln in lines if ln.startswith("FAIL ")), None)
-            rc = proc.returncode
-            if fail:
-                res.detail = fail
-            elif rc is not None and rc < 0:
-                res.detail = (
-                    f"killed by {signal.Signals(-rc).name}" if -rc in signal.valid_signals() else f"signal {-rc}"
-                )
-            else:
-                res.detail = f"exited with code {rc} before the end of the program"
+        _settle(res, lines, nonce, proc.returncode, timed_out, limits.timeout)
         return res
     finally:
         if proc is not None and proc.poll() is None:
@@ -247,6 +217,44 @@ def run_program(
                 with contextlib.suppress(OSError):
                     os.close(fd)
         _rmtree(workdir)
+
+
+def _write_config(workdir, program, nonce, w_fd, limits, network_namespace, landlock, audit_hook, seccomp) -> str:
+    """The child's settings, in a file of the working directory that the child reads and deletes."""
+    cfg = os.path.join(workdir, ".sandbox.json")
+    with open(cfg, "w") as fh:
+        json.dump(
+            {
+                "nonce": nonce,
+                "result_fd": w_fd,
+                "workdir": workdir,
+                "program": program,
+                "limits": limits.child(),
+                "network_namespace": network_namespace,
+                "landlock": landlock,
+                "audit_hook": audit_hook,
+                "seccomp": seccomp,
+                "user": sandbox_user(limits.user) if os.geteuid() == 0 else None,
+            },
+            fh,
+        )
+    return cfg
+
+
+def _settle(res: Result, lines: list, nonce: str, rc, timed_out: bool, timeout: float) -> None:
+    """The run's status and detail, from the child's report lines and its exit."""
+    if timed_out:
+        res.status, res.detail = "timed out", f"no result after {timeout} s: process group killed"
+    elif f"PASS {nonce}" in lines and rc == 0:
+        res.status = "passed"
+    else:
+        fail = next((ln[5:] for ln in lines if ln.startswith("FAIL ")), None)
+        if fail:
+            res.detail = fail
+        elif rc is not None and rc < 0:
+            res.detail = f"killed by {signal.Signals(-rc).name}" if -rc in signal.valid_signals() else f"signal {-rc}"
+        else:
+            res.detail = f"exited with code {rc} before the end of the program"
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
