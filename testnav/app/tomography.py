@@ -33,6 +33,7 @@ from ..pipeline.tomography import (
     gate,
     make_tomography,
 )
+from ..tomography.query import check_seed
 from ..tomography.studies import run_studies
 from . import reports
 
@@ -95,14 +96,15 @@ def run_query(cfg, out_dir: Path) -> dict:
     confidence = check_confidence(cfg.query.confidence, "query.confidence")
     measure = check_measure(cfg.query.measure, "query.measure")
     sample = check_sample(cfg.query.sample, "query.sample")
+    seed = check_seed(cfg.query.get("seed"), "query.seed")
     benchmark = benchmarks.make(cfg.benchmark)
     Query(str(expr), [f.name for f in benchmark.families])  # syntax first, before any work
     thetas = reports.named(cfg, benchmark)
     tomo, _ = make_tomography(cfg, benchmark)
     if threshold is None:
-        res = answer(tomo, str(expr), confidence, sample)
+        res = answer(tomo, str(expr), confidence, sample, seed)
     else:
-        res = gate(tomo, str(expr), threshold, confidence, measure)
+        res = gate(tomo, str(expr), threshold, confidence, measure, seed)
     write_json_atomic(out_dir / "query.json", res)
     written = reports.for_tomography(cfg, out_dir, tomo, benchmark, thetas, [res])
     fmt = lambda v: "—" if v is None else f"{v:.3f}"  # noqa: E731
@@ -112,7 +114,7 @@ def run_query(cfg, out_dir: Path) -> dict:
         f"  R(Q): measured {fmt(res['R_measured'])}  estimated {fmt(res['R_estimate'])}  "
         f"predicted {fmt(res['R_predicted'])}  true {fmt(res['R_true'])}\n"
         f"  R(Q) in [{fmt(res['R_low'])}, {fmt(res['R_high'])}] at {res['confidence']:.0%} "
-        f"({res['sampled']} unmeasured tests measured for it)"
+        f"({res['sampled']} unmeasured tests measured for it, seed {res['seed']})"
         + (f"\n  {res['line']}" if threshold is not None and res["decision"] == "pass" else "")
         + f"\n  files: {out_dir}/{', '.join(['query.json', *written])}"
     )

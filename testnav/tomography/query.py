@@ -150,3 +150,10 @@ def check_sample(value, key: str = "sample") -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise UserError(f"{key}={value}: a whole number of tests ≥ 0 (0: measure none)")
     return value
+
+
+def check_seed(value, key: str = "query.seed"):
+    """The seed of a query's random sample: a whole number ≥ 0, or None (drawn per run)."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise UserError(f"{key}={value}: a whole number ≥ 0, or null to draw one per run")
+    return value
