@@ -24,7 +24,7 @@ truth R(Q) = mean_σ E_b sigmoid(a_σ − b) is known exactly. Scenarios, each o
 inputs and of the sample's order:
 * `cliff`: 6 % of the predicted tests collapse (accuracy ≈ 0.2), unseen by the forest; `smooth`: none;
 * the gate at R(Q) + 0.01 (a pass is false), R(Q) − 0.02 and − 0.05 (a pass is power), R(Q) + 0.05
-  (a fail is power), on N = 400 and 1,000 inputs, with the tests it measured to decide;
+  (a fail is power), on N = 400, 1,000 and 10,000 inputs, with the tests it measured to decide;
 * `rerun`: the gate at R(Q) + 0.01 on 400 inputs and, when it did not pass, again on 1,000 (the first
   400 and 600 more): a false pass at either run counts;
 * `coverage`: R(Q)'s interval after k = 80 and 120 of the 160 predicted tests are sampled, with the
@@ -74,7 +74,7 @@ def tomography(model: str, cache: str, surrogate: str):
 
     if model == "mnist5k":
         cfg = compose_config(["benchmark=mnist5k", f"cache_dir={cache}", "progress=false"])
-        path, bench = build_groundtruth(cfg)
+        path, bench = build_groundtruth(cfg, signals=False)  # the outcomes only
         settings = Settings.from_config(cfg)
     else:
         t = verdict_models.tester(model, cache, progress=False)
@@ -212,7 +212,7 @@ def run_gate(pop: dict, outcomes: np.ndarray, threshold: float, seed: int) -> di
 
 def gates(kind: str, reps: int) -> list[dict]:
     rows = []
-    for n in (400, 1000):
+    for n in (400, 1000, 10000):
         for rep in range(reps):
             pop = population(kind, rep)
             out = inputs(pop, n, np.random.default_rng([rep, n, 1]))
@@ -257,34 +257,37 @@ def rate(hits: int, n: int) -> str:
 
 
 def population_tables(reps: int) -> tuple[str, dict]:
-    g = pd.DataFrame([r for kind in ("cliff", "smooth") for r in gates(kind, reps)])
-    r = pd.DataFrame([row for kind in ("cliff", "smooth") for row in reruns(kind, reps)])
-    c = pd.DataFrame([row for kind in ("cliff", "smooth") for row in coverage(kind, reps)])
-    want = lambda case: "fail" if case.startswith("fail") else "pass"  # noqa: E731
+    kinds = ("cliff", "smooth")
+    raw = {
+        "gates": pd.DataFrame([r for kind in kinds for r in gates(kind, reps)]).to_dict("list"),
+        "reruns": pd.DataFrame([r for kind in kinds for r in reruns(kind, reps)]).to_dict("list"),
+        "coverage": pd.DataFrame([r for kind in kinds for r in coverage(kind, reps)]).to_dict("list"),
+    }
+    return render(raw), raw
+
+
+def render(raw: dict) -> str:
+    """The tables of --populations from their raw rows: each rate with its Wilson 95 % interval."""
+    g, r, c = (pd.DataFrame(raw[k]) for k in ("gates", "reruns", "coverage"))
+    share = lambda x, what: rate(int((x == what).sum()), len(x))  # noqa: E731
     lines = [
-        "| population | N | gate at | rate (Wilson 95 %) | undecided | tests measured (median) |",
-        "|---|---|---|---|---|---|",
+        "| population | N | threshold | pass | fail | undecided | tests measured (median) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for (kind, n, case), x in g.groupby(["kind", "inputs", "case"], sort=False):
-        hits = int((x.decision == want(case)).sum())
+        d = x.decision
         lines.append(
-            f"| {kind} | {n:,} | {case} | {rate(hits, len(x))} | {rate(int((x.decision == 'undecided').sum()), len(x))} "
+            f"| {kind} | {n:,} | {case} | {share(d, 'pass')} | {share(d, 'fail')} | {share(d, 'undecided')} "
             f"| {x.sampled.median():.0f} |"
         )
-    lines += [
-        "",
-        "| population | false pass at 400 inputs | at 400, or at 1,000 when 400 did not pass |",
-        "|---|---|---|",
-    ]
+    lines += ["", "| population | false pass at 400 inputs | at 400, or at 1,000 when 400 did not pass |"]
+    lines.append("|---|---|---|")
     for kind, x in r.groupby("kind", sort=False):
-        lines.append(
-            f"| {kind} | {rate(int((x['first'] == 'pass').sum()), len(x))} | {rate(int((x.either == 'pass').sum()), len(x))} |"
-        )
+        lines.append(f"| {kind} | {share(x['first'], 'pass')} | {share(x.either, 'pass')} |")
     lines += ["", "| population | k of 160 | coverage (Wilson 95 %) | mean width |", "|---|---|---|---|"]
     for (kind, k), x in c.groupby(["kind", "k"], sort=False):
-        lines.append(f"| {kind} | {k} | {rate(int(x.covered.sum()), len(x))} | {x.width.mean():.4f} |")
-    raw = {"gates": g.to_dict("list"), "reruns": r.to_dict("list"), "coverage": c.to_dict("list")}
-    return "\n".join(lines) + "\n", raw
+        lines.append(f"| {kind} | {k} | {share(x.covered, True)} | {x.width.mean():.4f} |")
+    return "\n".join(lines) + "\n"
 
 
 def main():
@@ -304,7 +307,12 @@ def main():
         out = Path(args.out or tables / "conformance_rq")
         out.parent.mkdir(parents=True, exist_ok=True)
         out.with_suffix(".json").write_text(json.dumps(raw))
-        out.with_suffix(".md").write_text(text)
+        out.with_suffix(".md").write_text(
+            "# R(Q)'s bound and the gate on populations with a known truth\n\n"
+            f"`python scripts/verdict_study.py --populations --reps {args.reps}` (module docstring: the populations). "
+            "A threshold above the truth R (R + 0.01, R + 0.05): a pass is false. Below it (R − 0.02, R − 0.05): a "
+            "fail is false, a pass is power. 95 % intervals; each rate with its Wilson 95 % interval.\n\n" + text
+        )
         print(text + f"\n{args.reps} draws per scenario in {time.perf_counter() - t0:.0f} s")
         return
     frames, biases = [], []

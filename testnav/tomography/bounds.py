@@ -9,10 +9,11 @@ collapse. No interval built from the low orders alone can bound it. So the bound
 random sample of U, in a uniformly random order, and the residuals d = r − r̂ of the tests drawn
 bound the mean residual over the whole of U (prediction-powered, Angelopoulos et al. 2023):
 
-    Σ_U r = Σ_U r̂ + |U| · mean_U(d),    d ∈ [−1, 1]
+    Σ_U r = Σ_U r̂ + |U| · mean_U(d),    d ∈ [−max_U r̂, 1 − min_U r̂]
 
 The configurations' term is a confidence sequence for mean_U(d) from sampling without replacement
-(tomography/wor.py: Waudby-Smith & Ramdas's betting confidence sequence, on (d + 1)/2 ∈ [0, 1]). It
+(tomography/wor.py: Waudby-Smith & Ramdas's betting confidence sequence, on d mapped from that range,
+known before any test is drawn, onto [0, 1]: narrower than [−1, 1] above, where r̂ is high). It
 assumes no normal approximation, narrows to nothing when U is all drawn, and holds at every sample
 size at once: a gate may look after every test it measures, with no spending of α over looks. It is
 intersected with what holds whatever the forest says (every test of U not drawn anywhere in [0, 1]).
@@ -92,10 +93,11 @@ def query_bound(
     estimate = (known_sum + r_s.sum() + (p_rest + shift).sum()) / total
     low_u, high_u = 0.0, 0.0
     if unmeasured:
-        x_low, x_high = confidence_sequence((d + 1) / 2, unmeasured, alpha_configs)
-        base = p_s.sum() + p_rest.sum()
-        low_u = max(base + unmeasured * (2 * x_low - 1), r_s.sum())
-        high_u = min(base + unmeasured * (2 * x_high - 1), r_s.sum() + rest)
+        pred = np.r_[p_s, p_rest]
+        d_low, d_span = -pred.max(), 1 + pred.max() - pred.min()  # every d = r − r̂ of U lies in [d_low, d_low + d_span]
+        x_low, x_high = confidence_sequence((d - d_low) / d_span, unmeasured, alpha_configs)
+        low_u = max(pred.sum() + unmeasured * (d_low + d_span * x_low), r_s.sum())
+        high_u = min(pred.sum() + unmeasured * (d_low + d_span * x_high), r_s.sum() + rest)
     down, up = inputs_term(
         np.r_[r_known, r_s, np.clip(p_rest + shift, 0, 1)],
         np.r_[np.asarray(n_known, float), np.asarray(n_sampled, float), np.full(rest, float(n_inputs))],
