@@ -149,6 +149,21 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def by_offset(df: pd.DataFrame) -> str:
+    """Pass, fail and undecided per threshold offset from R_true, each with its Wilson 95 % interval,
+    and the tests measured (median) and their share of the query's unmeasured ones."""
+    lines = ["| model | threshold | pass | fail | undecided | tests measured (median) | share measured (mean) |"]
+    lines.append("|---|---|---|---|---|---|---|")
+    for (model, off), g in df.groupby(["model", "offset"]):
+        d = g.decision
+        cells = " | ".join(rate(int((d == w).sum()), len(d)) for w in ("pass", "fail", "undecided"))
+        share = (g.sampled / g.unmeasured.clip(lower=1)).mean()
+        lines.append(
+            f"| {model} | R {'+' if off > 0 else '−'} {abs(off):g} | {cells} | {g.sampled.median():.0f} | {share:.2f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 # --- synthetic populations with a known truth (--populations) ----------------------------------------
 TESTS, KNOWN, CLIFF_SHARE = 200, 40, 0.06
 GATE_OFFSETS = {
@@ -336,7 +351,7 @@ def main():
         "R_true ± 0.01, 0.02, 0.05; 95 % intervals. false_pass: share of gates with R_true below the threshold "
         "that passed; false_fail: share with R_true at or above it that failed; sampled: the query's "
         "unmeasured tests the gate measured; bias_orderK: mean r̂ − r over unmeasured tests of order K "
-        "(positive: optimistic).\n\n" + text + "\n"
+        "(positive: optimistic).\n\n" + text + "\n\n" + by_offset(df)
     )
     print(text)
 
