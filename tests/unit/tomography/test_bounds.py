@@ -44,8 +44,8 @@ def test_the_sequence_holds_the_mean_at_every_look(kind):
         x = pop[rng.permutation(n)]
         missed += any(
             not lo - 1e-12 <= pop.mean() <= hi + 1e-12
-            for lo, hi in (confidence_sequence(x[:k], n, 0.1) for k in (5, 10, 20, 40, 80, 120, 159))
-        )
+            for lo, hi in (confidence_sequence(x[:k], n, 0.1) for k in (10, 40, 159))
+        )  # a look rules out what any draw before it did, so the last one sees every earlier miss
     assert missed <= 16  # α = 0.1 over every look at once: ≤ 10 expected, 16 is its binomial 97.5 % point
 
 
