@@ -166,12 +166,7 @@ def by_offset(df: pd.DataFrame) -> str:
 
 # --- synthetic populations with a known truth (--populations) ----------------------------------------
 TESTS, KNOWN, CLIFF_SHARE = 200, 40, 0.06
-GATE_OFFSETS = {
-    "false pass (R + 0.01)": 0.01,
-    "pass (R − 0.02)": -0.02,
-    "pass (R − 0.05)": -0.05,
-    "fail (R + 0.05)": 0.05,
-}
+GATE_OFFSETS = {"R + 0.01": 0.01, "R − 0.02": -0.02, "R − 0.05": -0.05, "R + 0.05": 0.05}
 
 
 def population(kind: str, seed: int) -> dict:
