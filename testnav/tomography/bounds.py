@@ -4,7 +4,7 @@ without replacement, and each test's inputs.
 R(Q) is the mean accuracy r_σ over the tests σ of ⟦Q⟧. The tomography measured some of them (its
 tests of order ≤ 2); the forest predicts the rest, U. The forest learned from low orders only, so on
 the high orders that most queries are made of its error is not noise around zero: it is a bias, of
-unknown size and sign (docs/readings.md, "Query bounds"), and it can hide a few configurations that
+unknown size and sign (docs/readings.md, "Verdicts"), and it can hide a few configurations that
 collapse. No interval built from the low orders alone can bound it. So the bound measures: a simple
 random sample of U, in a uniformly random order, and the residuals d = r − r̂ of the tests drawn
 bound the mean residual over the whole of U (prediction-powered, Angelopoulos et al. 2023):
@@ -29,8 +29,9 @@ on N inputs spends α_N = α_in / ((j + 1)(j + 2)) with j = ⌊log2(N / RERUN_BA
 2·RERUN_BASE), which sums to α_in over the bands of N that reruns with more inputs pass through.
 
 α: 1 − `confidence` split evenly between the two terms (the inputs' alone when nothing is
-predicted), so that the interval holds R(Q) with probability ≥ `confidence` (a union bound). The
-interval is built around the unclipped estimate, and only its ends are clipped to [0, 1].
+predicted), so that the interval holds R(Q) with probability ≥ `confidence` (a union bound). No
+prediction or estimate is clipped before the interval is built from them; only its ends are clipped
+to [0, 1], and the prediction-powered estimate is reported unclipped.
 
 `share_bound` answers the other question a sample can: how many members of a finite population
 are bad (here: configurations a warm-started comparison left predicted that lost more than
