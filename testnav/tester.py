@@ -258,16 +258,17 @@ class Tester:
             )
         return self._tomography[source]
 
-    def query(self, expr: str, source: str | None = None, sample: int | None = None) -> dict:
+    def query(self, expr: str, source: str | None = None, sample: int | None = None, seed: int | None = None) -> dict:
         """R(Q) for a Boolean query over family levels, e.g. "brightness >= 2 & jpeg <= 1": measured,
         estimated and predicted (and true, with source="replay"), and [R_low, R_high] at the Tester's
         `confidence`, a bound that holds however wrong the forest is on the tests it predicts. It narrows
         as tests are measured: `sample` of the query's unmeasured tests are measured for it first
-        (None: conf/settings/query.yaml's, 0)."""
+        (None: conf/settings/query.yaml's, 0), in a random order drawn from `seed` (None: a fresh seed
+        per call, which the answer holds as `seed`)."""
         from .pipeline.tomography import Query, QuerySpec, answer
 
         with python_words():
-            spec = QuerySpec.given(expr=expr, confidence=self.confidence, sample=sample)
+            spec = QuerySpec.given(expr=expr, confidence=self.confidence, sample=sample, seed=seed)
         Query(expr, [f.name for f in self.benchmark.families])  # a bad query fails before any work
         self._queries[expr] = answer(self.tomography(source), spec)
         return self._queries[expr]
@@ -279,18 +280,23 @@ class Tester:
         confidence: float | None = None,
         measure: str | None = None,
         source: str | None = None,
+        seed: int | None = None,
     ) -> dict:
         """A CI gate on R(Q)'s interval at `confidence` (default: the Tester's), never on an estimate:
         returns the answer when R_low ≥ `min_accuracy`; raises AssertionError when R_high < it, and
         `Undecided` (an AssertionError too) when the interval holds it. measure="auto" (None: conf/
         settings/query.yaml's, auto) first measures the query's unmeasured tests, in random order, until
         the interval decides or every test is measured; "never" decides on what the tomography measured.
-        The error is one line: the query, the interval, the threshold and the tests measured."""
+        The unmeasured tests come in a random order drawn from `seed` (None: a fresh seed per call; the
+        answer and the line hold it, so a run can be repeated). The error is one line: the query, the
+        interval, the threshold and the tests measured."""
         from .pipeline.tomography import Query, QuerySpec, Undecided, gate
 
         confidence = self.confidence if confidence is None else confidence
         with python_words():
-            spec = QuerySpec.given(expr=query, min_accuracy=min_accuracy, confidence=confidence, measure=measure)
+            spec = QuerySpec.given(
+                expr=query, min_accuracy=min_accuracy, confidence=confidence, measure=measure, seed=seed
+            )
             if spec.min_accuracy is None:
                 raise UserError("min_accuracy=None: the accuracy R(Q) must reach, e.g. min_accuracy=0.8")
         Query(query, [f.name for f in self.benchmark.families])

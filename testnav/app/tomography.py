@@ -94,7 +94,7 @@ def run_query(cfg, out_dir: Path) -> dict:
         f"  R(Q): measured {fmt(res['R_measured'])}  estimated {fmt(res['R_estimate'])}  "
         f"predicted {fmt(res['R_predicted'])}  true {fmt(res['R_true'])}\n"
         f"  R(Q) in [{fmt(res['R_low'])}, {fmt(res['R_high'])}] at {res['confidence']:.0%} "
-        f"({res['sampled']} unmeasured tests measured for it)"
+        f"({res['sampled']} unmeasured tests measured for it, seed {res['seed']})"
         + (f"\n  {res['line']}" if threshold is not None and res["decision"] == "pass" else "")
         + f"\n  files: {out_dir}/{', '.join(['query.json', *written])}"
     )

@@ -232,8 +232,8 @@ def warm_measure(base, known: dict, evaluate: Callable[[list], dict], spec, step
     pred = m.refit(surrogate).predict(np.array(rest)) if rest else np.zeros(0)
     order = np.random.default_rng(seed).permutation(len(rest))
     rest, pred = [rest[i] for i in order], pred[order]
-    k, look, bound, decision = sample_rest(m, rest, allowed(tolerance, len(m.thetas)))
-    predicted, mean = predictions(m, rest, pred, k, look)
+    k, _, bound, decision = sample_rest(m, rest, allowed(tolerance, len(m.thetas)))
+    predicted, mean = predictions(m, rest, pred, k)
     return WarmStart(
         why=m.why,
         predicted=predicted,
@@ -289,7 +289,7 @@ def sample_rest(m: PairedMeasurements, rest: list, allowed_: int):
     return k, look, bound, decision
 
 
-def predictions(m: PairedMeasurements, rest: list, pred: np.ndarray, k: int, look: int):
+def predictions(m: PairedMeasurements, rest: list, pred: np.ndarray, k: int):
     """The configurations left after the sample (`rest[k:]`), predicted as the baseline's accuracy plus
     the surrogate's change, and the new model's mean accuracy over the baseline's configurations with
     its prediction-powered interval (query_bound: the sample rectifies the predictions)."""
@@ -309,7 +309,6 @@ def predictions(m: PairedMeasurements, rest: list, pred: np.ndarray, k: int, loo
         p_left,
         n,
         m.confidence,
-        max(look, 0),
     )
     cols = [f"t{i + 1}" for i in range(m.base.thetas.shape[1])]
     predicted = pd.DataFrame(np.array(left, dtype=np.int64).reshape(len(left), len(cols)), columns=cols)

@@ -1,33 +1,42 @@
-"""Valid bounds on R(Q) when most of ⟦Q⟧ is predicted: prediction-powered, on the query's own tests.
+"""Bounds on R(Q) when most of ⟦Q⟧ is predicted, valid at every look: the query's own tests sampled
+without replacement, and each test's inputs.
 
 R(Q) is the mean accuracy r_σ over the tests σ of ⟦Q⟧. The tomography measured some of them (its
-tests of order ≤ 2, and any that earlier queries measured); the forest predicts the rest. The
-forest learned from low orders only, so on the high orders that most queries are made of its error
-is not noise around zero: it is a bias, of unknown size and sign (docs/readings.md, "Query bounds").
-No interval built from the low orders alone can bound it. So the bound measures: a simple random
-sample S of the query's unmeasured tests U is measured, and the mean residual d = r − r̂ over S
-corrects the prediction on the rest, as prediction-powered inference's mean estimator does
-(Angelopoulos et al. 2023; here with the finite-population correction, since U is finite):
+tests of order ≤ 2); the forest predicts the rest, U. The forest learned from low orders only, so on
+the high orders that most queries are made of its error is not noise around zero: it is a bias, of
+unknown size and sign (docs/readings.md, "Verdicts"), and it can hide a few configurations that
+collapse. No interval built from the low orders alone can bound it. So the bound measures: a simple
+random sample of U, in a uniformly random order, and the residuals d = r − r̂ of the tests drawn
+bound the mean residual over the whole of U (prediction-powered, Angelopoulos et al. 2023):
 
-    R̂ = (Σ_measured r + Σ_S r + Σ_{U∖S} r̂ + |U∖S|·d̄) / |⟦Q⟧|
-    configurations' term: |U∖S|/|⟦Q⟧| · t_{k−1} · s_d/√k · √(1 − k/|U|)         (k = |S| ≥ MIN_SAMPLE)
+    Σ_U r = Σ_U r̂ + |U| · mean_U(d),    d ∈ [−max_U r̂, 1 − min_U r̂]
 
-The other uncertainty is the inputs': each r_σ is a share of the n_σ inputs it was measured on
-(early stopping reads fewer than N), and the question a gate asks is about the model on the inputs'
-population. That term is z · mean_σ √(r_σ(1 − r_σ)/n_σ) (the standard error of a mean of
-proportions measured on the same inputs is at most the mean of their standard errors), with n_σ = N
-for tests still predicted. The bound is the prediction-powered interval (both terms added)
-intersected with one that holds whatever the forest says: the unmeasured tests anywhere in [0, 1].
-Before MIN_SAMPLE tests of U are measured, only that one applies.
+The configurations' term is a confidence sequence for mean_U(d) from sampling without replacement
+(tomography/wor.py: Waudby-Smith & Ramdas's betting confidence sequence, on d mapped from that range,
+known before any test is drawn, onto [0, 1]: narrower than [−1, 1] above, where r̂ is high). It
+assumes no normal approximation, narrows to nothing when U is all drawn, and holds at every sample
+size at once: a gate may look after every test it measures, with no spending of α over looks. It is
+intersected with what holds whatever the forest says (every test of U not drawn anywhere in [0, 1]).
 
-A gate that measures until it decides looks at the data several times; look j (0, 1, …) spends
-α / 2^(j+1) of the configurations' term (Bonferroni over the looks), so the chance of a wrong
-decision over all looks stays below α.
+The inputs' term: each r_σ is a share of the n_σ inputs it was read on (early stopping reads fewer
+than N; a test still predicted counts N), and the question a gate asks is about the model on the
+inputs' population. Each test gets Wilson's score interval (core/intervals.py) at its r_σ (a test
+still predicted: r̂_σ corrected by the sample's mean residual), and the term is the mean over ⟦Q⟧ of
+the distances from r_σ down to its low end and up to its high end (the tests read the same inputs,
+so their errors correlate; the mean of their deviations bounds the deviation of their mean). A
+rerun of a gate on more inputs looks again at the same question, so α is spent over reruns: a run
+on N inputs spends α_N = α_in / ((j + 1)(j + 2)) with j = ⌊log2(N / RERUN_BASE)⌋ (0 below
+2·RERUN_BASE), which sums to α_in over the bands of N that reruns with more inputs pass through.
+
+α: 1 − `confidence` split evenly between the two terms (the inputs' alone when nothing is
+predicted), so that the interval holds R(Q) with probability ≥ `confidence` (a union bound). No
+prediction or estimate is clipped before the interval is built from them; only its ends are clipped
+to [0, 1], and the prediction-powered estimate is reported unclipped.
 
 `share_bound` answers the other question a sample can: how many members of a finite population
 are bad (here: configurations a warm-started comparison left predicted that lost more than
 max_drop, pipeline/warm.py), from the bad ones in a simple random sample of it. The count is
-hypergeometric, so the bound is exact, with the same spending of α over looks.
+hypergeometric, so the bound is exact; look j (0, 1, …) spends α / 2^(j+1) (Bonferroni over looks).
 """
 
 from __future__ import annotations
@@ -36,16 +45,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MIN_SAMPLE = 10  # sampled tests before the residual's spread is trusted (fewer: the [0, 1] bound only)
+from ..core.intervals import binomial
+from .wor import confidence_sequence
+
+MIN_SAMPLE = 10  # a gate's first sample of unmeasured tests (and the warm start's first look at most)
+RERUN_BASE = 100  # inputs: the first band of the inputs' spending over reruns is [100, 200)
 
 
 @dataclass(frozen=True)
 class Bound:
     low: float
     high: float
-    estimate: float  # the prediction-powered point estimate (= the plain estimate before any sample)
+    estimate: float  # the prediction-powered point estimate, unclipped (the plain estimate before any sample)
     sampled: int  # tests of U measured for this bound
     unmeasured: int  # tests still predicted
+
+
+def inputs_alpha(alpha: float, n_inputs: int) -> float:
+    """The share of α that a run on `n_inputs` inputs spends on the inputs' term (see above)."""
+    j = int(np.floor(np.log2(max(n_inputs, RERUN_BASE) / RERUN_BASE)))
+    return alpha / ((j + 1) * (j + 2))
 
 
 def query_bound(
@@ -57,51 +76,46 @@ def query_bound(
     pred_rest: np.ndarray,
     n_inputs: int,
     confidence: float = 0.95,
-    look: int = 0,
 ) -> Bound:
-    """The bound on R(Q) over measured tests (`r_known` on `n_known` inputs each), a random sample
-    of the unmeasured ones (`r_sampled`, predicted `pred_sampled`, on `n_sampled` inputs) and the
-    rest, predicted (`pred_rest`). `look`: how many times before this a gate looked (see above)."""
-    from scipy import stats
-
+    """The bound on R(Q) over measured tests (`r_known` on `n_known` inputs each), a random sample of
+    the unmeasured ones in the order drawn (`r_sampled`, predicted `pred_sampled`, on `n_sampled`
+    inputs) and the rest, predicted (`pred_rest`), for a run on `n_inputs` inputs."""
     r_known, r_s, p_s, p_rest = (np.asarray(a, float) for a in (r_known, r_sampled, pred_sampled, pred_rest))
-    n_known, n_s = np.asarray(n_known, float), np.asarray(n_sampled, float)
     k, rest = len(r_s), len(p_rest)
     total = len(r_known) + k + rest
     if total == 0:
         raise ValueError("a bound over no test")
+    unmeasured = k + rest
     alpha = 1 - confidence
-    z = stats.norm.ppf(1 - alpha / 2)
-    measured_sum = r_known.sum() + r_s.sum()
+    alpha_configs = alpha / 2 if unmeasured else 0.0
     d = r_s - p_s
-    shift = float(d.mean()) if k >= MIN_SAMPLE else 0.0
-    estimate = (measured_sum + np.clip(p_rest + shift, 0, 1).sum()) / total
-    # the inputs': every test's standard error on the inputs it was read on (predicted ones: all N)
-    r_rest = np.clip(p_rest + shift, 0, 1)
-    se = np.r_[
-        _se(r_known, n_known),
-        _se(r_s, n_s),
-        _se(r_rest, np.full(rest, float(n_inputs))),
-    ]
-    inputs = z * se.sum() / total
-    measured_inputs = z * se[: len(r_known) + k].sum() / total
-    # whatever r̂ says: every predicted test anywhere in [0, 1]
-    low, high = measured_sum / total - measured_inputs, (measured_sum + rest) / total + measured_inputs
-    if rest and k >= MIN_SAMPLE:
-        population = k + rest
-        a_look = alpha / 2 ** (look + 1)
-        t = stats.t.ppf(1 - a_look / 2, k - 1)
-        spread = float(d.std(ddof=1)) if k > 1 else 1.0
-        config = rest / total * t * spread / np.sqrt(k) * np.sqrt(max(1 - k / population, 0.0))
-        low, high = max(low, estimate - config - inputs), min(high, estimate + config + inputs)
-    elif not rest:
-        low, high = estimate - inputs, estimate + inputs
+    shift = float(d.mean()) if k else 0.0
+    known_sum = r_known.sum()
+    estimate = (known_sum + r_s.sum() + (p_rest + shift).sum()) / total
+    low_u, high_u = 0.0, 0.0
+    if unmeasured:
+        pred = np.r_[p_s, p_rest]
+        d_low, d_span = -pred.max(), 1 + pred.max() - pred.min()  # every d = r − r̂ of U lies in [d_low, d_low + d_span]
+        x_low, x_high = confidence_sequence((d - d_low) / d_span, unmeasured, alpha_configs)
+        low_u = max(pred.sum() + unmeasured * (d_low + d_span * x_low), r_s.sum())
+        high_u = min(pred.sum() + unmeasured * (d_low + d_span * x_high), r_s.sum() + rest)
+    down, up = inputs_term(
+        np.r_[r_known, r_s, np.clip(p_rest + shift, 0, 1)],
+        np.r_[np.asarray(n_known, float), np.asarray(n_sampled, float), np.full(rest, float(n_inputs))],
+        1 - inputs_alpha(alpha - alpha_configs, n_inputs),
+    )
+    low = (known_sum + low_u) / total - down
+    high = (known_sum + high_u) / total + up
     return Bound(float(np.clip(low, 0, 1)), float(np.clip(high, 0, 1)), float(estimate), k, rest)
 
 
-def _se(r: np.ndarray, n: np.ndarray) -> np.ndarray:
-    r = np.clip(r, 0, 1)
-    return np.sqrt(r * (1 - r) / np.maximum(n, 1))
+def inputs_term(r: np.ndarray, n: np.ndarray, confidence: float) -> tuple[float, float]:
+    """(down, up): the mean over the tests of the distance from r_σ to the low and to the high end of
+    its Wilson interval on n_σ inputs at `confidence`."""
+    if not len(r):
+        return 0.0, 0.0
+    low, high = binomial(r * n, n, confidence)
+    return float(np.mean(np.maximum(r - low, 0))), float(np.mean(np.maximum(high - r, 0)))
 
 
 @dataclass(frozen=True)
@@ -120,7 +134,7 @@ def share_bound(seen: int, sampled: int, population: int, confidence: float = 0.
     """The exact upper bound on how many members of a population of `population` are bad, when a
     simple random sample of `sampled` of them (without replacement) holds `seen` bad ones: the
     largest M whose hypergeometric P(X ≤ seen) is above the look's α (α / 2^(look+1), Bonferroni over
-    looks as above), less the `seen` already counted. Exact at any size, and valid when no bad
+    looks), less the `seen` already counted. Exact at any size, and valid when no bad
     member was seen, where a normal interval is not. Every member sampled: the bound is 0."""
     from scipy import stats
 

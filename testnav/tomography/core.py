@@ -79,10 +79,10 @@ class Tomography:
     measure: Callable | None = None
     sampled: dict = field(default_factory=dict)  # tests measured for queries after the build: index -> outcomes
 
-    def sample_order(self) -> np.ndarray:
-        """The seeded random order in which queries measure their unmeasured tests (one order for
-        every query, so the tests a query measures are a simple random sample of its unmeasured ones)."""
-        return np.random.default_rng([self.seed, 63]).permutation(self.lattice.size)
+    def sample_order(self, seed: int) -> np.ndarray:
+        """A random order of the lattice from `seed` (a gate's run draws its own): the first tests of a
+        query's unmeasured ones in it are a simple random sample of them, in a uniformly random order."""
+        return np.random.default_rng([seed, 63]).permutation(self.lattice.size)
 
     def measure_tests(self, indices) -> None:
         """Measure the tests of `indices` not measured yet (kept in `sampled` for later queries)."""

@@ -1,22 +1,25 @@
 """R(Q) with its bounds, and the three-valued robustness gate (`Tester.assert_robust`, stage=query).
 
 Both take the query and its settings as one `QuerySpec` (tomography/query.py; the defaults are
-conf/settings/query.yaml's). `answer` gives R(Q) measured, predicted and estimated as TestifAI
-does, and beside them [R_low, R_high] at `confidence` (tomography/bounds.py), after measuring
-`sample` of the query's unmeasured tests (0: none; the bound then holds whatever the forest
-predicts, and is wide).
+conf/settings/query.yaml's). `answer` gives R(Q) measured, predicted and estimated as TestifAI does, and beside them
+[R_low, R_high] at `confidence` (tomography/bounds.py), after measuring `sample` of the query's
+unmeasured tests (0: none; the bound then holds whatever the forest predicts, and is wide).
 
 `gate` decides on that interval, never on the estimate:
 * pass when R_low ≥ min_accuracy, fail when R_high < min_accuracy;
-* otherwise, with measure="auto", measure more of the query's unmeasured tests (in the tomography's
-  seeded random order: MIN_SAMPLE, then doubling) and look again, until it decides or every test
-  is measured (then only the inputs' sampling is left, and a gate still undecided says so);
-  with measure="never", undecided.
+* otherwise, with measure="auto", measure more of the query's unmeasured tests (MIN_SAMPLE, then a
+  quarter more at each look) and look again, until it decides or every test is measured (then only
+  the inputs' sampling is left, and a gate still undecided says so); with measure="never", undecided.
+  The bound holds at every look (a confidence sequence), so looking often costs no confidence.
+
+The unmeasured tests are measured in a random order drawn per run from `seed`: a fresh one unless
+given, so that two runs never share a sample by accident; the answer holds it (`seed`) and the
+gate's line prints it, so that a run can be reproduced (`query.seed=`).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import secrets
 
 import numpy as np
 
@@ -30,20 +33,25 @@ class Undecided(AssertionError):
     AssertionError, so that a pytest gate does not pass a model it cannot vouch for."""
 
 
-def _split(tomo, mask: np.ndarray):
-    """(known, unmeasured in the sample order): the query's tests measured by the tomography, and the
-    rest, ordered as queries measure them."""
+def draw_seed() -> int:
+    """A fresh seed for one run's random order of the unmeasured tests."""
+    return secrets.randbits(32)
+
+
+def _split(tomo, mask: np.ndarray, seed: int):
+    """(known, unmeasured in the run's random order): the query's tests measured by the tomography,
+    and the rest, in the order this run measures them."""
     measured = tomo.table.measured.to_numpy()
-    order = tomo.sample_order()
+    order = tomo.sample_order(seed)
     known = np.flatnonzero(mask & measured)
     rest = order[(mask & ~measured)[order]]
     return known, rest
 
 
-def bound(tomo, mask: np.ndarray, k: int, confidence: float, look: int = 0):
+def bound(tomo, mask: np.ndarray, k: int, confidence: float, seed: int):
     """The Bound on R(Q) over ⟦Q⟧ (`mask`) with the first k of its unmeasured tests measured."""
     t = tomo.table
-    known, rest = _split(tomo, mask)
+    known, rest = _split(tomo, mask, seed)
     k = min(k, len(rest))
     tomo.measure_tests(rest[:k])
     sampled = [tomo.sampled[int(i)] for i in rest[:k]]
@@ -57,22 +65,18 @@ def bound(tomo, mask: np.ndarray, k: int, confidence: float, look: int = 0):
         pred[rest[k:]],
         tomo.n_inputs,
         confidence,
-        look,
     )
 
 
-def answer(tomo, spec: QuerySpec) -> dict:
-    """R(Q) of `spec.expr`: measured, predicted, estimated (measured tests as measured, the rest
-    predicted), true (replay), and [R_low, R_high] at `spec.confidence` after measuring `spec.sample`
-    of its unmeasured tests."""
-    text, confidence = spec.expr, spec.confidence
-    if text is None:
-        raise UserError("query.expr=null: give the query, e.g. query='brightness >= 3 & zoom <= 1'")
-    q = Query(text, tomo.names)
+def _mask(tomo, text: str) -> np.ndarray:
     quality = tomo.table["q_est"].to_numpy() if "q_est" in tomo.table else None
-    mask = q.mask(tomo.lattice.tuples, quality)
+    return Query(text, tomo.names).mask(tomo.lattice.tuples, quality)
+
+
+def _plain(tomo, text: str, mask: np.ndarray) -> dict:
+    """R(Q) measured, predicted, estimated and true (replay), without a bound."""
     t = tomo.table[mask]
-    out = {
+    return {
         "query": text,
         "tests": int(mask.sum()),
         "measured": int(t.measured.sum()),
@@ -82,41 +86,58 @@ def answer(tomo, spec: QuerySpec) -> dict:
         "R_estimate": float(t.r_est.mean()) if len(t) else None,
         "R_true": float(t.r_true.mean()) if "r_true" in t and len(t) else None,
     }
-    if len(t):
-        b = bound(tomo, mask, spec.sample, confidence)
-        out.update(R_low=b.low, R_high=b.high, R_corrected=b.estimate, confidence=confidence, sampled=b.sampled)
+
+
+def _with_bound(res: dict, b, confidence: float, seed: int) -> dict:
+    return res | dict(
+        R_low=b.low, R_high=b.high, R_corrected=b.estimate, confidence=confidence, sampled=b.sampled, seed=seed
+    )
+
+
+def answer(tomo, spec: QuerySpec) -> dict:
+    """R(Q) of `spec.expr`: measured, predicted, estimated (measured tests as measured, the rest
+    predicted), true (replay), and [R_low, R_high] at `spec.confidence` after measuring `spec.sample`
+    of its unmeasured tests, drawn at random from `spec.seed` (a fresh one when None; the answer
+    holds it)."""
+    text = spec.expr
+    if text is None:
+        raise UserError("query.expr=null: give the query, e.g. query='brightness >= 3 & zoom <= 1'")
+    mask = _mask(tomo, text)
+    out = _plain(tomo, text, mask)
+    if mask.any():
+        seed = draw_seed() if spec.seed is None else int(spec.seed)
+        out = _with_bound(out, bound(tomo, mask, spec.sample, spec.confidence, seed), spec.confidence, seed)
     return out
+
+
+def schedule(unmeasured: int) -> list[int]:
+    """The sample sizes a gate looks at: none, MIN_SAMPLE, then a quarter more each look, then all."""
+    sizes, k = [0], MIN_SAMPLE
+    while k < unmeasured:
+        sizes.append(k)
+        k += max(k // 4, 1)
+    return [*sizes, unmeasured] if unmeasured else sizes
 
 
 def gate(tomo, spec: QuerySpec) -> dict:
     """The answer to `spec.expr` with the gate's `decision` at `spec.min_accuracy` (pass, fail,
-    undecided), `sampled` (the query's unmeasured tests measured to decide) and its one `line`."""
+    undecided), `sampled` (the query's unmeasured tests measured to decide), `seed` (of their random
+    order) and its one `line`."""
     text, min_accuracy, confidence, measure = spec.expr, spec.min_accuracy, spec.confidence, spec.measure
     if min_accuracy is None:
         raise UserError(f"query {text!r}: a gate needs query.min_accuracy, the accuracy R(Q) must reach")
-    q = Query(text, tomo.names)
-    quality = tomo.table["q_est"].to_numpy() if "q_est" in tomo.table else None
-    mask = q.mask(tomo.lattice.tuples, quality)
+    mask = _mask(tomo, text)
     if not mask.any():
         raise UserError(f"query {text!r} selects no configuration: there is nothing to hold to a threshold")
-    _, rest = _split(tomo, mask)
-    schedule = [0]
-    if measure == "auto" and tomo.measure is not None:
-        k = MIN_SAMPLE
-        while k < len(rest):
-            schedule.append(k)
-            k *= 2
-        schedule.append(len(rest))
-        schedule = sorted(set(schedule))
-    looks = 0
-    for k in schedule:
-        b = bound(tomo, mask, k, confidence, looks)
-        looks += MIN_SAMPLE <= b.sampled < len(rest)  # looks that spent α on the configurations' term
+    seed = draw_seed() if spec.seed is None else int(spec.seed)
+    _, rest = _split(tomo, mask, seed)
+    looks = schedule(len(rest)) if measure == "auto" and tomo.measure is not None else [0]
+    for k in looks:
+        b = bound(tomo, mask, k, confidence, seed)
         decision = "pass" if b.low >= min_accuracy else "fail" if b.high < min_accuracy else None
         if decision:
             break
-    res = answer(tomo, replace(spec, sample=b.sampled))
-    res.update(R_low=b.low, R_high=b.high, R_corrected=b.estimate, sampled=b.sampled)
+    res = _with_bound(_plain(tomo, text, mask), b, confidence, seed)
     decision = decision or "undecided"
     res.update(min_accuracy=float(min_accuracy), decision=decision, passed=decision == "pass")
     if b.unmeasured == 0:
@@ -134,9 +155,9 @@ def gate_line(res: dict, everything: bool = False, undecided_why: str = "") -> s
     interval = f"R(Q) in [{res['R_low']:.3f}, {res['R_high']:.3f}] at {res['confidence']:.0%}"
     tests = (
         f"{res['measured'] + res['sampled']} of {res['tests']} tests measured "
-        f"({res['sampled']} for this gate), the rest predicted"
+        f"({res['sampled']} for this gate, seed {res['seed']}), the rest predicted"
         if not everything
-        else f"all {res['tests']} tests measured ({res['sampled']} for this gate)"
+        else f"all {res['tests']} tests measured ({res['sampled']} for this gate, seed {res['seed']})"
     )
     what = {"pass": "passed", "fail": "failed", "undecided": "undecided"}[res["decision"]]
     a = res["min_accuracy"]

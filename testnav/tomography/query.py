@@ -152,7 +152,8 @@ class QuerySpec(Spec):
     conf/settings/query.yaml's. `expr`: the query; `min_accuracy`: the gate's threshold on R(Q)'s
     interval (None: no gate); `confidence`: the interval's; `measure`: auto (an undecided gate
     measures the query's unmeasured tests) or never; `sample`: without a gate, unmeasured tests
-    measured for the interval."""
+    measured for the interval; `seed`: of the random order in which unmeasured tests are measured
+    (None: drawn per run, and the answer holds it)."""
 
     node = "query"
     expr: str | None
@@ -160,6 +161,7 @@ class QuerySpec(Spec):
     confidence: float
     measure: str
     sample: int
+    seed: int | None
 
     def __post_init__(self):
         if self.expr is not None and not isinstance(self.expr, str):
@@ -172,4 +174,6 @@ class QuerySpec(Spec):
             raise UserError(f"query.measure={self.measure} (valid: {', '.join(MEASURE)})")
         if not whole(self.sample):
             raise UserError(f"query.sample={self.sample}: a whole number of tests ≥ 0 (0: measure none)")
+        if self.seed is not None and not whole(self.seed):
+            raise UserError(f"query.seed={self.seed}: a whole number ≥ 0, or null to draw one per run")
         self.as_float("min_accuracy", "confidence")
