@@ -126,6 +126,24 @@ def test_the_command_line_builds_no_stand_in_objects():
     ]
 
 
+CLI_DRIVERS = ("run_inprocess", "run_subprocess", "tests.e2e", '"run.py"')
+
+
+def cli_drives(src: str) -> list[str]:
+    """Lines of a test module that start run.py: the in-process or subprocess runners, an e2e helper, the
+    script's path. A test of what the CLI does belongs in tests/e2e (the unit tier drives no CLI)."""
+    return [f"{i}: {line.strip()}" for i, line in enumerate(src.splitlines(), 1) if any(d in line for d in CLI_DRIVERS)]
+
+
+def test_the_unit_tier_drives_no_cli():
+    unit = PKG.parent / "tests" / "unit"
+    found = [f"{p.relative_to(unit)}:{u}" for p in sorted(unit.rglob("test_*.py")) for u in cli_drives(p.read_text())]
+    assert not found, "\n".join(found)
+    planted = "from tests.helpers.cli_helpers import run_inprocess as run\nr = run(['stage=live'], tmp)\n"
+    assert cli_drives(planted) == ["1: from tests.helpers.cli_helpers import run_inprocess as run"]
+    assert cli_drives('subprocess.Popen([sys.executable, str(ROOT / "run.py"), *args])') != []
+
+
 def test_no_private_member_is_read_across_modules():
     found = [f"{p.relative_to(PKG)}:{r}" for p in sorted(PKG.rglob("*.py")) for r in private_reads(p.read_text())]
     assert not found, "\n".join(found)

@@ -3,7 +3,6 @@ correctness rule, the YOLO-folder reader, and `stage=groundtruth` end to end on 
 with a random-weights torchvision detector."""
 
 import numpy as np
-import pandas as pd
 import pytest
 import torch
 from PIL import Image
@@ -11,7 +10,6 @@ from PIL import Image
 from testnav.benchmarks.detection import image_correct
 from testnav.families.deeptest_scale import DeepTestScale
 from testnav.families.deeptest_translate import DeepTestTranslate
-from tests.helpers.cli_helpers import run_inprocess as run
 
 BOXES = np.array([[0, 10, 10, 20, 30], [1, 40, 5, 60, 15]], dtype=float)  # (class, x1, y1, x2, y2)
 
@@ -126,34 +124,6 @@ DETECTOR = [
     "+benchmark.model.kwargs.rpn_post_nms_top_n_test=20",
     "benchmark.metrics.kid.subsets=2",
 ]
-
-
-@pytest.mark.slow  # a detector ground truth end to end: make test-all
-def test_groundtruth_end_to_end_on_synthetic_files(tmp_path):
-    root = tmp_path / "data"
-    write_roboflow(root)
-    r = run(
-        [
-            "stage=groundtruth",
-            "benchmark=roboflow",
-            "benchmark.levels=2",
-            "progress=false",
-            f"benchmark.data.root={root}",
-            "benchmark.data.image_size=64",
-            "benchmark.data.n=6",
-            f"cache_dir={tmp_path / 'cache'}",
-            f"hydra.run.dir={tmp_path / 'run'}",
-            *DETECTOR,
-        ],
-        tmp_path,
-    )
-    assert r.returncode == 0, r.stderr[-3000:]
-    df = pd.read_parquet(next((tmp_path / "cache" / "groundtruth").glob("roboflow-*.parquet")))
-    assert len(df) == 16 and {"psi", "delta", "ssim", "kid", "correct"} <= set(df.columns)
-    assert df.ssim.between(-1, 1.0001).all() and (df.delta >= 0).all()
-    clean = (df[["t1", "t2", "t3", "t4"]] == 0).all(axis=1)
-    assert df.loc[clean, "ssim"].iloc[0] == pytest.approx(1.0, abs=1e-4)
-    assert all(len(c) == 6 for c in df.correct)
 
 
 def test_missing_data_says_what_to_put_where(tmp_path):

@@ -2,8 +2,6 @@
 the stopping certificate (testnav/stopping/certificate.py): p_complete in the trace and summary, and
 search.stop_at ending a run."""
 
-import json
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -282,43 +280,6 @@ def test_stop_at_stops_before_evaluating_more():
 
 
 @pytest.mark.slow  # run.py end to end with stop_at: make test-all
-def test_trace_summary_and_stop_at_through_run_py(tmp_path):
-    from tests.e2e.test_app import run
-
-    synthetic_table("pairs", n=3, levels=5, seed=0).to_csv(tmp_path / "gen.csv", index=False)
-    r = run(
-        [
-            f"groundtruth.table={tmp_path / 'gen.csv'}",
-            "search=random",
-            "budget=400",
-            "reuse_runs=false",
-            "search.stop_at=0.95",
-            f"hydra.run.dir={tmp_path / 'run'}",
-        ],
-        tmp_path,
-    )
-    assert r.returncode == 0, r.stderr
-    s = json.loads((tmp_path / "run" / "summary.json").read_text())
-    trace = pd.read_csv(tmp_path / "run" / "trace.csv")
-    assert list(trace.columns) == [
-        "proposal",
-        "t1",
-        "t2",
-        "t3",
-        "new",
-        "unique",
-        "delta",
-        "rho",
-        "in_pstar",
-        "inferences",
-        "p_complete",
-        "p_good",
-    ]
-    # a random permutation has seen all 125 configurations after 125 proposals: certain, so it stops by then
-    assert s["stopped_at"] == s["proposals"] == len(trace) <= 125 and s["p_complete"] >= 0.95 and s["stop_at"] == 0.95
-    assert trace.p_complete.between(0, 1).all() and trace.p_complete.iloc[-1] == s["p_complete"]
-
-
 def test_certificate_figure_and_its_sentence(tmp_path):
     from testnav.figures.build import _fig_certificate
     from testnav.figures.loader import load_results
