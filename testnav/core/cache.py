@@ -57,6 +57,7 @@ def code_digest(source: str) -> str:
 def package_imports(module: str) -> set[str]:
     """The testnav modules `module` imports, directly (relative or absolute imports)."""
     path = module_path(module)
+    assert path is not None, module  # callers pass the package's own modules
     tree = ast.parse(path.read_text())
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     out = set()
@@ -84,6 +85,13 @@ def module_path(module: str) -> Path | None:
     return None
 
 
+def source(module: str) -> str:
+    """The code of one of the package's own modules."""
+    path = module_path(module)
+    assert path is not None, module
+    return path.read_text()
+
+
 def modules_digest(roots) -> tuple[str, list[str]]:
     """Digest of the code of the given testnav modules and every testnav module they import,
     transitively, each read as `code_digest`; with the sorted module list, for inspection."""
@@ -96,7 +104,7 @@ def modules_digest(roots) -> tuple[str, list[str]]:
     h = hashlib.sha256()
     for m in sorted(seen):
         h.update(m.encode())
-        h.update(code_digest(module_path(m).read_text()).encode())
+        h.update(code_digest(source(m)).encode())
     return h.hexdigest()[:16], sorted(seen)
 
 

@@ -62,7 +62,7 @@ def config_name(theta, families=None) -> str:
     for i, level in enumerate(theta):
         if level:
             fam = None if families is None else families[i]
-            label = fam.level_label(level) if hasattr(fam, "level_label") else ""
+            label = fam.level_label(level) if fam is not None and hasattr(fam, "level_label") else ""
             parts.append(f"{names[i]}={level}" + (f" ({label})" if label else ""))
     return SEP.join(parts) or CLEAN
 
@@ -78,7 +78,7 @@ def with_names(df: pd.DataFrame, families=None) -> pd.DataFrame:
     cols = level_columns(df)
     out = df.drop(columns=[COLUMN], errors="ignore")
     names = [config_name(row, families) for row in out[cols].to_numpy(np.int64)] if len(out) else []
-    out.insert(out.columns.get_loc(cols[-1]) + 1 if cols else 0, COLUMN, names)
+    out.insert(list(out.columns).index(cols[-1]) + 1 if cols else 0, COLUMN, names)
     return out
 
 

@@ -58,7 +58,7 @@ def dominates_bruteforce(delta, rho) -> np.ndarray:
     d = np.asarray(delta, float)[:, None]
     r = np.asarray(rho, float)[:, None]
     dom = (d.T >= d) & (r.T >= r) & ((d.T > d) | (r.T > r))  # dom[i, j]: j dominates i
-    return ~dom.any(axis=1)
+    return np.asarray(~dom.any(axis=1))
 
 
 def nondominated_rank(f: np.ndarray) -> np.ndarray:

@@ -49,7 +49,7 @@ def whole(value, low: int = 0) -> bool:
     """A whole number ≥ `low` (not a bool)."""
     import numpy as np
 
-    return not isinstance(value, bool) and isinstance(value, (int, np.integer)) and value >= low
+    return bool(not isinstance(value, bool) and isinstance(value, (int, np.integer)) and value >= low)
 
 
 def share(value) -> bool:

@@ -29,7 +29,7 @@ def interleaved(fns: dict, repeat: int, warmup: int = 0, sync=None) -> dict[str,
     for _ in range(warmup):
         for fn in fns.values():
             fn()
-    times = {k: [] for k in fns}
+    times: dict[str, list[float]] = {k: [] for k in fns}
     for _ in range(repeat):
         for k, fn in fns.items():
             times[k].append(timed(fn, sync)[1])

@@ -121,7 +121,7 @@ def compute_groundtruth(
     benchmark,
     cache_dir,
     device: str = "cpu",
-    progress: bool = True,
+    progress: bool | None = True,
     shards: int = 1,
     shard: int = 0,
     signals: bool = True,
@@ -165,6 +165,13 @@ def compute_groundtruth(
         if complete(final, request.parts):
             return final
         return assemble(request, chunks)
+
+
+def whole_table(benchmark, cache_dir, device: str = "cpu", progress: bool | None = True, signals: bool = True) -> Path:
+    """`compute_groundtruth` in one shard, which assembles the table itself: its path."""
+    path = compute_groundtruth(benchmark, cache_dir, device, progress=progress, signals=signals)
+    assert path is not None  # only a shard of several can finish without the table
+    return path
 
 
 def evaluate_chunks(request: Request, chunks, shard: tuple[int, int], progress: bool) -> None:

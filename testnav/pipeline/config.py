@@ -4,6 +4,7 @@ composed config builds."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -12,8 +13,11 @@ from ..core.progress import resolve
 from ..core.table import Objectives
 from ..errors import UserError
 from ..fidelity import sign as rho_sign
-from ..groundtruth.compute import complete, compute_groundtruth, read_meta, table_path
+from ..groundtruth.compute import complete, read_meta, table_path, whole_table
 from ..groundtruth.session import resolve_device
+
+if TYPE_CHECKING:
+    from ..benchmarks.base import Benchmark
 from ..paths import CONF
 from ..registry import compose
 
@@ -28,11 +32,11 @@ def compose_benchmark(overrides=()):
     return benchmarks.make(compose_config(overrides).benchmark)
 
 
-def build_groundtruth(cfg, signals: bool = True) -> tuple[Path, object]:
+def build_groundtruth(cfg, signals: bool = True) -> tuple[Path, Benchmark]:
     """The path of `cfg`'s benchmark's ground truth (computed or resumed if absent), and the benchmark;
     `signals=False` when the run reads no signal column (the signals part is then not computed)."""
     benchmark = benchmarks.make(cfg.benchmark)
-    path = compute_groundtruth(
+    path = whole_table(
         benchmark, cfg.cache_dir, resolve_device(cfg.device), progress=resolve(cfg.progress), signals=signals
     )
     return path, benchmark

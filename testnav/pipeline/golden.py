@@ -71,11 +71,11 @@ def fronts(table: pd.DataFrame) -> dict:
 
 def groundtruth(scale: str, cache_dir, overrides=(), progress: bool = False) -> pd.DataFrame:
     """The table of one golden scale (plus any overrides), computed or read from the cache."""
-    from ..groundtruth.compute import compute_groundtruth
+    from ..groundtruth.compute import whole_table
     from .config import compose_benchmark
 
     bench = compose_benchmark([*SCALES[scale], *overrides])
-    return pd.read_parquet(compute_groundtruth(bench, cache_dir, "cpu", progress=progress, signals=True))
+    return pd.read_parquet(whole_table(bench, cache_dir, "cpu", progress=progress, signals=True))
 
 
 def write(table: pd.DataFrame, path_stem: Path, about: dict) -> tuple[Path, Path]:

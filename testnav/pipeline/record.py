@@ -195,7 +195,7 @@ class RunRecord:
             raise UserError(f"{key}={path}: {PARQUET} {why}; save the run again")
         df = pd.read_parquet(table)
         n = len(meta["families"])
-        correct = np.stack(df["correct"].to_numpy()).astype(bool) if len(df) else np.zeros((0, meta["inputs"]), bool)
+        correct = np.stack(list(df["correct"])).astype(bool) if len(df) else np.zeros((0, meta["inputs"]), bool)
         return cls(
             benchmark=meta["benchmark"],
             families=meta["families"],
@@ -230,9 +230,9 @@ def record_of(session, fidelity: str | None = None, groundtruth: Path | None = N
     rows: dict[tuple, tuple[np.ndarray, float]] = {}
     sources = []
     zero = (0,) * lattice.n
-    clean_rho = clean.get(fidelity) if fidelity else None
-    if clean_rho is not None:
-        clean_rho = rho_sign(fidelity, benchmark.metrics) * float(clean_rho)
+    clean_rho = None
+    if fidelity and clean.get(fidelity) is not None:
+        clean_rho = rho_sign(fidelity, benchmark.metrics) * float(clean[fidelity])
     rows[zero] = (np.asarray(clean["correct"], bool), np.nan if clean_rho is None else clean_rho)
     oracles = sorted(session.live_oracles.items(), key=lambda kv: kv[0] != fidelity)  # ρ's own oracle first
     for column, oracle in oracles:
@@ -252,8 +252,8 @@ def record_of(session, fidelity: str | None = None, groundtruth: Path | None = N
             if fidelity and fidelity in table
             else np.full(len(table), np.nan)
         )
-        for theta, correct, r in zip(table[cols].to_numpy(np.int64), out, rho):
-            rows.setdefault(tuple(map(int, theta)), (correct, float(r)))
+        for levels, correct, r in zip(table[cols].to_numpy(np.int64), out, rho):
+            rows.setdefault(tuple(map(int, levels)), (correct, float(r)))
         sources.append("ground truth")
     thetas = sorted(rows)
     return RunRecord(

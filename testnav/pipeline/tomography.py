@@ -15,7 +15,7 @@ import pandas as pd
 from .. import benchmarks
 from ..core.progress import resolve as resolve_progress
 from ..errors import UserError
-from ..groundtruth.compute import compute_groundtruth, outcomes
+from ..groundtruth.compute import outcomes, whole_table
 from ..groundtruth.session import open as open_session
 from ..groundtruth.session import resolve_device
 from ..tomography.core import Settings, Tomography, build, from_groundtruth
@@ -61,7 +61,7 @@ def tomography_for(benchmark, settings: Settings, source: str, quality_col, cach
     if source not in SOURCES:
         raise UserError(f"tomography.source={source} (valid: {', '.join(SOURCES)})")
     if source == "replay":
-        path = compute_groundtruth(benchmark, cache_dir, device, progress=progress, signals=False)  # outcomes only
+        path = whole_table(benchmark, cache_dir, device, progress=progress, signals=False)  # outcomes only
         df = pd.read_parquet(path)
         if quality_col is not None and quality_col not in df.columns:
             raise UserError(

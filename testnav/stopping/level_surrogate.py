@@ -66,7 +66,7 @@ class Surrogate:
             reg = self.ridge * np.eye(a.shape[1])
             reg[0, 0] = 0.0  # no shrinkage of the intercept
             self.gram = a.T @ a + reg  # one-hot counts plus the ridge: symmetric positive definite
-            self.coef = on_grid(np.linalg.solve(self.gram, a.T @ y))
+            self.coef: np.ndarray | None = on_grid(np.linalg.solve(self.gram, a.T @ y))
             resid = y - a @ self.coef  # exact: every term is a multiple of GRID
         else:
             self.coef = None
