@@ -17,6 +17,7 @@ from abc import abstractmethod
 
 import numpy as np
 from pymoo.core.evaluator import Evaluator
+from pymoo.core.population import Population
 from pymoo.core.problem import Problem
 from pymoo.core.sampling import Sampling
 from pymoo.core.termination import NoTermination
@@ -32,9 +33,11 @@ from .fast import FastEvolution
 
 log = logging.getLogger(__name__)
 
-# Consecutive generations that produce no offspring before the run is declared stalled
-# (possible only with duplicate elimination on a tiny lattice).
-MAX_EMPTY_GENERATIONS = 1000
+# Consecutive generations that produce no offspring (possible only with duplicate elimination on a
+# small lattice, where the population's offspring are all copies of it) before unseen configurations,
+# drawn uniformly, join the population as immigrants; with Θ all measured the run ends. Before, a
+# 2-configuration lattice spun 45 s through 1,000 empty generations of 100 mating retries each.
+MAX_EMPTY_GENERATIONS = 10
 ENGINES = ("pymoo", "fast")
 
 
@@ -48,6 +51,15 @@ class DistinctSampling(Sampling):
     def _do(self, problem, n_samples, *args, random_state=None, **kwargs):
         idx = random_state.choice(self.lattice.size, size=n_samples, replace=False)
         return self.lattice.theta(idx).astype(float)
+
+
+def immigrants(lattice: Lattice, seen: set, m: int, rng: np.random.Generator) -> Population | None:
+    """Up to m configurations not yet measured, drawn uniformly, as a population to tell the algorithm;
+    None when every configuration is measured."""
+    unseen = np.setdiff1d(np.arange(lattice.size), np.fromiter(seen, np.int64, len(seen)))
+    if not len(unseen):
+        return None
+    return Population.new("X", lattice.theta(rng.choice(unseen, size=min(m, len(unseen)), replace=False)).astype(float))
 
 
 class EvolutionSearch(Search):
@@ -172,20 +184,25 @@ class EvolutionSearch(Search):
             mutation=mutation,
             eliminate_duplicates=self.eliminate_duplicates,
         )
+        # pymoo's mating retries up to 100 times a generation for offspring not yet in the population; on
+        # a lattice smaller than that, the retries outnumber the configurations they could find
+        algorithm.mating.n_max_iterations = min(algorithm.mating.n_max_iterations, lattice.size)
         n_obj = self.fitness(np.zeros((1, len(self.objectives)))).shape[1]
         problem = Problem(n_var=lattice.n, n_obj=n_obj, xl=0.0, xu=float(lattice.levels - 1), vtype=float)
         algorithm.setup(problem, termination=NoTermination(), seed=seed, verbose=False)
         proposals: list[np.ndarray] = []
-        b, empty = 0, 0
+        b, empty, seen = 0, 0, set()
         while b < budget and not oracle.stopped:
             if b > 0:
                 algorithm.n_offsprings = min(self.pop_size, budget - b)
             pop = algorithm.ask()
             if pop is None or len(pop) == 0:
                 empty += 1
-                if empty >= MAX_EMPTY_GENERATIONS:
-                    break
-                continue
+                if empty < MAX_EMPTY_GENERATIONS and len(seen) < lattice.size:
+                    continue
+                pop = immigrants(lattice, seen, min(self.pop_size, budget - b), np.random.default_rng([seed, b]))
+                if pop is None:
+                    break  # every configuration measured: nothing is left to find
             empty = 0
             pop = pop[: budget - b]
             idx = lattice.index(np.rint(pop.get("X")).astype(np.int64))
@@ -193,5 +210,6 @@ class EvolutionSearch(Search):
             Evaluator().eval(StaticProblem(problem, F=f), pop)
             algorithm.tell(infills=pop)
             proposals.append(idx)
+            seen.update(idx.tolist())
             b += len(idx)
         return np.concatenate(proposals) if proposals else np.zeros(0, dtype=np.int64)

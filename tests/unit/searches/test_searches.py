@@ -163,3 +163,26 @@ def test_population_larger_than_budget():
 def test_signal_missing_from_table():
     with pytest.raises(UserError, match="no signal 'nac'"):
         searches.make("nsga2", objectives=["nac"]).run(TableOracle(synthetic()), 500, 0)
+
+
+@pytest.mark.parametrize("n,levels", [(1, 2), (1, 3), (2, 2), (3, 2), (2, 3), (1, 10)])
+@pytest.mark.parametrize("name", ["nsga2", "ga", "delta_only"])
+def test_a_small_lattice_is_covered_without_spinning(name, n, levels, monkeypatch):
+    """On a lattice of ≤ 10 configurations the population's offspring are soon all copies of it, which
+    duplicate elimination removes: after MAX_EMPTY_GENERATIONS empty generations unseen configurations
+    join as immigrants, and the run ends at an empty generation once all of Θ is measured (a 2-configuration
+    lattice spun through 1,000 empty generations)."""
+    from pymoo.core.algorithm import Algorithm
+
+    from testnav.searches.evolution import MAX_EMPTY_GENERATIONS
+
+    asks = []
+    ask = Algorithm.ask
+    monkeypatch.setattr(Algorithm, "ask", lambda self: asks.append(1) or ask(self))
+    obj = synthetic(n, levels)
+    search = SEARCHES[name]()
+    search.fit(obj.lattice, 40)
+    p = search.run(TableOracle(obj), 40, seed=0)
+    # the budget spent, or ended early with every configuration measured; never a run of empty generations
+    assert len(p) == 40 or (len(p) < 40 and set(p.tolist()) == set(range(obj.lattice.size)))
+    assert len(asks) <= len(p) + MAX_EMPTY_GENERATIONS * obj.lattice.size <= len(p) + 10 * obj.lattice.size
