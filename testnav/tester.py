@@ -57,7 +57,9 @@ class Tester:
     picks them by hand (one list for every family, or {family: [...]}), levels then following.
     fidelity: a metric of conf/fidelity for the modality, e.g. ssim or kid for images, chrf for text
     (several: a list, the first one searched). progress: None (bars where a person watches: a
-    terminal, a notebook; none in CI logs), True or False. Images are checked before any work
+    terminal, a notebook; none in CI logs), True or False. cache_dir: where what was measured is kept
+    (default: $TESTNAV_CACHE, else the user cache folder, ~/.cache/testnav on Linux; never the
+    current folder). Images are checked before any work
     (layout, range, finite values; labels against the model's classes on the first batch)."""
 
     def __init__(
@@ -74,7 +76,7 @@ class Tester:
         input_size=None,
         layer=None,
         name: str | None = None,
-        cache_dir="results/cache",
+        cache_dir=None,
         device: str = "auto",
         perturb_seed: int = 0,
         batch_size: int = 256,
@@ -86,6 +88,7 @@ class Tester:
         severities=None,
     ):
         from . import fidelity as fidelity_registry
+        from .core.cache import user_cache_dir
         from .core.intervals import check_confidence
         from .core.naming import own_name
         from .core.progress import resolve as resolve_progress
@@ -104,7 +107,7 @@ class Tester:
             )
         self.fidelity = fidelities[0]
         self.cfg = compose_config()  # the packaged settings of what Tester does not take (tomography, pricing)
-        self.cache_dir, self.device = str(cache_dir), resolve_device(device)
+        self.cache_dir, self.device = str(user_cache_dir(cache_dir)), resolve_device(device)
         self.progress = resolve_progress(progress)  # None: where a person watches (a terminal, a notebook)
         levels, severities = check_levels(levels, severities)
         common = dict(

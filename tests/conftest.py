@@ -2,6 +2,11 @@ import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# a Tester built without cache_dir= caches under $TESTNAV_CACHE (else the user cache folder): the repository's
+# results/cache, as the command line's runs do, so the tests share one cache and never write into ~/.cache
+os.environ.setdefault(
+    "TESTNAV_CACHE", str(__import__("pathlib").Path(__file__).resolve().parents[1] / "results" / "cache")
+)
 
 import pathlib
 

@@ -20,6 +20,22 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 log = logging.getLogger(__name__)
 
 
+CACHE_ENV = "TESTNAV_CACHE"
+
+
+def user_cache_dir(given=None) -> Path:
+    """Where `Tester` keeps what it measured: `given` (its `cache_dir=`), else $TESTNAV_CACHE, else the
+    platform's user cache folder (~/.cache/testnav on Linux, after $XDG_CACHE_HOME), never the folder the
+    user happens to be in. The command line keeps its own `cache_dir` under `results_dir`."""
+    if given is not None:
+        return Path(given)
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("testnav", appauthor=False))
+
+
 def stable_hash(payload, length: int = 16) -> str:
     text = json.dumps(payload, sort_keys=True, default=str, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:length]

@@ -6,6 +6,8 @@ runs here beyond two small searches; errors come back in the Python words."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import testnav
@@ -146,3 +148,20 @@ def test_epsilon_has_one_default_auto_live_and_001_replayed_as_on_the_command_li
     assert replayed.summary["epsilon"] == certificate_for(live=False).epsilon == 0.01
     assert t.search("random", budget=5, seed=0, replay=True, epsilon="auto").summary["epsilon_setting"] == "auto"
     assert isinstance(testnav.Tester, type)  # the facade the package exports
+
+
+def test_the_default_cache_is_the_user_cache_folder_never_the_current_one(tmp_path, monkeypatch):
+    """Tester() wrote ./results/cache into whatever folder the user was in (issue 75, item 5)."""
+    from testnav.core.cache import user_cache_dir
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TESTNAV_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert user_cache_dir() == tmp_path / "xdg" / "testnav"
+    monkeypatch.setenv("TESTNAV_CACHE", str(tmp_path / "env"))
+    assert user_cache_dir() == tmp_path / "env" and user_cache_dir(tmp_path / "given") == tmp_path / "given"
+    predict, x, y = forest_on_digits(30)
+    t = Tester(predict, (x, y), families=["brightness"], levels=2, progress=False)
+    t.groundtruth()  # a cached table
+    assert Path(t.cache_dir) == tmp_path / "env" and (tmp_path / "env").is_dir()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["env"]  # nothing in the current folder
