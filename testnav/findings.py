@@ -541,6 +541,13 @@ class Findings:
             lines.append("findings.report('report.html') draws them with the inputs; findings.save(dir) keeps them.")
         return "\n".join(lines)
 
+    def answer(self) -> str:
+        """What breaks the model in (at most) three lines: the clean accuracy, the worst family alone and
+        the strongest interaction; what `Tester.scan()` prints first and a command-line run ends with."""
+        return "\n".join(
+            s for s in (self.clean_sentence(), self.worst_family_sentence(), self.interaction_sentence()) if s
+        )
+
     def __str__(self) -> str:
         return self.text()
 

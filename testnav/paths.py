@@ -22,6 +22,8 @@ def _conf_dir() -> Path:
 
 
 CONF = _conf_dir()
+# the user's guides: inside the package in a wheel (testnav/docs, package data), beside it in a checkout
+DOCS = next((d for d in (PACKAGE_ROOT / "docs", PACKAGE_ROOT.parent / "docs") if (d / "your-model.md").is_file()), None)
 
 
 def conf_defaults(path: str):

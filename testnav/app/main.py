@@ -19,7 +19,7 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from ..paths import CONF
+from ..paths import CONF, DOCS
 from ..registry import normalise
 from .cli import (
     BUILTIN_LAUNCHERS,
@@ -48,10 +48,12 @@ STAGE_HELP = {
     "query": "TestifAI: R(Q) of a Boolean query, e.g. query='brightness >= 3 & zoom <= 1'",
     "study": "TestifAI's §5 studies → tables",
     "check": "pre-flight: load every artifact, clean ψ(D) against the paper's value",
+    "scan": "what breaks the model: clean accuracy, families, interactions, failure modes → findings.html",
 }
 
 EXAMPLES = (  # the arguments after the program's name, and what they do
-    ("", "the embedded default: mnist5k · SSIM · NSGA-II · seed 0"),
+    ("", "the embedded default: mnist5k · SSIM · NSGA-II · seed 0; it ends with what breaks the model"),
+    ("stage=scan", "what breaks the model, in full: findings.html in the run directory"),
     ("fidelity=kid search=random seed=3", "another fidelity metric, search and seed"),
     ("-m search=nsga2,random seed='range(10)'", "a sweep (Hydra multirun)"),
     ("stage=live search=nsga2 budget=200 certificate.stop_at=0.95", "a live search, stopped by the certificate"),
@@ -113,6 +115,25 @@ def program() -> str:
     return {"run.py": "python run.py", "__main__.py": "python -m testnav", "-c": "testnav"}.get(name, name)
 
 
+GUIDES = (  # the installed docs --help names, and what each is for
+    ("your-model.md", "your own model: Tester, scan, compare, query, the command line"),
+    ("tomonav.md", "the search and its stopping certificate"),
+    ("tomography.md", "TestifAI: tomography, queries, the robustness gate"),
+    ("families.md", "the perturbation families and their severities"),
+    ("reproducibility.md", "the papers' numbers: make reproduce"),
+)
+
+
+def docs_lines() -> list[str]:
+    """Where the installed guides are (a wheel ships docs/ inside the package)."""
+    if DOCS is None:
+        return ["docs: README.md and docs/your-model.md of the project (not installed here)."]
+    return [
+        f"docs (installed, in {DOCS}):",
+        *(f"  {name:<20} {text}" for name, text in GUIDES if (DOCS / name).is_file()),
+    ]
+
+
 def usage(argv: list[str], prog: str) -> str:
     """The help text: usage, stages, config groups (over --config-dir too), keys and examples."""
     dirs, _ = config_dirs(argv, CONF)
@@ -150,6 +171,7 @@ def usage(argv: list[str], prog: str) -> str:
         "examples:",
         *(line for args, text in EXAMPLES for line in (f"  # {text}", f"  {prog} {args}".rstrip())),
         "",
-        "docs: README.md and docs/your-model.md of the project; `--cfg job` prints the composed config.",
+        *docs_lines(),
+        "`--cfg job` prints the composed config.",
     ]
     return "\n".join(lines)

@@ -31,6 +31,7 @@ from ..groundtruth.compute import compute_groundtruth, read_meta
 from ..pipeline.record import RunRecord, record_of
 from ..stopping.certificate import CertificateConfig, verdict
 from . import reports
+from .answer import print_answer, run_scan
 from .memo import memo_dir, remember, restore, run_key
 
 log = logging.getLogger(__name__)
@@ -97,12 +98,14 @@ def run_search(cfg: DictConfig, out_dir: Path) -> dict:
             human_summary(summary, out_dir, f"trace.{cfg.trace_format}", written)
             + f"\n  (reused the finished run {memo})"
         )
+        print_answer(cfg, benchmark)
         return summary
     run = pipeline.replay(spec, obj, identity, benchmark.families if benchmark else None)
     run.save(out_dir, cfg.trace_format)
     remember(cfg, out_dir, memo)
     written = reports.for_run(cfg, out_dir, run, benchmark, thetas=thetas)
     print(human_summary(run.summary, out_dir, f"trace.{cfg.trace_format}", written))
+    print_answer(cfg, benchmark)  # what breaks the model: the last lines a person reads
     return run.summary
 
 
@@ -288,6 +291,7 @@ STAGES = {
     "query": _tomography_stage("query"),
     "study": _tomography_stage("study"),
     "check": run_check_stage,
+    "scan": run_scan,
 }
 
 

@@ -165,7 +165,7 @@ def findings_of(session, measured, spec: ScanSpec, fid: dict, method: dict, mode
     lattice = session.benchmark.lattice
     findings = build(measured, session.benchmark.families, model, fid, method, spec, provenance(session))
     findings.session = session
-    if session.readable:
+    if session.readable and (keep or spec.examples):
         cols = [f"t{i + 1}" for i in range(lattice.n)]
         for _, row in findings.failure_modes.iterrows():
             theta = lattice.theta(int(lattice.index(row[cols].to_numpy(np.int64))))

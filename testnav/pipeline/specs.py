@@ -27,7 +27,7 @@ class ScanSpec(Spec):
     fidelity_floor: float | str | None  # below it inputs count as destroyed; auto: by metric; None: no floor
     seed: int  # the search's, where the lattice does not fit
     stop_at: float | None  # the search stops once p_good reaches it; None: it spends the budget
-    examples: int  # inputs kept per failure mode
+    examples: int  # inputs kept per failure mode (0: none, the findings alone)
     confidence: float  # of the accuracies' intervals and the resolution
 
     def __post_init__(self):
@@ -47,8 +47,8 @@ class ScanSpec(Spec):
             raise UserError(f"scan.seed={self.seed}: a whole number ≥ 0")
         if self.stop_at is not None and (isinstance(self.stop_at, bool) or not 0 < self.stop_at <= 1):
             raise UserError(f"scan.stop_at={self.stop_at}: a probability in (0, 1], or null to spend the whole budget")
-        if not whole(self.examples, 1):
-            raise UserError(f"scan.examples={self.examples}: a whole number ≥ 1")
+        if not whole(self.examples, 0):
+            raise UserError(f"scan.examples={self.examples}: a whole number ≥ 0 (0: none kept)")
         check_confidence(self.confidence, "scan.confidence")
         self.as_float("budget_seconds", "confidence")
 
@@ -106,7 +106,10 @@ class ReportSpec(Spec):
     write: bool  # report.html (and the named configurations' files) in the run directory
     examples: object  # configurations shown input by input: "family=level,…", several separated by ;
     k: int  # inputs shown per configuration, flips first
+    answer: object  # auto | true | false: a search run ends with what breaks the model (auto: not in a sweep)
 
     def __post_init__(self):
         if not whole(self.k, 1):
             raise UserError(f"report.k={self.k}: the number of inputs shown per configuration, a whole number ≥ 1")
+        if self.answer not in ("auto", True, False):
+            raise UserError(f"report.answer={self.answer} (valid: auto, true, false)")

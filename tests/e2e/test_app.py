@@ -166,7 +166,10 @@ BAD_INPUTS = [
     (["budget=0"], "budget=0: must be a positive whole number"),
     (["budget=-5"], "budget=-5: must be a positive whole number"),
     (["benchmark.levels=7"], "benchmark.levels=7 is outside family brightness's table (valid: 2..6"),
-    (["stage=train"], "stage=train (valid: search, groundtruth, live, compare, grid, tomography, query, study, check)"),
+    (
+        ["stage=train"],
+        "stage=train (valid: search, groundtruth, live, compare, grid, tomography, query, study, check, scan)",
+    ),
     (["table:missing_row"], "1 of 9 configurations missing"),
     (["table:duplicate"], "θ=(0, 0) appears 2 times"),
     (["table:nan"], "column rho has a non-finite value (nan)"),

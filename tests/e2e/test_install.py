@@ -86,6 +86,7 @@ def test_help_lists_the_stages_the_config_groups_and_examples(capsys):
     assert re.search(r"^  hydra/launcher +basic \(default\), local, slurm_cpu, slurm_gpu", out, re.M)
     assert "\n  testnav -m search=nsga2,random seed='range(10)'\n" in out
     assert "results_dir" in out
+    assert re.search(r"^docs \(installed, in .+docs\):\n  your-model.md ", out, re.M)  # the installed guides
 
 
 def test_the_console_script_and_python_m_are_the_app():

@@ -1,5 +1,6 @@
-"""A wheel (a non-editable install) carries conf/ and composes configs: testnav/paths.py finds it
-inside the package, where the checkout's testnav/conf link points at the top-level conf/."""
+"""A wheel (a non-editable install) carries conf/ and composes configs, and carries docs/, which --help
+names: testnav/paths.py finds them inside the package, where the checkout's testnav/conf and testnav/docs
+links point at the top-level folders."""
 
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ def test_a_wheel_ships_conf_and_composes_from_it(tmp_path):
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     src = tmp_path / "src"  # pip builds in the source tree: a copy keeps the checkout clean
     src.mkdir()
-    for name in ("pyproject.toml", "README.md", "LICENSE", "conf", "testnav"):
+    for name in ("pyproject.toml", "README.md", "LICENSE", "conf", "docs", "testnav"):
         copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy2
         copy(
             ROOT / name,
@@ -37,11 +38,14 @@ def test_a_wheel_ships_conf_and_composes_from_it(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     shipped = {n.removeprefix("testnav/") for n in names if n.startswith("testnav/conf/")}
     assert shipped == {str(p.relative_to(ROOT)) for p in (ROOT / "conf").rglob("*.yaml")}
+    guides = {n.removeprefix("testnav/") for n in names if n.startswith("testnav/docs/")}
+    assert guides == {str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*") if p.suffix in (".md", ".png")}
     subprocess.run([*pip, "install", "--no-deps", "--target", str(tmp_path / "site"), str(wheel)], check=True)
     probe = (
         "import testnav, testnav.paths as p; from testnav.pipeline import compose_benchmark;"
         f"assert testnav.__file__.startswith({str(tmp_path / 'site')!r}), testnav.__file__;"
-        "assert p.CONF == p.PACKAGE_ROOT / 'conf';"
+        "assert p.CONF == p.PACKAGE_ROOT / 'conf' and p.DOCS == p.PACKAGE_ROOT / 'docs';"
+        "from testnav.app.main import usage; assert str(p.DOCS) in usage([], 'testnav');"
         "print(compose_benchmark(['benchmark=mnist5k']).lattice.size)"
     )
     out = subprocess.run(

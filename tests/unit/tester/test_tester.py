@@ -102,7 +102,7 @@ def test_a_keyword_given_wins_over_the_yaml_and_none_takes_it(spied):
     "verb, kwargs, expect",
     [
         ("scan", {"failure_mode": 3}, "failure_mode: no such setting (valid: budget_seconds, failure_modes,"),
-        ("scan", {"examples": 0}, "examples=0: a whole number ≥ 1"),
+        ("scan", {"examples": -1}, "examples=-1: a whole number ≥ 0"),
         ("compare", {"max_drop": 2}, "max_drop=2: a share of the accuracy in [0, 1), e.g. max_drop=0.02"),
         ("compare", {"tolerance": -1}, "tolerance=-1: a share of the baseline's configurations"),
         ("query", {"sample": -1}, "sample=-1: a whole number of tests ≥ 0"),
