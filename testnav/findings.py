@@ -459,7 +459,7 @@ class Findings:
         return (
             f"Strongest interaction: {name}: {pct(row['accuracy'])}, {each}; independent failures would leave "
             f"{pct(row['expected'])}, so the combination costs {row['excess_points']:.1f} points more "
-            f"(χ² {p_text(row['p_adjusted'])}, Holm-adjusted)."
+            f"(χ² {p_text(row['p_adjusted'])}, Holm-adjusted){self.order_note(row)}."
         )
 
     def method_sentence(self) -> str:
@@ -504,6 +504,7 @@ class Findings:
             f"What breaks {self.model}? {self.clean['n']:,} inputs, {len(self.family_info)} families × "
             f"{self.levels} levels ({self.method['size']:,} configurations), fidelity {self.fidelity['name']}",
             "  " + self.method_sentence(),
+            "  " + self.order_sentence(),
             self.clean_sentence(),
         ]
         for s in (self.worst_family_sentence(), self.interaction_sentence()):
@@ -526,14 +527,14 @@ class Findings:
             for _, r in shown.iterrows():
                 lines.append(
                     f"  {r['configuration']}: {pct(r['accuracy'])}, expected {pct(r['expected'])} "
-                    f"(+{r['excess_points']:.1f} points, {p_text(r['p_adjusted'])})"
+                    f"(+{r['excess_points']:.1f} points, {p_text(r['p_adjusted'])}){self.order_note(r)}"
                 )
         fm = self.failure_modes
         lines.append(f"Failure modes (minimal configurations, {self.floor_text()}; {len(fm)} shown):")
         for _, r in fm.iterrows():
             lines.append(
                 f"  {r['rank']}. {r['configuration']}: {pct(r['accuracy'])} ({r['lost_points']:.1f} points lost), "
-                f"{self.fidelity['name']} {r['fidelity']:.2f}, {r['flipped']:,} inputs flipped"
+                f"{self.fidelity['name']} {r['fidelity']:.2f}, {r['flipped']:,} inputs flipped{self.order_note(r)}"
             )
         if not len(fm):
             lines.append("  none: no configuration above the floor costs more than the resolution")
@@ -547,6 +548,23 @@ class Findings:
         return "\n".join(
             s for s in (self.clean_sentence(), self.worst_family_sentence(), self.interaction_sentence()) if s
         )
+
+    def order_sentence(self) -> str:
+        """The order the families are applied in, which a finding of several families can depend on."""
+        names = " → ".join(info.name for info in self.family_info)
+        return f"Families are applied in list order, {names} (Tester(order=…) sets another)."
+
+    @staticmethod
+    def order_note(row) -> str:
+        """Whether the finding of `row` holds in every order of its families (testnav/pipeline/composition.py)."""
+        every = row.get("in_every_order") if hasattr(row, "get") else None
+        if every is None or (isinstance(every, float) and np.isnan(every)):
+            return ""
+        if int(row["orders_measured"]) == 0:
+            return ""
+        if every:
+            return f"; the same in every order ({int(row['orders_measured'])} others measured)"
+        return f"; it needs this order: {row['other_order']} leaves {pct(row['other_order_accuracy'])}"
 
     def __str__(self) -> str:
         return self.text()

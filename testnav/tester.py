@@ -55,6 +55,8 @@ class Tester:
     identity and k − 1 severities spread over each family's whole table, mildest and harshest
     included (ImageNet-C's five: levels=6 all, levels=4 severities 1, 3, 5); severities=[1, 3, 5]
     picks them by hand (one list for every family, or {family: [...]}), levels then following.
+    order: the families' names in the order they are applied (default: as listed; a combination can cost
+    far more in one order than another, and each finding says whether it holds in every order).
     fidelity: a metric of conf/fidelity for the modality, e.g. ssim or kid for images, chrf for text
     (several: a list, the first one searched). progress: None (bars where a person watches: a
     terminal, a notebook; none in CI logs), True or False. cache_dir: where what was measured is kept
@@ -86,6 +88,7 @@ class Tester:
         output: str = "auto",
         confidence: float = 0.95,
         severities=None,
+        order=None,
     ):
         from . import fidelity as fidelity_registry
         from .core.cache import user_cache_dir
@@ -112,7 +115,7 @@ class Tester:
         levels, severities = check_levels(levels, severities)
         common = dict(
             name=name or "my_model",
-            families=families,
+            families=ordered(families, order),
             levels=levels,
             severities=severities,
             metrics={f: fidelity_registry.make(f) for f in fidelities},
@@ -207,8 +210,9 @@ class Tester:
         defaulting to conf/settings/scan.yaml's (testnav.pipeline.ScanSpec): budget_seconds (600),
         failure_modes (how many minimal configurations to list, 5), fidelity_floor (the fidelity on the
         metric's own scale below which inputs count as destroyed and are left out of them; "auto":
-        SSIM 0.25, chrF 40; None: no floor), seed, stop_at (0.95; None: spend the budget), examples
-        (inputs kept per failure mode, 8) and confidence (the Tester's)."""
+        SSIM 0.25, chrF 40; None: no floor), seed, stop_at (0.95; None: spend the budget), orders (the
+        other orders of composition measured per reported finding: all up to 3 families, this many
+        beyond, 5; 0: none), examples (inputs kept per failure mode, 8) and confidence (the Tester's)."""
         from .pipeline import ScanSpec, scan
 
         with python_words():
@@ -539,6 +543,19 @@ def image_model(model, function: bool, layout, output, mean, std, input_size, la
     from .models.monitor import GivenModel
 
     return FunctionModel(model, layout, output) if function else GivenModel(model, mean, std, input_size, layer=layer)
+
+
+def ordered(families, order):
+    """`families` in the order they are applied: `order` (their names, each once), else as listed."""
+    if order is None:
+        return families
+    from .core.naming import family_names
+
+    names = family_names(families) if families else []
+    if not names or isinstance(order, str) or sorted(map(str, order)) != sorted(names):
+        valid = ", ".join(names) if names else "give families=[…] first"
+        raise UserError(f"order={order!r}: each family once, in the order they are applied (the families: {valid})")
+    return [families[names.index(str(o))] for o in order]
 
 
 def check_levels(levels, severities) -> tuple[int, object]:

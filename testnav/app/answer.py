@@ -22,7 +22,7 @@ from ..errors import UserError
 def findings_of(cfg: DictConfig, benchmark, examples: bool = True):
     """The findings of `benchmark`'s model under the run's scan settings (a cached ground truth is read);
     `examples=False`: no inputs kept per failure mode (perturbing them is most of the time the answer takes)."""
-    spec = pipeline.ScanSpec.from_node({**cfg.scan, **({} if examples else {"examples": 0})})
+    spec = pipeline.ScanSpec.from_node({**cfg.scan, **({} if examples else {"examples": 0, "orders": 0})})
     try:
         session = pipeline.open(benchmark, cfg.cache_dir, cfg.device, progress=cfg.progress)
     except UserError:

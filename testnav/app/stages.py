@@ -137,6 +137,7 @@ def run_live(cfg: DictConfig, out_dir: Path) -> dict:
         f"    {r.configuration}  δ={r.delta:.3f}  ρ={r.rho:.3f}  rank {int(r['rank'])}" for _, r in top.iterrows()
     ]
     lines.append(f"  {verdict(summary)}")
+    lines += order_line(summary)
     front = run.front
     if "distinguishable" in front:  # epsilon=auto: the members the measurement tells apart
         lines.append(
@@ -251,10 +252,17 @@ def human_summary(s: dict, out_dir: Path, trace_name: str, written=()) -> str:
             f"  |P*| = {s['pstar_size']}  ({orders})",
             f"  AUC-Recall@P* = {s['auc_recall']:.3f}   final recall = {s['final_recall']:.3f}   {full}",
             f"  unique configurations seen: {s['unique']:,} of {s['space_size']:,}",
+            *order_line(s),
             *front_lines(s.get("front") or []),
             f"  run directory: {out_dir}  ({', '.join(['summary.json', trace_name, 'ranked list', *written])})",
         ]
     )
+
+
+def order_line(s: dict) -> list[str]:
+    """The order the run's families are applied in (summary.json's `families`), where it names them."""
+    names = s.get("families") or []
+    return [f"  families applied in list order: {' → '.join(names)}"] if len(names) > 1 else []
 
 
 def front_lines(front: list[dict], most: int = 5) -> list[str]:

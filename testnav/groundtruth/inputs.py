@@ -70,6 +70,20 @@ class Inputs:
         with torch.inference_mode():
             return self.session.walker.images(tuple(int(t) for t in theta))
 
+    def correct_in_order(self, theta, order) -> np.ndarray:
+        """Whether the model is right on each input of D with θ's families applied in `order` (family
+        indices, each of θ's non-zero levels once) instead of list order. Each step draws from a
+        generator of its own, keyed by the order so far (the list order's draws are the walker's)."""
+        from .walk import prefix_generator
+
+        x, seed = self.loaded.inputs, self.session.walker.seed
+        families = self.benchmark.families
+        with torch.inference_mode():
+            for step, i in enumerate(order):
+                done = [(int(j), int(theta[j])) for j in order[: step + 1]]
+                x = families[i](x, int(theta[i]), prefix_generator(seed, ("order", *sum(done, ()))))
+            return self.predictions(x) == self.labels
+
     def predictions(self, inputs) -> np.ndarray:
         """The predicted class of every input of a set (D, or D under some θ)."""
         if self.text:

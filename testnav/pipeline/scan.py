@@ -24,6 +24,7 @@ import numpy as np
 
 from ..findings import ConfigurationOutcomes, Findings, build, fidelity_settings, minimal_mask, passes_floor
 from ..groundtruth.compute import compute_groundtruth
+from . import composition
 from .config import cached_groundtruth
 from .live import live, live_oracle
 from .runs import RunSpec, certificate_for
@@ -64,6 +65,7 @@ def scan(session, spec: ScanSpec, fidelity: str) -> Findings:
     method["seconds"] = round(time.perf_counter() - t0, 1)
     model = getattr(benchmark, "model_name", None) or benchmark.name
     findings = findings_of(session, measured, spec, fid, method, model)
+    composition.annotate(findings, measured, spec.orders, spec.seed)  # each finding in its other orders
     findings.run = run
     return findings
 

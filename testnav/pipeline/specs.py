@@ -27,6 +27,7 @@ class ScanSpec(Spec):
     fidelity_floor: float | str | None  # below it inputs count as destroyed; auto: by metric; None: no floor
     seed: int  # the search's, where the lattice does not fit
     stop_at: float | None  # the search stops once p_good reaches it; None: it spends the budget
+    orders: int  # other orders measured per reported finding beyond 3 families (all up to 3); 0: none
     examples: int  # inputs kept per failure mode (0: none, the findings alone)
     confidence: float  # of the accuracies' intervals and the resolution
 
@@ -47,6 +48,8 @@ class ScanSpec(Spec):
             raise UserError(f"scan.seed={self.seed}: a whole number ≥ 0")
         if self.stop_at is not None and (isinstance(self.stop_at, bool) or not 0 < self.stop_at <= 1):
             raise UserError(f"scan.stop_at={self.stop_at}: a probability in (0, 1], or null to spend the whole budget")
+        if not whole(self.orders, 0):
+            raise UserError(f"scan.orders={self.orders}: a whole number ≥ 0 (0: no other order measured)")
         if not whole(self.examples, 0):
             raise UserError(f"scan.examples={self.examples}: a whole number ≥ 0 (0: none kept)")
         check_confidence(self.confidence, "scan.confidence")

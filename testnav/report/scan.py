@@ -53,7 +53,7 @@ def lead(fnd) -> str:
             f"<h1>What breaks {escape(fnd.model)}?</h1>",
             f'<p class="sub">{escape(sub)}</p>',
             '<div class="verdict">' + "".join(f"<p>{escape(s)}</p>" for s in sentences if s) + "</div>",
-            f"<p>{escape(fnd.method_sentence())} Tested severities: {escape(severities)}.</p>",
+            f"<p>{escape(fnd.method_sentence())} {escape(fnd.order_sentence())} Tested severities: {escape(severities)}.</p>",
             "<nav>" + "".join(f'<a href="#{a}">{escape(t)}</a>' for a, t in links) + "</nav>",
         ]
     )

@@ -60,7 +60,13 @@ def check_defaults_written_once(registry, name: str) -> None:
 # Tester that are not listed fail the check, so a new one is placed by a person, not skipped.
 CARRIERS = {
     "certificate": ["Tester.search", "testnav.pipeline.runs", "testnav.pipeline.live"],
-    "scan": ["Tester.scan", "testnav.pipeline.scan", "testnav.findings", "testnav.report.scan"],
+    "scan": [
+        "Tester.scan",
+        "testnav.pipeline.scan",
+        "testnav.pipeline.composition",
+        "testnav.findings",
+        "testnav.report.scan",
+    ],
     "compare": [
         "Tester.compare",
         "Tester.assert_no_regression",
