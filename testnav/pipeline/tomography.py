@@ -22,6 +22,7 @@ from ..tomography.core import Settings, Tomography, build, from_groundtruth
 from ..tomography.executor import LiveExecutor, low_order
 from ..tomography.gate import Undecided, answer, gate
 from ..tomography.query import Query, QuerySpec
+from .config import cached_groundtruth
 
 __all__ = [
     "Query",
@@ -55,9 +56,14 @@ def make_tomography(cfg, benchmark=None):
     return tomo, benchmark
 
 
+def names_of(benchmark) -> list[str]:
+    return [f.name for f in benchmark.families]
+
+
 def tomography_for(benchmark, settings: Settings, source: str, quality_col, cache_dir, device: str, progress: bool):
     """The tomography of a built benchmark (the CLI's and testnav.Tester's): low-order tests replayed
-    from its ground truth's per-input outcomes, or measured live on the model."""
+    from its ground truth's per-input outcomes, or measured live on the model; live, a ground truth an
+    earlier verb left complete in the cache (a scan, `groundtruth`) is read instead (`reused`)."""
     if source not in SOURCES:
         raise UserError(f"tomography.source={source} (valid: {', '.join(SOURCES)})")
     if source == "replay":
@@ -68,15 +74,20 @@ def tomography_for(benchmark, settings: Settings, source: str, quality_col, cach
                 f"tomography.quality={quality_col}: the ground truth has no such column "
                 f"(valid: {', '.join(benchmark.metrics)} or null)"
             )
-        names = [f.name for f in benchmark.families]
         q = df[quality_col].to_numpy(float) if quality_col else None
-        return from_groundtruth(outcomes(df), benchmark.lattice, names, settings, q)
+        return from_groundtruth(outcomes(df), benchmark.lattice, names_of(benchmark), settings, q)
     loaded = open_session(benchmark, cache_dir, device).loaded
+    cached = cached_groundtruth(benchmark, cache_dir, loaded)
+    if cached is not None:  # an earlier verb measured every configuration: read, never measure again
+        tomo = from_groundtruth(outcomes(pd.read_parquet(cached)), benchmark.lattice, names_of(benchmark), settings)
+        tomo.reused = benchmark.lattice.size
+        return tomo
     executor = LiveExecutor(benchmark, loaded, settings.rule, settings.seed)
     measured = executor.run(low_order(benchmark.lattice, settings.max_order), progress=progress)
 
     def measure(indices) -> dict:  # more tests for a query's bound or a gate
         return executor.run(indices, progress=progress, desc="query tests (bound)").tests
 
-    names = [f.name for f in benchmark.families]
-    return build(benchmark.lattice, names, measured, settings, n_inputs=len(loaded.labels), measure=measure)
+    return build(
+        benchmark.lattice, names_of(benchmark), measured, settings, n_inputs=len(loaded.labels), measure=measure
+    )

@@ -85,6 +85,7 @@ def _plain(tomo, text: str, mask: np.ndarray) -> dict:
         "R_predicted": float(t.r_pred.mean()) if len(t) else None,
         "R_estimate": float(t.r_est.mean()) if len(t) else None,
         "R_true": float(t.r_true.mean()) if "r_true" in t and len(t) else None,
+        "reused": int(tomo.reused),  # configurations an earlier verb measured, read instead of measured
     }
 
 
@@ -159,6 +160,10 @@ def gate_line(res: dict, everything: bool = False, undecided_why: str = "") -> s
         if not everything
         else f"all {res['tests']} tests measured ({res['sampled']} for this gate, seed {res['seed']})"
     )
+    if res.get("reused"):
+        tests += (
+            f"; read from the cached ground truth ({res['reused']:,} configurations measured before), none measured now"
+        )
     what = {"pass": "passed", "fail": "failed", "undecided": "undecided"}[res["decision"]]
     a = res["min_accuracy"]
     why = {

@@ -24,7 +24,7 @@ PINNED = {
     "comparison, warm": "9345b1a73c0ab6fc",
     "comparison, in full": "3c7e9f4c34bbb0c0",
     "gate": "59b0d902144c58dd",
-    "query": "40e3b4717bfec544",
+    "query": "be1ca6bbb250511e",
 }
 
 

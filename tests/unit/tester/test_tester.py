@@ -165,3 +165,21 @@ def test_the_default_cache_is_the_user_cache_folder_never_the_current_one(tmp_pa
     t.groundtruth()  # a cached table
     assert Path(t.cache_dir) == tmp_path / "env" and (tmp_path / "env").is_dir()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["env"]  # nothing in the current folder
+
+
+def test_assert_robust_after_a_full_scan_measures_nothing_new(tmp_path):
+    """After a scan measured all 9 configurations, the gate read them (it measured 273 configurations
+    again in 113 s before, issue 75, item 5), and its line says so."""
+    predict, x, y = forest_on_digits(30)
+    calls = []
+
+    def counted(batch):
+        calls.append(len(batch))
+        return predict(batch)
+
+    t = Tester(counted, (x, y), families=["brightness", "contrast"], levels=3, cache_dir=tmp_path, progress=False)
+    assert t.scan().method["how"] == "lattice"
+    calls.clear()
+    res = t.assert_robust("brightness >= 1", min_accuracy=0.0, seed=0)
+    assert res["reused"] == 9 and "none measured now" in res["line"]
+    assert sum(calls) <= 2 * len(y)  # the model key and the clean set at most, never a configuration
