@@ -132,7 +132,8 @@ class FamilyInfo:
 
     @classmethod
     def of(cls, family, levels: int) -> FamilyInfo:
-        from .families.severities import severity_of, table_size
+        from .core.severity import severity_of
+        from .families.severities import table_size
 
         return cls(
             family.name,

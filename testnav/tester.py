@@ -272,11 +272,11 @@ class Tester:
         as tests are measured: `sample` of the query's unmeasured tests are measured for it first
         (None: conf/settings/query.yaml's, 0), in a random order drawn from `seed` (None: a fresh seed
         per call, which the answer holds as `seed`)."""
-        from .pipeline.tomography import Query, QuerySpec, answer
+        from .pipeline.tomography import QuerySpec, answer, query_of
 
         with python_words():
             spec = QuerySpec.given(expr=expr, confidence=self.confidence, sample=sample, seed=seed)
-        Query(expr, [f.name for f in self.benchmark.families])  # a bad query fails before any work
+        query_of(self.benchmark, expr)  # a bad query fails before any work
         self._queries[expr] = answer(self.tomography(source), spec)
         return self._queries[expr]
 
@@ -297,7 +297,7 @@ class Tester:
         The unmeasured tests come in a random order drawn from `seed` (None: a fresh seed per call; the
         answer and the line hold it, so a run can be repeated). The error is one line: the query, the
         interval, the threshold and the tests measured."""
-        from .pipeline.tomography import Query, QuerySpec, Undecided, gate
+        from .pipeline.tomography import QuerySpec, Undecided, gate, query_of
 
         confidence = self.confidence if confidence is None else confidence
         with python_words():
@@ -306,7 +306,7 @@ class Tester:
             )
             if spec.min_accuracy is None:
                 raise UserError("min_accuracy=None: the accuracy R(Q) must reach, e.g. min_accuracy=0.8")
-        Query(query, [f.name for f in self.benchmark.families])
+        query_of(self.benchmark, query)
         res = gate(self.tomography(source), spec)
         self._queries[query] = res
         if res["decision"] == "fail":
@@ -399,7 +399,8 @@ class Tester:
 
     # --- the inputs behind the numbers -------------------------------------------------------
     def configuration(self, config) -> tuple[int, ...]:
-        """θ from {"gaussian_blur": 2, "jpeg": 1}, "gaussian_blur=2,jpeg=1" or one level per family."""
+        """θ (the lattice's levels) from {"gaussian_blur": 2, "jpeg": 1}, "gaussian_blur=2,jpeg=1" or one severity per family:
+        each a severity of the family's table that the lattice tested (0: the identity)."""
         from .core.naming import parse_config
 
         return parse_config(config, self.benchmark.families, self.benchmark.levels)

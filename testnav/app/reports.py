@@ -19,6 +19,7 @@ import torch
 
 from ..core.cache import atomic_path
 from ..core.naming import parse_config
+from ..core.severity import severity_of
 
 
 def named(cfg, benchmark) -> list[tuple[int, ...]]:
@@ -32,7 +33,7 @@ def named(cfg, benchmark) -> list[tuple[int, ...]]:
 
 
 def slug(theta, families) -> str:
-    return "-".join(f"{f.name}{t}" for f, t in zip(families, theta) if t) or "clean"
+    return "-".join(f"{f.name}{severity_of(f, t)}" for f, t in zip(families, theta) if t) or "clean"
 
 
 def check_k(cfg) -> int:

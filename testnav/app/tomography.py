@@ -21,7 +21,7 @@ from ..core.naming import with_names
 from ..errors import BelowThreshold, UserError
 from ..groundtruth.compute import outcomes
 from ..pipeline import build_groundtruth
-from ..pipeline.tomography import Query, QuerySpec, Settings, Undecided, answer, gate, make_tomography
+from ..pipeline.tomography import QuerySpec, Settings, Undecided, answer, gate, make_tomography, query_of
 from ..tomography.studies import run_studies
 from . import reports
 
@@ -81,7 +81,7 @@ def run_query(cfg, out_dir: Path) -> dict:
     spec = QuerySpec.from_node({**cfg.query, "expr": str(cfg.query.expr)})
     threshold = spec.min_accuracy
     benchmark = benchmarks.make(cfg.benchmark)
-    Query(spec.expr, [f.name for f in benchmark.families])  # syntax first, before any work
+    query_of(benchmark, spec.expr)  # syntax first, before any work
     thetas = reports.named(cfg, benchmark)
     tomo, _ = make_tomography(cfg, benchmark)
     res = answer(tomo, spec) if threshold is None else gate(tomo, spec)

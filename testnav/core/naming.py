@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import UserError
+from .severity import level_of, severity_of, tested
 
 SEP = " · "
 CLEAN = "clean"
@@ -55,7 +56,8 @@ def own_name(model) -> str:
 
 
 def config_name(theta, families=None) -> str:
-    """θ named by family and level, the level's parameter in brackets where the family knows it."""
+    """θ named by family and severity (the entry of the family's table a level applies, the same whatever
+    `levels=` picked), the parameter in brackets where the family knows it."""
     theta = [int(t) for t in theta]
     names = family_names(families, len(theta))
     parts = []
@@ -63,7 +65,8 @@ def config_name(theta, families=None) -> str:
         if level:
             fam = None if families is None else families[i]
             label = fam.level_label(level) if fam is not None and hasattr(fam, "level_label") else ""
-            parts.append(f"{names[i]}={level}" + (f" ({label})" if label else ""))
+            shown = level if fam is None or isinstance(fam, str) else severity_of(fam, level)
+            parts.append(f"{names[i]}={shown}" + (f" ({label})" if label else ""))
     return SEP.join(parts) or CLEAN
 
 
@@ -84,8 +87,10 @@ def with_names(df: pd.DataFrame, families=None) -> pd.DataFrame:
 
 def parse_config(config, families, levels: int) -> tuple[int, ...]:
     """A configuration given as {"gaussian_blur": 2, "jpeg": 1}, as "gaussian_blur=2,jpeg=1" (or
-    as a name this module wrote, brackets and all), or as the levels (2, 0, 1); checked against
-    the families and the lattice's `levels`."""
+    as a name this module wrote, brackets and all), each a severity of the family's table that the
+    lattice tested (0: the identity), or as θ itself, one lattice level per family (2, 0, 1), as the
+    tables' t1..tn columns hold it; the lattice's levels θ. Families given by name only (a replay's)
+    have severities equal to their levels."""
     names = family_names(families)
     if isinstance(config, str):
         text = config.strip()
@@ -93,7 +98,7 @@ def parse_config(config, families, levels: int) -> tuple[int, ...]:
         rest = "" if not text or text.lower() in (CLEAN, "none") else PAIR.sub("", re.sub(r"\([^)]*\)", "", text))
         if re.sub(r"[\s,·&;]", "", rest) or (text and text.lower() not in (CLEAN, "none") and not pairs):
             raise UserError(
-                f"configuration {config!r}: write it as family=level pairs, e.g. '{names[0]}=2,{names[-1]}=1' "
+                f"configuration {config!r}: write it as family=severity pairs, e.g. '{names[0]}=2,{names[-1]}=1' "
                 f"(families: {', '.join(names)})"
             )
         config = pairs
@@ -102,10 +107,13 @@ def parse_config(config, families, levels: int) -> tuple[int, ...]:
     elif isinstance(config, (tuple, list, np.ndarray)) and all(not isinstance(v, (tuple, list)) for v in config):
         if len(config) != len(names):
             raise UserError(f"configuration {tuple(config)}: {len(config)} levels for {len(names)} families")
-        config = list(zip(names, config))
+        bad = [int(t) for t in config if not 0 <= int(t) < levels or float(t) != int(t)]
+        if bad:
+            raise UserError(f"configuration {tuple(config)}: the lattice's levels θ, each in 0..{levels - 1}")
+        return tuple(int(t) for t in config)  # θ as the tables' t1..tn columns hold it
     else:
         raise UserError(
-            f"configuration {config!r}: give {{'family': level, …}}, 'family=level,…' or one level per family"
+            f"configuration {config!r}: give {{'family': severity, …}}, 'family=severity,…' or θ (one level per family)"
         )
     theta = [0] * len(names)
     seen = set()
@@ -120,7 +128,11 @@ def parse_config(config, families, levels: int) -> tuple[int, ...]:
             ok = float(level) == value
         except (TypeError, ValueError):
             ok = False
-        if not ok or not 0 <= value < levels:
-            raise UserError(f"configuration: {name}={level} (valid levels: 0..{levels - 1})")
-        theta[names.index(name)] = value
+        fam = families[names.index(name)]
+        sev = tested(fam, levels)
+        if not ok or (value != 0 and value not in sev):
+            raise UserError(
+                f"configuration: {name}={level} (tested severities: {', '.join(map(str, sev))}; 0: the identity)"
+            )
+        theta[names.index(name)] = level_of(fam, value, levels)
     return tuple(theta)

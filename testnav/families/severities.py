@@ -71,14 +71,6 @@ def spread_family(family, levels: int):
     return select(family, spread(m, levels))
 
 
-def severity_of(family, level: int) -> int:
-    """The table entry that `level` of `family` applies (0: the identity)."""
-    if int(level) == 0:
-        return 0
-    chosen = getattr(family, "severities", None)
-    return int(chosen[int(level) - 1]) if chosen else int(level)
-
-
 def table_size(family) -> int:
     return int(getattr(family, "table_size", None) or family.max_level)
 

@@ -14,6 +14,7 @@ import pandas as pd
 
 from .. import benchmarks
 from ..core.progress import resolve as resolve_progress
+from ..core.severity import severities_of
 from ..errors import UserError
 from ..groundtruth.compute import outcomes, whole_table
 from ..groundtruth.session import open as open_session
@@ -33,6 +34,7 @@ __all__ = [
     "answer",
     "gate",
     "make_tomography",
+    "query_of",
     "tomography_for",
 ]
 
@@ -60,10 +62,22 @@ def names_of(benchmark) -> list[str]:
     return [f.name for f in benchmark.families]
 
 
+def query_of(benchmark, expr: str) -> Query:
+    """`expr` parsed over the benchmark's families and the severities its lattice tested."""
+    return Query(expr, names_of(benchmark), severities_of(benchmark.families, benchmark.levels))
+
+
 def tomography_for(benchmark, settings: Settings, source: str, quality_col, cache_dir, device: str, progress: bool):
     """The tomography of a built benchmark (the CLI's and testnav.Tester's): low-order tests replayed
     from its ground truth's per-input outcomes, or measured live on the model; live, a ground truth an
-    earlier verb left complete in the cache (a scan, `groundtruth`) is read instead (`reused`)."""
+    earlier verb left complete in the cache (a scan, `groundtruth`) is read instead (`reused`). Its
+    queries name the families' severities."""
+    tomo = measured_tomography(benchmark, settings, source, quality_col, cache_dir, device, progress)
+    tomo.severities = severities_of(benchmark.families, benchmark.levels)
+    return tomo
+
+
+def measured_tomography(benchmark, settings: Settings, source: str, quality_col, cache_dir, device: str, progress):
     if source not in SOURCES:
         raise UserError(f"tomography.source={source} (valid: {', '.join(SOURCES)})")
     if source == "replay":

@@ -79,6 +79,7 @@ class Tomography:
     measure: Callable | None = None
     sampled: dict = field(default_factory=dict)  # tests measured for queries after the build: index -> outcomes
     reused: int = 0  # configurations read from a ground truth an earlier verb measured (0: measured here)
+    severities: list | None = None  # per family, the table entries its levels 1.. apply (None: the levels)
 
     def sample_order(self, seed: int) -> np.ndarray:
         """A random order of the lattice from `seed` (a gate's run draws its own): the first tests of a

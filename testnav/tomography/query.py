@@ -1,6 +1,9 @@
 """The Boolean query language of TestifAI §4.1.2, with the quality constraint of §6.
 
-    Q ::= name op level | q op τ | Q ∧ Q | Q ∨ Q | ( Q )       op ∈ <, ≤ (<=), =, ≥ (>=), >, ≠ (!=)
+    Q ::= name op severity | q op τ | Q ∧ Q | Q ∨ Q | ( Q )    op ∈ <, ≤ (<=), =, ≥ (>=), >, ≠ (!=)
+
+A severity is an entry of the family's table (the same whatever `levels=` picked; 0 is the identity);
+only the ones the lattice tested may be named. The paper benchmarks' levels are their severities.
 
 `name` is a family name, or p1..pn / t1..tn by position; ∧ may be written &, and; ∨ as |, or.
 ∧ binds tighter than ∨. `q` compares the (measured or predicted) quality score q_σ with a
@@ -56,10 +59,14 @@ def tokenize(text: str) -> list[tuple[str, str, int]]:
 
 
 class Query:
-    """A parsed query over a lattice whose families are `names` (in order)."""
+    """A parsed query over a lattice whose families are `names` (in order). `severities`: per family, the
+    table entries its levels 1.. apply (None: each level is its severity, as the paper benchmarks'
+    tables): a query names severities, which keep their meaning whatever `levels=` picked, and one the
+    lattice did not test is refused with the tested ones listed."""
 
-    def __init__(self, text: str, names: list[str]):
+    def __init__(self, text: str, names: list[str], severities=None):
         self.text, self.names = text, list(names)
+        self.severities = [tuple(s) for s in severities] if severities is not None else None
         self.tokens = tokenize(text)
         self.pos = 0
         if self.tokens[0][0] == "end":
@@ -108,8 +115,15 @@ class Query:
             return ("cmp", "q", op, float(value))
         column = self._column(name, at)
         if float(value) != int(float(value)):
-            raise UserError(f"query error at {vat}: level {value} of {name} must be a whole number")
-        return ("cmp", column, op, int(float(value)))
+            raise UserError(f"query error at {vat}: severity {value} of {name} must be a whole number")
+        value = int(float(value))
+        tested = self.severities[column] if self.severities is not None else None
+        if tested is not None and value != 0 and value not in tested:
+            raise UserError(
+                f"query error at {vat}: {name} severity {value} was not tested in {self.text!r} "
+                f"(tested: {', '.join(map(str, tested))}; 0 is the identity)"
+            )
+        return ("cmp", column, op, value)
 
     def _column(self, name, at) -> int:
         if name in self.names:
@@ -137,7 +151,10 @@ class Query:
                         f"(set tomography.quality to a metric column, e.g. kid)"
                     )
                 return OPS[op](quality, value)
-            return OPS[op](tuples[:, column], value)
+            levels = tuples[:, column]
+            if self.severities is not None:  # the severity each level applies (0: the identity)
+                levels = np.asarray([0, *self.severities[column]])[levels]
+            return OPS[op](levels, value)
 
         return ev(self.tree)
 

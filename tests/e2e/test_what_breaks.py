@@ -50,7 +50,7 @@ def images(tmp_path_factory):
     t.query("gaussian_blur >= 1")
     path = tmp_path_factory.mktemp("report") / "report.html"
     t0 = time.perf_counter()
-    t.report(path, configs=["zoom=2,shear=1"])
+    t.report(path, configs=["zoom=5,shear=1"])
     seconds = time.perf_counter() - t0
     print(f"report of a 4-family live run: {path.stat().st_size:,} bytes written in {seconds:.2f} s")
     return t, run, path
@@ -73,7 +73,7 @@ def texts(tmp_path_factory):
         cache_dir=tmp_path_factory.mktemp("c"),
     )
     run = t.search("nsga2", budget=12, seed=0)
-    path = t.report(tmp_path_factory.mktemp("report") / "report.html", configs=[{"typo": 2}])
+    path = t.report(tmp_path_factory.mktemp("report") / "report.html", configs=[{"typo": 5}])
     return t, run, path, bert
 
 
@@ -103,10 +103,10 @@ def test_levels_and_configurations_are_named_and_read_back():
     assert parse_config("clean", fams, 3) == (0, 0, 0)
     bad = [
         ("blurr=2", "unknown family 'blurr' (valid: gaussian_blur, motion_blur, jpeg)"),
-        ("jpeg=3", "jpeg=3 (valid levels: 0..2)"),
-        ("jpeg=1.5", "jpeg=1.5 (valid levels: 0..2)"),
+        ("jpeg=3", "jpeg=3 (tested severities: 1, 2; 0: the identity)"),
+        ("jpeg=1.5", "jpeg=1.5 (tested severities: 1, 2; 0: the identity)"),
         ("jpeg=1,jpeg=2", "family jpeg is given twice"),
-        ("jpeg 2", "write it as family=level pairs"),
+        ("jpeg 2", "write it as family=severity pairs"),
         ((1, 2), "2 levels for 3 families"),
     ]
     for given, expect in bad:
@@ -147,8 +147,8 @@ def test_examples_and_the_perturbed_set_are_the_inputs_the_search_scored(images)
     x = t.perturb(worst["configuration"])
     assert x.shape == (80, 1, 28, 28) and 0 <= float(x.min()) and float(x.max()) <= 1
     torch.testing.assert_close(ex["perturbed"].iloc[0], x[int(ex["input"].iloc[0])])
-    same = t.examples({"zoom": 2, "shear": 1}, k=3)
-    assert same["input"].tolist() == t.examples("zoom=2,shear=1", k=3)["input"].tolist()
+    same = t.examples({"zoom": 5, "shear": 1}, k=3)
+    assert same["input"].tolist() == t.examples("zoom=5,shear=1", k=3)["input"].tolist()
     with pytest.raises(UserError, match="unknown family 'blur'"):
         t.examples("blur=1")
     with pytest.raises(UserError, match="k=0"):
@@ -158,11 +158,11 @@ def test_examples_and_the_perturbed_set_are_the_inputs_the_search_scored(images)
 def test_text_examples_and_perturbed_texts(texts):
     t, run, _, _ = texts
     assert run.summary["front"][0]["configuration"] == "clean"
-    assert set(run.ranked["configuration"]) >= {"typo=2 (5 typos)", "typo=1 (1 typo) · punctuation=2 (5 marks)"}
-    out = t.perturb("typo=2,punctuation=1")
+    assert set(run.ranked["configuration"]) >= {"typo=5 (5 typos)", "typo=1 (1 typo) · punctuation=5 (5 marks)"}
+    out = t.perturb("typo=5,punctuation=1")
     assert isinstance(out, list) and len(out) == len(SENTENCES) and all(isinstance(s, str) for s in out)
     assert out[0] != SENTENCES[0][0]
-    ex = t.examples({"typo": 2}, k=4)
+    ex = t.examples({"typo": 5}, k=4)
     assert len(ex) == 4 and ex["clean"].iloc[0] == SENTENCES[int(ex["input"].iloc[0])][0]
 
 
@@ -188,7 +188,7 @@ def test_the_image_report_answers_what_breaks_the_model(images):
         "Pairs of families",
         "the chance that the measured front below is complete",
         "gaussian_blur &gt;= 1",  # the query answered through the Tester
-        "zoom=2 (×0.5) · shear=1 (0.2 rad)",  # the configuration named
+        "zoom=5 (×0.5) · shear=1 (0.2 rad)",  # the configuration named, by severity
     ):
         assert text in html, text
     for name in run.front["configuration"]:
@@ -202,7 +202,7 @@ def test_the_text_report_shows_a_highlighted_diff(texts):
     _, _, path, _ = texts
     html = path.read_text(encoding="utf-8")
     assert external(html) == [] and "<ins>" in html and "<del>" in html
-    assert "12 texts, 3 classes" in html and "typo=2 (5 typos)" in html
+    assert "12 texts, 3 classes" in html and "typo=5 (5 typos)" in html
 
 
 def test_a_report_without_a_search_is_the_tomographys(tmp_path):
@@ -224,11 +224,11 @@ def test_assert_robust_is_a_pytest_gate(images):
     assert res["passed"] and res["decision"] == "pass" and res["R_low"] >= 0.0
     assert res["line"].startswith("robustness gate passed: query 'zoom >= 1': R(Q) in [")
     with pytest.raises(AssertionError) as e:
-        t.assert_robust("zoom >= 2", min_accuracy=0.999)
+        t.assert_robust("zoom >= 5", min_accuracy=0.999)
     line = str(e.value)
     assert type(e.value) is AssertionError and "\n" not in line
     assert re.fullmatch(
-        r"robustness gate failed: query 'zoom >= 2': R\(Q\) in \[0\.\d{3}, 0\.\d{3}\] at 95% \(.*tests? measured.*\); "
+        r"robustness gate failed: query 'zoom >= 5': R\(Q\) in \[0\.\d{3}, 0\.\d{3}\] at 95% \(.*tests? measured.*\); "
         r"R_high 0\.\d{3} < min_accuracy 0\.999",
         line,
     ), line
@@ -416,7 +416,7 @@ def test_cli_live_writes_the_report_and_a_named_configurations_inputs(tmp_path, 
 @pytest.mark.parametrize(
     "args, expect",
     [
-        (["examples=zoom=9"], "configuration: zoom=9 (valid levels: 0..2)"),
+        (["examples=zoom=9"], "configuration: zoom=9 (tested severities: 1, 2; 0: the identity)"),
         (["examples=blur=1"], "configuration: unknown family 'blur' (valid: brightness, zoom, gaussian_blur, shear)"),
         (["report.k=0"], "report.k=0: the number of inputs shown per configuration"),
         (["stage=query", "query=zoom >= 1", "query.min_accuracy=2"], "query.min_accuracy=2: an accuracy in [0, 1]"),
@@ -488,16 +488,16 @@ def test_cli_text_live_report(tmp_path, texts):
             "progress=false",
             f"cache_dir={tmp_path / 'cache'}",
             f"hydra.run.dir={out}",
-            "examples=typo=2",
+            "examples=typo=5",
         ],
         tmp_path,
     )
     assert r.returncode == 0, r.stderr
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "<ins>" in html and external(html) == []
-    perturbed = pd.read_csv(out / "perturbed-typo2.csv")
+    perturbed = pd.read_csv(out / "perturbed-typo5.csv")
     assert list(perturbed.columns) == ["text", "label"] and len(perturbed) == len(SENTENCES)
-    assert "clean" in pd.read_csv(out / "examples-typo2.csv").columns
+    assert "clean" in pd.read_csv(out / "examples-typo5.csv").columns
 
 
 # --- in a real browser -------------------------------------------------------------------------------

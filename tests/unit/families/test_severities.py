@@ -36,7 +36,7 @@ def test_levels_in_the_tester_span_each_table_and_severities_pick_by_hand():
     assert [f.params for f in got] == [[blur.params[i] for i in (0, 2, 4)], [jpeg.params[i] for i in (0, 2, 4)]]
     assert [f.severities for f in got] == [(1, 3, 5)] * 2 and got[0].table_size == 5
     assert t.lattice.levels == 4
-    assert t.name("gaussian_blur=3") == f"gaussian_blur=3 (σ {blur.params[4]:g})"  # the table's harshest
+    assert t.name("gaussian_blur=5") == f"gaussian_blur=5 (σ {blur.params[4]:g})"  # the table's harshest, severity 5
     t = make_tester(severities=[2, 4])
     assert t.lattice.levels == 3 and [f.params for f in t.benchmark.families][1] == [jpeg.params[1], jpeg.params[3]]
     t = make_tester(severities={"gaussian_blur": [5], "jpeg": [1]})
@@ -75,3 +75,27 @@ def test_the_generic_presets_span_the_tables_and_mnist5k_keeps_its_own():
     assert paper.families[0].params == family("brightness", table="mnist_c").params
     small = compose_benchmark(["benchmark.levels=3"])
     assert small.levels == 3 and small.families[1].params == family("zoom", table="mnist_c").params
+
+
+def test_names_and_queries_read_severities_that_keep_their_meaning_when_levels_change():
+    """levels=5 tests severities 1, 2, 4, 5 and levels=4 tests 1, 3, 5: a level index meant another
+    severity in each (issue 75, item 1); a name, a configuration and a query now say the severity."""
+    from testnav.core.naming import config_name
+    from testnav.pipeline.tomography import query_of
+
+    four, five = make_tester(levels=4), make_tester(levels=5)
+    assert four.configuration("jpeg=5") == (0, 3) and five.configuration("jpeg=5") == (0, 4)  # θ: levels
+    assert four.name((0, 3)) == five.name((0, 4)) == five.name("jpeg=5") == four.name({"jpeg": 5}) == "jpeg=5 (q 40)"
+
+    def selected(t, expr):
+        mask = query_of(t.benchmark, expr).mask(t.lattice.tuples)
+        return {config_name(theta, t.benchmark.families) for theta in t.lattice.tuples[mask]}  # θ: levels
+
+    expr = "jpeg >= 5 & gaussian_blur <= 1"
+    assert selected(four, expr) == selected(five, expr) == {"jpeg=5 (q 40)", "gaussian_blur=1 (σ 0.4) · jpeg=5 (q 40)"}
+    with pytest.raises(
+        UserError, match=r"jpeg severity 2 was not tested in 'jpeg = 2' \(tested: 1, 3, 5; 0 is the identity\)"
+    ):
+        query_of(four.benchmark, "jpeg = 2")
+    with pytest.raises(UserError, match=r"configuration: jpeg=3 \(tested severities: 1, 2, 4, 5; 0: the identity\)"):
+        five.configuration("jpeg=3")

@@ -19,11 +19,11 @@ from tests.helpers.pinned import comparison_digest, digest, findings_digest
 FAMILIES = ["gaussian_blur", "brightness", "contrast"]
 
 PINNED = {
-    "scan, the whole lattice": "ba1bfbd3273b7fb3",
-    "scan, a search": "c293a720be3f0385",
-    "comparison, warm": "9345b1a73c0ab6fc",
-    "comparison, in full": "3c7e9f4c34bbb0c0",
-    "gate": "59b0d902144c58dd",
+    "scan, the whole lattice": "891866bc53683185",
+    "scan, a search": "6b36dcd2740a9271",
+    "comparison, warm": "eda854db7cfce948",
+    "comparison, in full": "69daf69bc9a8e9fd",
+    "gate": "11e5d6a5f9a10d35",
     "query": "be1ca6bbb250511e",
 }
 

@@ -94,13 +94,13 @@ def test_the_interaction_is_the_excess_over_the_relative_product(families):
 def test_failure_modes_are_minimal_ranked_by_damage_and_keep_their_flipped_inputs(families):
     f = findings_of(families, examples=5)
     modes = f.failure_modes
-    assert modes["configuration"].str.startswith(("brightness=2", "contrast=2")).all()
+    assert modes["configuration"].str.startswith(("brightness=5", "contrast=5")).all()  # levels=3: severities 1, 5
     levels = [tuple(r) for r in modes[["t1", "t2"]].to_numpy()]
     # (2, 1) costs 104 where (2, 0) alone costs 100 (≥ 90 %): not minimal; nor (1, 2) beside (0, 2)
     assert levels == [(2, 2), (2, 0), (0, 2)] and (2, 1) not in levels and MINIMAL_SHARE == 0.9
     assert modes["lost_points"].is_monotonic_decreasing
     assert modes["examples"].map(len).tolist() == [5, 5, 5] and modes["examples"].iloc[0] == [0, 1, 2, 3, 4]
-    assert modes.loc[0, "largest_part"] == "brightness=2 (+0.5) · contrast=1 (×0.75)"  # (2, 1): 104 lost
+    assert modes.loc[0, "largest_part"] == "brightness=5 (+0.5) · contrast=1 (×0.75)"  # (2, 1): 104 lost
     assert modes.loc[0, "largest_part_points"] == pytest.approx(26.0)
     fewer = findings_of(families, failure_modes=1).failure_modes
     assert len(fewer) == 1 and (fewer.t1[0], fewer.t2[0]) == (2, 2)
@@ -162,7 +162,7 @@ def test_the_text_fits_a_screen_and_says_python_only_where_asked(families):
     text = f.text()
     assert len(text.splitlines()) <= 25
     assert text.startswith(f"What breaks made_up? {N} inputs, 2 families × 3 levels (9 configurations)")
-    assert "Strongest interaction: brightness=2" in text and "findings.report(" in text.splitlines()[-1]
+    assert "Strongest interaction: brightness=5" in text and "findings.report(" in text.splitlines()[-1]
     assert "findings.report(" not in f.text(hint=False) and str(f) == repr(f) == text
     assert f._repr_html_().startswith("<pre>What breaks made_up?")
 
@@ -174,8 +174,8 @@ def test_findings_without_a_session_draw_their_report(families, tmp_path):
     f = findings_of(families)
     assert f.session is None and f.clean["accuracy"] == 1.0
     html = f.report(tmp_path / "r.html").read_text(encoding="utf-8")
-    assert "What breaks made_up?" in html and "brightness=2" in html and f"{N:,} images</div>" in html
+    assert "What breaks made_up?" in html and "brightness=5" in html and f"{N:,} images</div>" in html
     back = Findings.load(f.save(tmp_path / "f"))
-    assert back.report(tmp_path / "back.html").read_text(encoding="utf-8").count("brightness=2") == html.count(
-        "brightness=2"
+    assert back.report(tmp_path / "back.html").read_text(encoding="utf-8").count("brightness=5") == html.count(
+        "brightness=5"
     )

@@ -122,7 +122,7 @@ def test_queries_select_exactly_the_expected_sets():
         ("blur >= 3 & noise", r"query error at 17: expected a comparison .* after 'noise', found the end"),
         ("blur >= 3 ) ", r"query error at 10: unexpected '\)'"),
         ("blur >> 3", r"query error at 6: expected a number"),
-        ("blur >= 2.5", r"level 2.5 of blur must be a whole number"),
+        ("blur >= 2.5", r"severity 2.5 of blur must be a whole number"),
         ("", "query is empty"),
         ("blur >= 3 $ zoom < 1", r"query error at 10: unexpected character '\$'"),
     ],
