@@ -21,6 +21,7 @@ from .compare import Comparison, compare, compare_on
 from .config import build_groundtruth, cached_groundtruth, compose_benchmark, compose_config, groundtruth_objectives
 from .live import live, live_oracle
 from .record import RunRecord, record_of
+from .resolution import RhoProbe
 from .runs import Run, RunSpec, check_budget, check_seed, replay, search_for
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "Comparison",
     "Run",
     "RunRecord",
+    "RhoProbe",
     "RunSpec",
     "Session",
     "build_groundtruth",

@@ -67,20 +67,29 @@ def verdict_sentence(s: dict | None) -> str:
         eps = float(s.get("epsilon") or 0.01)
         if s.get("epsilon_setting") == "auto":
             within = (
-                f"{eps:.3f} of accuracy, the resolution of an accuracy measured on its "
-                f"{int(s['epsilon_inputs']):,} inputs ({float(s['epsilon_confidence']):.0%} interval half-width), "
-                f"or {eps:.1%} of the fidelity's range"
+                f"{eps:.3f} of accuracy, the resolution of a paired difference of two accuracies measured on its "
+                f"{int(s['epsilon_inputs']):,} inputs ({float(s['epsilon_confidence']):.0%} half-width), "
+                "or the fidelity's own resolution"
             )
         else:
             within = f"{eps:.0%} of either measure's range"
-        words.append(
-            f"The chance that no untested configuration beats it by more than {within} (a front good enough to "
-            f"act on) is {good:.0%}."
+        rec = s.get("p_good_record") or {}
+        record = (
+            f" At its stops on held-out lattices the front was within that of complete in {rec['eps_complete']} of "
+            f"{rec['stops']} ({rec['low']:.0%}–{rec['high']:.0%}, Clopper–Pearson)."
+            if rec.get("stops")
+            else ""
         )
+        words.append(
+            f"The stopping score p_good, which rises as untested configurations that beat it by more than {within} "
+            f"become unlikely (a front good enough to act on), is {good:.2f}; it is a score, not a probability.{record}"
+        )
+        if s.get("certificate_note"):
+            words.append(f"It does not stop the search here: it {s['certificate_note'].removeprefix('certificate: ')}.")
     on_good = s.get("stop_on") == "good" and good is not None
     if s.get("stopped_at"):
-        which = "second" if on_good else "first"
-        words.append(f"The search stopped there because the {which} chance reached {s['stop_at']:.0%}.")
+        which = "the stopping score" if on_good else "the first chance"
+        words.append(f"The search stopped there because {which} reached {s['stop_at']:.0%}.")
     settled = good if on_good else p
     if s.get("final_recall") is not None:
         pass  # replayed: the ground truth says below how much of the true front was found, no guess needed
