@@ -65,7 +65,9 @@ def verdict_sentence(s: dict | None) -> str:
     ]
     if good is not None:
         eps = float(s.get("epsilon") or 0.01)
-        if s.get("epsilon_setting") == "auto":
+        if s.get("epsilon_setting") == "auto" and s.get("epsilon") is None:
+            within = "the measurement's resolution (too few configurations measured yet to read it)"
+        elif s.get("epsilon_setting") == "auto":
             within = (
                 f"{eps:.3f} of accuracy, the resolution of a paired difference of two accuracies measured on its "
                 f"{int(s['epsilon_inputs']):,} inputs ({float(s['epsilon_confidence']):.0%} half-width), "
@@ -199,7 +201,7 @@ def front_section(f: Facts) -> str:
         s = f.summary
         resolution = (
             f"<p>At the measurement's resolution, ± {100 * float(s['epsilon']):.1f} accuracy points (the "
-            f"{float(s['epsilon_confidence']):.0%} interval half-width of an accuracy on "
+            f"{float(s['epsilon_confidence']):.0%} half-width of the paired difference of two accuracies on "
             f"{int(s['epsilon_inputs']):,} inputs; the error bars), <b>{int(told.sum())} of the {len(told)} "
             "front members are told apart</b>. Each of the others (hollow, marked in the list) hurts the model "
             "no more than a kept member, within that resolution, at a fidelity at most as good: a second test "

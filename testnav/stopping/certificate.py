@@ -457,7 +457,8 @@ def summary_fields(certificate: Certificate, columns: dict) -> dict:
     False: p_good did not stop the run, `certificate_note` says why in one line), `resolution_delta`
     (the paired difference's half-width in accuracy), `resolution_rho` (ρ's, in its raw units; None: not
     known) with `resolution_rho_method`, `resolution_inputs`, `resolution_confidence`. With epsilon=auto,
-    `epsilon` is the number the run used for δ (the paired half-width, in accuracy), and
+    `epsilon` is the number the run used for δ (the paired half-width, in accuracy; None where too few
+    configurations were measured to read it), and
     `epsilon_setting`, `epsilon_inputs`, `epsilon_confidence` say where it came from; `epsilon_delta`,
     `epsilon_rho` are the tolerances in the units of the trace's `delta` and `rho` (a numeric ε adds none
     of these). `p_good_reads` says what p_good is, `p_good_record` its measured record (stop_record);
@@ -490,6 +491,8 @@ def summary_fields(certificate: Certificate, columns: dict) -> dict:
         )
     if certificate.refused is not None and certificate.stopped is None:
         out["certificate_note"] = cannot_certify(certificate.config.epsilon, certificate.refused)
+    if certificate.config.epsilon == AUTO and reading is None:  # too few configurations measured to read it
+        out.update(epsilon=None, epsilon_setting=AUTO)
     if certificate.config.epsilon == AUTO and reading is not None:
         eps_delta, eps_rho = reading.eps
         out.update(
@@ -507,6 +510,8 @@ def tolerance_words(summary: dict) -> str:
     """p_good's tolerance in words, from a summary: "1% of an objective's range", or at epsilon=auto
     "0.031 of accuracy (the 95% half-width of a paired difference at N = 400) or 0.012 of ρ (per-input)"."""
     eps = float(summary.get("epsilon") or 0.01)
+    if summary.get("epsilon_setting") == AUTO and summary.get("epsilon") is None:
+        return "the measurement's resolution (too few configurations measured yet to read it)"
     if summary.get("epsilon_setting") == AUTO:
         conf = float(summary.get("epsilon_confidence") or 0.95)
         rho = summary.get("resolution_rho")

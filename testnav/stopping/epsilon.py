@@ -204,6 +204,6 @@ def representatives(front: np.ndarray, eps) -> np.ndarray:
 
 def resolution_tolerance(summary: dict) -> np.ndarray | None:
     """(ε_δ, ε_ρ) in the units of the run's trace where its certificate read epsilon=auto, else None."""
-    if summary.get("epsilon_setting") != AUTO:
+    if summary.get("epsilon_setting") != AUTO or summary.get("epsilon_delta") is None:  # None: not read yet
         return None
     return np.array([summary["epsilon_delta"], summary["epsilon_rho"]], dtype=float)
