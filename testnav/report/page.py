@@ -90,8 +90,12 @@ def verdict_sentence(s: dict | None) -> str:
             words.append(f"It does not stop the search here: it {s['certificate_note'].removeprefix('certificate: ')}.")
     on_good = s.get("stop_on") == "good" and good is not None
     if s.get("stopped_at"):
-        which = "the stopping score" if on_good else "the first chance"
-        words.append(f"The search stopped there because {which} reached {s['stop_at']:.0%}.")
+        which = (
+            f"the stopping score reached {s['stop_at']:.2f}"
+            if on_good
+            else f"the first chance reached {s['stop_at']:.0%}"
+        )
+        words.append(f"The search stopped there because {which}.")
     settled = good if on_good else p
     if s.get("final_recall") is not None:
         pass  # replayed: the ground truth says below how much of the true front was found, no guess needed

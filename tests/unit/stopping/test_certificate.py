@@ -485,7 +485,7 @@ def test_report_sentence_names_the_rule_that_stopped_and_prices_a_ground_truth()
         "wall_seconds": 50.0,
     }
     said = verdict_sentence(live)
-    assert "the stopping score reached 95%" in said and "You may stop testing" in said
+    assert "the stopping score reached 0.95" in said and "You may stop testing" in said
     assert "it is a score, not a probability" in said
     assert "at most about 4 min, 5.2× what this search spent at its 0.20 s per configuration" in said
     exact = verdict_sentence({**live, "stop_on": "complete", "live": False, "stopped_at": None})
