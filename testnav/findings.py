@@ -487,7 +487,7 @@ class Findings:
         )
         if m.get("p_good") is not None:
             text += (
-                f" and stopped with p_good {m['p_good']:.2f}, the chance that no unmeasured configuration beats its "
+                f" and stopped with p_good {m['p_good']:.2f}, a stopping score against unmeasured configurations beating its "
                 f"front by more than {points(m.get('epsilon') or 0.01):.1f} accuracy points"
             )
         return text + "; the families alone and in pairs are all measured, higher orders only where the search went."

@@ -162,11 +162,12 @@ class Tester:
         """A search of `budget` proposals (None: 5 × |Θ|). Live (default): the model is run on each new
         configuration (memoised across searches); replay=True: against the ground truth (computed on
         first use), which adds Recall@P* and its AUC. stop_at: end once the stopping certificate reaches
-        it: p_good (no unmeasured θ improves the front by more than `epsilon`) with stop_on="good", the
-        exact p_complete with "complete"; "auto": good live, complete replayed. epsilon: "auto" is the
-        measurement's resolution, the interval half-width of an accuracy on this data set's N inputs at
-        the Tester's `confidence` (δ by that much accuracy, ρ by that share of its range; the summary
-        states the number); a number is a share of each objective's range. Left at None, each is
+        it: the stopping score p_good (unmeasured θ improving the front by more than `epsilon` unlikely) with
+        stop_on="good", the exact p_complete with "complete"; "auto": good live, complete replayed. epsilon:
+        "auto" is the measurement's resolution on this data set's N inputs at the Tester's `confidence` (δ:
+        the paired difference of the clean and a perturbed accuracy; ρ: its per-input standard error; the
+        summary states both); a number is a share of each objective's range, and below the resolution
+        p_good does not stop the run (the summary says so). Left at None, each is
         conf/settings/certificate.yaml's default as the command line composes it: stop_at never,
         stop_on auto, epsilon "auto" live and 0.01 replayed (as run.py's replays).
         params: the search's settings (conf/search/<name>.yaml), e.g. pop_size."""
@@ -198,7 +199,8 @@ class Tester:
             self.fidelity,
             signals=search.requires,
         )
-        self._run = pipeline.replay(spec, obj, identity, self.benchmark.families)
+        probe = pipeline.RhoProbe(self.session, self.fidelity)  # ρ's resolution on the data set
+        self._run = pipeline.replay(spec, obj, identity, self.benchmark.families, probe=probe)
         return self._run
 
     def scan(self, **settings):

@@ -100,7 +100,12 @@ def run_search(cfg: DictConfig, out_dir: Path) -> dict:
         )
         print_answer(cfg, benchmark)
         return summary
-    run = pipeline.replay(spec, obj, identity, benchmark.families if benchmark else None)
+    # epsilon=auto reads ρ's resolution on the benchmark's data: opened for it (a table alone knows δ's only)
+    auto = spec.certificate.epsilon == "auto" and benchmark is not None
+    probe = (
+        pipeline.RhoProbe(pipeline.open(benchmark, cfg.cache_dir, cfg.device), identity["fidelity"]) if auto else None
+    )
+    run = pipeline.replay(spec, obj, identity, benchmark.families if benchmark else None, probe=probe)
     run.save(out_dir, cfg.trace_format)
     remember(cfg, out_dir, memo)
     written = reports.for_run(cfg, out_dir, run, benchmark, thetas=thetas)

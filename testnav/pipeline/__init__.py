@@ -27,6 +27,7 @@ from .compare import Comparison, compare, compare_records
 from .config import build_groundtruth, cached_groundtruth, compose_benchmark, compose_config, groundtruth_objectives
 from .live import live, live_oracle
 from .record import RunRecord, record_of
+from .resolution import RhoProbe
 from .runs import Run, RunSpec, certificate_for, check_budget, check_seed, replay, search_for
 from .scan import scan
 from .specs import CompareSpec, ReportSpec, ScanSpec
@@ -40,6 +41,7 @@ __all__ = [
     "ReportSpec",
     "Run",
     "RunRecord",
+    "RhoProbe",
     "RunSpec",
     "ScanSpec",
     "Session",

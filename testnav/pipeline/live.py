@@ -10,7 +10,7 @@ from ..errors import UserError
 from ..fidelity import sign as rho_sign
 from ..groundtruth.inferences import FULL_D
 from ..groundtruth.live import LiveOracle
-from ..stopping.epsilon import AUTO, Resolution
+from .resolution import LiveOutcomes, RhoProbe
 from .runs import Run, RunSpec, certified_run, search_for
 
 
@@ -39,8 +39,7 @@ def live(spec: RunSpec, session, fidelity: str, progress: bool = False) -> Run:
     done, spent = oracle.evaluations, oracle.seconds
     costs = np.full(benchmark.lattice.size, len(session.loaded.labels), dtype=np.int64)  # live: all of D per θ
     identity = {"benchmark": benchmark.name, "fidelity": fidelity}
-    auto = spec.certificate.epsilon == AUTO
-    resolution = Resolution.at(len(session.loaded.labels), spec.confidence) if auto else None
+    resolution = LiveOutcomes(oracle, spec.confidence, RhoProbe(session, fidelity, oracle.walker))
     run = certified_run(
         search,
         spec,
@@ -53,7 +52,7 @@ def live(spec: RunSpec, session, fidelity: str, progress: bool = False) -> Run:
         benchmark.families,
         progress,
         live=True,
-        resolution=resolution,  # δ is raw live: an accuracy loss
+        resolution=resolution,  # δ, ρ raw live: the resolution in the metric's own units
     )
     thetas = run.ranked[[f"t{i + 1}" for i in range(benchmark.lattice.n)]].to_numpy(np.int64)
     run.outcomes = {tuple(map(int, t)): oracle.outcomes[benchmark.lattice.index(t)] for t in thetas}

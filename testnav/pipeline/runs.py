@@ -28,7 +28,7 @@ from ..groundtruth.inferences import inference_summary, table_costs
 from ..paths import conf_values
 from ..searches import Search, make
 from ..stopping.certificate import Certificate, CertificateConfig, CertifiedOracle, run_certified, summary_fields
-from ..stopping.epsilon import AUTO, Resolution, representatives, resolution_tolerance
+from ..stopping.epsilon import AUTO, Resolver, representatives, resolution_tolerance
 from ..tomography.core import Settings
 
 FORMATS = ("csv", "parquet")
@@ -168,13 +168,13 @@ def certified_run(
     families=None,
     progress: bool = False,
     live: bool = False,
-    resolution: Resolution | None = None,
+    resolution: Resolver | None = None,
 ) -> Run:
     """`search` against `oracle` under the certificate, then its trace, ranked list and summary (stop_on `auto`
     read for a `live` run or a replay);
     configurations named after `families` (Family objects; None: t1..tn). `progress`: a bar of
     proposals against the budget, with the configurations evaluated, the front's size and p_complete.
-    `resolution`: the accuracies' resolution in the oracle's δ units, which epsilon=auto reads."""
+    `resolution`: where the certificate reads the measurement's resolution (epsilon.Resolver)."""
     lattice = oracle.lattice
     config = spec.certificate.for_run(live)
     certified = CertifiedOracle(oracle, Certificate(lattice, config, seed=spec.seed, resolution=resolution))
@@ -240,20 +240,39 @@ class Watched(Oracle):
         self.bar.update(c.measured.b - self.bar.n)
 
 
-def replay(spec: RunSpec, objectives: Objectives, identity: dict, families=None) -> Run:
+def replay(spec: RunSpec, objectives: Objectives, identity: dict, families=None, probe=None) -> Run:
     """One search against a ground-truth table (`identity`: benchmark, fidelity, table path,
     what the summary names): Recall@P* and its AUC, inferences priced by `spec.pricing`;
-    `families` (the benchmark's) name the configurations."""
+    `families` (the benchmark's) name the configurations. The certificate reads the measurement's
+    resolution off the table's per-input outcomes (δ) and, given a `probe` (resolution.RhoProbe on the
+    benchmark's opened session), off ρ's per-input values on its data (testnav/pipeline/resolution.py)."""
     search, budget = search_for(spec, objectives.lattice)
-    resolution = None
-    if spec.certificate.epsilon == AUTO:  # refused before any work where the table cannot say its N
-        n = table_inputs(identity["table"])
-        resolution = Resolution.at(n, spec.confidence, delta_span=objectives.delta_span)
+    resolution = table_resolution(spec, objectives, identity, probe)
     costs, unit = table_costs(identity["table"], objectives.lattice, spec.pricing, spec.pricing_seed)
     oracle = TableOracle(objectives)
     return certified_run(
         search, spec, budget, oracle, objectives.pstar, costs, unit, identity, families, resolution=resolution
     )
+
+
+def table_resolution(spec: RunSpec, objectives: Objectives, identity: dict, probe=None) -> Resolver | None:
+    """Where a replay's certificate reads the resolution: the table's per-input outcomes and ρ's `probe`
+    (None: ρ's not known); None where the table holds no outcomes (epsilon=auto is then refused in one line)."""
+    from .resolution import TableOutcomes, table_outcomes
+
+    if spec.certificate.epsilon == AUTO:
+        table_inputs(identity["table"])  # refused before any work where the table cannot say its N
+    correct = table_outcomes(identity["table"], objectives.lattice)
+    if correct is None:
+        if spec.certificate.epsilon == AUTO:
+            raise UserError(
+                f"certificate.epsilon=auto: {identity['table']} holds no per-input outcomes (`correct`), from which "
+                "the paired difference of two accuracies is read; give a number, e.g. certificate.epsilon=0.01"
+            )
+        return None
+    raw_rho = pd.read_parquet(identity["table"], columns=[identity["fidelity"]])[identity["fidelity"]]
+    rho_span = float(np.ptp(raw_rho.to_numpy(float))) or 1.0  # what the table's ρ was divided by
+    return TableOutcomes(correct, spec.confidence, objectives.delta_span, rho_span, probe)
 
 
 def table_inputs(path) -> int:

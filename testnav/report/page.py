@@ -65,22 +65,37 @@ def verdict_sentence(s: dict | None) -> str:
     ]
     if good is not None:
         eps = float(s.get("epsilon") or 0.01)
-        if s.get("epsilon_setting") == "auto":
+        if s.get("epsilon_setting") == "auto" and s.get("epsilon") is None:
+            within = "the measurement's resolution (too few configurations measured yet to read it)"
+        elif s.get("epsilon_setting") == "auto":
             within = (
-                f"{eps:.3f} of accuracy, the resolution of an accuracy measured on its "
-                f"{int(s['epsilon_inputs']):,} inputs ({float(s['epsilon_confidence']):.0%} interval half-width), "
-                f"or {eps:.1%} of the fidelity's range"
+                f"{eps:.3f} of accuracy, the resolution of a paired difference of two accuracies measured on its "
+                f"{int(s['epsilon_inputs']):,} inputs ({float(s['epsilon_confidence']):.0%} half-width), "
+                "or the fidelity's own resolution"
             )
         else:
             within = f"{eps:.0%} of either measure's range"
-        words.append(
-            f"The chance that no untested configuration beats it by more than {within} (a front good enough to "
-            f"act on) is {good:.0%}."
+        rec = s.get("p_good_record") or {}
+        record = (
+            f" At its stops on held-out lattices the front was within that of complete in {rec['eps_complete']} of "
+            f"{rec['stops']} ({rec['low']:.0%}–{rec['high']:.0%}, Clopper–Pearson)."
+            if rec.get("stops")
+            else ""
         )
+        words.append(
+            f"The stopping score p_good, which rises as untested configurations that beat it by more than {within} "
+            f"become unlikely (a front good enough to act on), is {good:.2f}; it is a score, not a probability.{record}"
+        )
+        if s.get("certificate_note"):
+            words.append(f"It does not stop the search here: it {s['certificate_note'].removeprefix('certificate: ')}.")
     on_good = s.get("stop_on") == "good" and good is not None
     if s.get("stopped_at"):
-        which = "second" if on_good else "first"
-        words.append(f"The search stopped there because the {which} chance reached {s['stop_at']:.0%}.")
+        which = (
+            f"the stopping score reached {s['stop_at']:.2f}"
+            if on_good
+            else f"the first chance reached {s['stop_at']:.0%}"
+        )
+        words.append(f"The search stopped there because {which}.")
     settled = good if on_good else p
     if s.get("final_recall") is not None:
         pass  # replayed: the ground truth says below how much of the true front was found, no guess needed
@@ -195,7 +210,7 @@ def front_section(f: Facts) -> str:
         s = f.summary
         resolution = (
             f"<p>At the measurement's resolution, ± {100 * float(s['epsilon']):.1f} accuracy points (the "
-            f"{float(s['epsilon_confidence']):.0%} interval half-width of an accuracy on "
+            f"{float(s['epsilon_confidence']):.0%} half-width of the paired difference of two accuracies on "
             f"{int(s['epsilon_inputs']):,} inputs; the error bars), <b>{int(told.sum())} of the {len(told)} "
             "front members are told apart</b>. Each of the others (hollow, marked in the list) hurts the model "
             "no more than a kept member, within that resolution, at a fidelity at most as good: a second test "

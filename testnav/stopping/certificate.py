@@ -39,8 +39,12 @@ almost nothing between fits:
 It depends only on the proposals and their values, so the same numbers come out whether a
 search feeds it batch by batch (CertifiedOracle, replay and live) or it is computed from a
 finished run's proposals (the vectorised engine, which never calls the oracle per batch).
-`stop_at` ends the run at the first checkpoint where p_complete ≥ stop_at. The surrogate is
-fitted only where fresh = 0, so the certificate costs little while the search is still finding.
+`stop_at` ends the run at the first checkpoint where the chosen reading ≥ stop_at. p_good is a stopping
+score, not a probability, and stops a run only where ε is at least the measurement's resolution (read
+at each checkpoint, epsilon.Resolver: below it the run searches on to its budget and says why in one
+line) and every unit-step neighbour of the measured front is measured (`unexplored` = 0: without it p_good
+stopped TomoNav falsely on 4 of 6 runs of the 625-configuration models at auto; docs/tomonav.md). The
+surrogate is fitted only where fresh = 0, so the certificate costs little while the search is still finding.
 
 The parts: Certificate keeps the Schedule (`split`, `feed`) and what was measured (Measurements,
 testnav/stopping/measured.py); each rule is an estimator (testnav/stopping/estimators.py:
@@ -58,11 +62,12 @@ import numpy as np
 
 from ..core.lattice import Lattice
 from ..core.oracle import Oracle
-from ..errors import UserError
+from ..errors import UserError, note
 from ..paths import conf_defaults
-from .epsilon import AUTO, Resolution, tolerance
+from .epsilon import AUTO, Resolution, Resolver, certifiable, tolerance
 from .estimators import CheckpointFit, CompleteEstimator, CompleteReading, Fitting, GoodEstimator, GoodReading
 from .measured import MeasuredSet, Measurements
+from .pool import neighbours
 from .tuning import TUNED, Tuning
 
 OBJECTIVES = ("delta", "rho")
@@ -78,7 +83,8 @@ class CertificateConfig:
     stop_at: float | None  # end the run once the chosen certificate reaches this; None: never
     stop_on: str  # complete (p_complete) | good (p_good) | auto: good live, complete replaying a table
     # p_good's tolerance: a share of each objective's measured range, or "auto": the measurement's
-    # resolution (an accuracy's interval half-width at the data set's N; epsilon.Resolution)
+    # resolution (the paired difference of two accuracies on the data set's N inputs, ρ's own sampling
+    # error; epsilon.Resolution). p_good does not stop a run at an ε below that resolution (certifiable)
     epsilon: float | str
     every: int | None  # new configurations between checkpoints; None: by the lattice's size
     # p_complete's tolerance: the calibrated shortfall as a share of the front (the YAML's 0.5 was chosen
@@ -97,7 +103,7 @@ class CertificateConfig:
         ):
             raise UserError(
                 f"certificate.epsilon={self.epsilon}: a share of each objective's range in [0, 1), or auto "
-                "(the resolution of an accuracy measured on the data set's N inputs)"
+                "(the measurement's resolution on the data set's N inputs)"
             )
         if self.every is not None and (isinstance(self.every, bool) or int(self.every) != self.every or self.every < 1):
             raise UserError(f"certificate.every={self.every}: a whole number of configurations ≥ 1, or null (by size)")
@@ -127,7 +133,8 @@ class CertificateConfig:
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """What the certificate read at one checkpoint (one is recorded per checkpoint): one Reading per rule."""
+    """What the certificate read at one checkpoint (one is recorded per checkpoint): one Reading per rule,
+    the tolerance p_good used, the measurement's resolution there and whether ε is at least that."""
 
     proposals: int  # proposals made so far (b)
     unique: int  # configurations measured so far (u)
@@ -135,6 +142,10 @@ class Checkpoint:
     front: int  # |measured front| (0 where too few points are measured, or Θ is exhausted)
     complete: CompleteReading  # p_complete and what it was read from
     good: GoodReading  # p_good and what it was read from
+    eps: tuple = (np.nan, np.nan)  # (ε_δ, ε_ρ) p_good read with, in the units of the values fed
+    resolution: Resolution | None = None  # the measurement's resolution here (None: not known, or no front)
+    certifiable: bool | None = None  # ε ≥ the resolution on each objective it is known for (None: not known)
+    unexplored: int = 0  # unmeasured unit-step neighbours of the measured front (p_good stops only at 0)
 
     def p(self, rule: str) -> float:
         """The certificate `rule` (complete | good) names."""
@@ -146,7 +157,11 @@ class Checkpoint:
         c, g = self.complete, self.good
         out = dict(proposals=self.proposals, unique=self.unique, remaining=self.remaining, p_complete=c.p, p_good=g.p)
         out.update(fresh=c.fresh, fresh_good=g.fresh, front=self.front, missing=c.missing, missing_good=g.missing)
-        out.update(settled=c.settled, improved=g.improved)
+        out.update(settled=c.settled, improved=g.improved, eps_delta=self.eps[0], eps_rho=self.eps[1])
+        res = self.resolution.tolerance() if self.resolution is not None else (np.nan, np.nan)
+        out.update(
+            resolution_delta=res[0], resolution_rho=res[1], certifiable=self.certifiable, unexplored=self.unexplored
+        )
         return out
 
 
@@ -213,20 +228,22 @@ class Certificate:
         n_estimators: int | None = None,
         samples: int = 200,
         min_points: int = 10,
-        resolution: Resolution | None = None,
+        resolution: Resolver | None = None,
         tuning: Tuning = TUNED,
     ):
         """`dense`: the schedule and fit reuse of lattices above tuning.reuse_above (None: by size);
         `growth` (None: by the schedule) spaces the checkpoints beyond `config.every`;
-        `n_estimators`: the forest's trees (None: tuning.trees); `resolution`: what `epsilon=auto`
-        reads (required then); `tuning`: the constants (a study's variant of TUNED)."""
+        `n_estimators`: the forest's trees (None: tuning.trees); `resolution`: where the measurement's
+        resolution is read at each checkpoint (`epsilon=auto` needs it, with ρ's; a number is checked
+        against it: below it p_good does not stop the run; None: not known, nothing checked);
+        `tuning`: the constants (a study's variant of TUNED)."""
         self.config = config if config is not None else CertificateConfig()
-        if self.config.epsilon == AUTO and resolution is None:
+        if self.config.epsilon == AUTO and (resolution is None or resolution.rho_method is None):
+            what = "the per-input outcomes behind each accuracy" if resolution is None else "ρ's per-input values"
             raise UserError(
-                "certificate.epsilon=auto: the number of inputs behind each accuracy is not known here; "
-                "give a number (e.g. certificate.epsilon=0.01)"
+                f"certificate.epsilon=auto: {what} are not known here; give a number (e.g. certificate.epsilon=0.01)"
             )
-        self.resolution = resolution if self.config.epsilon == AUTO else None
+        self.resolution = resolution
         dense = lattice.size > tuning.reuse_above if dense is None else bool(dense)
         every = int(self.config.every) if self.config.every else default_every(lattice.size, self.stop_on, tuning)
         growth = float(growth) if growth else tuning.dense_growth if dense else tuning.growth
@@ -248,6 +265,7 @@ class Certificate:
         self.complete = CompleteEstimator(self.fitting, self.config.share)
         self.good = GoodEstimator(self.fitting)
         self.stopped: int | None = None
+        self.refused: Checkpoint | None = None  # the first checkpoint where p_good reached stop_at below the resolution
         self.seconds = 0.0  # spent estimating (the cost of the certificate)
 
     def read(self, new: np.ndarray) -> MeasuredSet:
@@ -255,24 +273,37 @@ class Certificate:
         return self.measured.read(new, self.schedule.window_start(self.measured.u))
 
     def estimate(self) -> Checkpoint:
-        """The checkpoint now: p_complete and p_good with what they were read from."""
+        """The checkpoint now: p_complete and p_good with what they were read from, the tolerance, and the
+        measurement's resolution (read wherever two configurations are measured)."""
         m = self.read(self.measured.take_new())
         k = m.remaining
-        at = dict(proposals=self.measured.b, unique=m.u, remaining=k)
+        reading = self.resolution.read(m) if self.resolution is not None and len(m.measured) >= 2 else None
+        auto = self.config.epsilon == AUTO
+        # auto before any reading, or an objective not read: 0 (strict)
+        eps = np.zeros(2) if auto and reading is None else tolerance(self.config.epsilon, m.values[m.seen], reading)
+        eps = np.nan_to_num(eps)
+        ok = True if auto or k == 0 else certifiable(eps, reading)  # Θ exhausted: the front is exact
+        near = neighbours(self.fitting.lattice, m.members) if len(m.members) else np.zeros(0, np.int64)
+        at = dict(proposals=self.measured.b, unique=m.u, remaining=k, eps=tuple(eps), resolution=reading)
+        at.update(certifiable=ok, unexplored=int((~m.seen[near] & (near != 0)).sum()))
         if k == 0 or len(m.measured) < self.fitting.min_points:  # Θ exhausted: certain; too few points: no reading
             p, fresh, missing = (1.0, 0, 0.0) if k == 0 else (0.0, len(m.new), np.inf)
             return Checkpoint(
                 **at, front=0, complete=self.complete.plain(p, fresh, missing), good=self.good.plain(p, fresh, missing)
             )
         shared = CheckpointFit(self.fitting, m)  # this checkpoint's fit and draws: not kept past it
-        eps = self.tolerance()
         complete = self.complete.update(m, shared, eps)
         return Checkpoint(**at, front=m.front, complete=complete, good=self.good.update(m, shared, eps))
 
+    def reading(self) -> Checkpoint | None:
+        """The last checkpoint that read the measurement's resolution (None: none did)."""
+        return next((r for r in reversed(self.records) if r.resolution is not None), None)
+
     def tolerance(self) -> np.ndarray:
-        """(ε_δ, ε_ρ) now, in the units of the values fed: `epsilon` of each objective's measured
-        range, or with `auto` the resolution's (epsilon.Resolution)."""
-        return tolerance(self.config.epsilon, self.measured.values[self.measured.seen], self.resolution)
+        """(ε_δ, ε_ρ) at the last reading, in the units of the values fed: `epsilon` of each objective's
+        measured range, or with `auto` the resolution read there (epsilon.Resolution)."""
+        last = self.reading()
+        return tolerance(self.config.epsilon, self.measured.values[self.measured.seen], last and last.resolution)
 
     def missing(self) -> float:
         """p_complete's expected number of front members still unmeasured, Σ p_θ over the unmeasured
@@ -308,6 +339,13 @@ class Certificate:
             self.records.append(record)
             self.schedule.passed(m.u)
             if self.config.stop_at is not None and record.p(self.stop_on) >= self.config.stop_at:
+                if self.stop_on == "good" and record.certifiable is False:  # below the resolution: search on
+                    if self.refused is None:
+                        self.refused = record
+                        note(cannot_certify(self.config.epsilon, record))
+                    return False
+                if self.stop_on == "good" and record.unexplored:  # the front's neighbourhood not all measured
+                    return False
                 self.stopped = m.b
                 return True
         return False
@@ -372,30 +410,96 @@ def run_certified(search, oracle: CertifiedOracle, budget: int, seed: int, evalu
     return oracle.certificate.finish(proposals, evaluate)
 
 
+# p_good at its stops on lattices held out from its constants (scripts/resolution_study.py conformance →
+# results/tables/conformance_stops.md): ε-complete at the first of these many stops, of the second; a
+# test reads them again off results/tables/resolution_study.csv
+HELD_OUT_STOPS = (33, 33)
+P_GOOD_READS = "a stopping score, not a probability"
+
+
+def stop_record(confidence: float = 0.95) -> dict:
+    """p_good's measured record: at how many of its stops on held-out lattices the front was ε-complete,
+    with the Clopper–Pearson interval on that rate (statsmodels, method="beta")."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    good, stops = HELD_OUT_STOPS
+    low, high = proportion_confint(good, stops, alpha=1 - confidence, method="beta") if stops else (0.0, 1.0)
+    return {
+        "eps_complete": good,
+        "stops": stops,
+        "low": float(np.nan_to_num(low)),
+        "high": float(np.nan_to_num(high, nan=1.0)),
+        "confidence": confidence,
+        "interval": "Clopper-Pearson",
+        "table": "results/tables/conformance_stops.md",
+    }
+
+
+def raw_tolerance(eps, resolution: Resolution) -> tuple[float, float]:
+    """(ε_δ, ε_ρ) of the certificate's units in the values' raw units (accuracy, the metric's own)."""
+    return float(eps[0]) * resolution.delta_span, float(eps[1]) * resolution.rho_span
+
+
+def cannot_certify(epsilon, record: Checkpoint) -> str:
+    """The one line of a run whose p_good reached stop_at at an ε below the measurement's resolution."""
+    res = record.resolution
+    d, r = raw_tolerance(record.eps, res)
+    rho = f"; ρ ± {res.rho:.3g} ({res.rho_method})" if np.isfinite(res.rho) else ""
+    return (
+        f"certificate: cannot certify epsilon={epsilon} (δ {d:.3g}, ρ {r:.3g}): it is below what {res.inputs:,} "
+        f"inputs resolve (δ ± {res.delta:.3g}, the paired difference of two accuracies{rho}); searching on to the budget"
+    )
+
+
 def summary_fields(certificate: Certificate, columns: dict) -> dict:
-    """The certificate's summary.json fields. With epsilon=auto, `epsilon` is the number the run
-    used (the accuracy half-width), and `epsilon_setting`, `epsilon_inputs`, `epsilon_confidence`
-    say where it came from; `epsilon_delta`, `epsilon_rho` are the tolerances in the units of the
-    trace's `delta` and `rho` at the run's last reading (a numeric ε adds none of these)."""
+    """The certificate's summary.json fields. Where the measurement's resolution was read:
+    `certifiable` (ε at least that resolution on each objective it is known for, at the last reading;
+    False: p_good did not stop the run, `certificate_note` says why in one line), `resolution_delta`
+    (the paired difference's half-width in accuracy), `resolution_rho` (ρ's, in its raw units; None: not
+    known) with `resolution_rho_method`, `resolution_inputs`, `resolution_confidence`. With epsilon=auto,
+    `epsilon` is the number the run used for δ (the paired half-width, in accuracy; None where too few
+    configurations were measured to read it), and
+    `epsilon_setting`, `epsilon_inputs`, `epsilon_confidence` say where it came from; `epsilon_delta`,
+    `epsilon_rho` are the tolerances in the units of the trace's `delta` and `rho` (a numeric ε adds none
+    of these). `p_good_reads` says what p_good is, `p_good_record` its measured record (stop_record);
+    `front_unexplored`: the measured front's unmeasured unit-step neighbours at the last checkpoint (p_good
+    stops a run only at 0)."""
     last = {name: float(column[-1]) if len(column) else 0.0 for name, column in columns.items()}
     out = {
         "p_complete": last["p_complete"],
         "p_good": last["p_good"],
+        "p_good_reads": P_GOOD_READS,
+        "p_good_record": stop_record(),
         "stop_at": certificate.config.stop_at,
         "stop_on": certificate.stop_on,
         "epsilon": certificate.config.epsilon,
         "stopped_at": certificate.stopped,
+        "front_unexplored": certificate.records[-1].unexplored if certificate.records else None,
         "certificate_every": certificate.schedule.every,
         "certificate_seconds": round(certificate.seconds, 4),
     }
-    res = certificate.resolution
-    if res is not None:
-        eps_delta, eps_rho = certificate.tolerance()
+    reading = certificate.reading()
+    if reading is not None:
+        res = reading.resolution
         out.update(
-            epsilon=res.half_width,
+            certifiable=reading.certifiable,
+            resolution_delta=float(res.delta),
+            resolution_rho=float(res.rho) if np.isfinite(res.rho) else None,
+            resolution_rho_method=res.rho_method,
+            resolution_inputs=res.inputs,
+            resolution_confidence=res.confidence,
+        )
+    if certificate.refused is not None and certificate.stopped is None:
+        out["certificate_note"] = cannot_certify(certificate.config.epsilon, certificate.refused)
+    if certificate.config.epsilon == AUTO and reading is None:  # too few configurations measured to read it
+        out.update(epsilon=None, epsilon_setting=AUTO)
+    if certificate.config.epsilon == AUTO and reading is not None:
+        eps_delta, eps_rho = reading.eps
+        out.update(
+            epsilon=float(reading.resolution.delta),
             epsilon_setting=AUTO,
-            epsilon_inputs=res.inputs,
-            epsilon_confidence=res.confidence,
+            epsilon_inputs=reading.resolution.inputs,
+            epsilon_confidence=reading.resolution.confidence,
             epsilon_delta=float(eps_delta),
             epsilon_rho=float(eps_rho),
         )
@@ -404,15 +508,30 @@ def summary_fields(certificate: Certificate, columns: dict) -> dict:
 
 def tolerance_words(summary: dict) -> str:
     """p_good's tolerance in words, from a summary: "1% of an objective's range", or at epsilon=auto
-    "0.049 of accuracy (the 95% interval half-width at N = 400) or 4.9% of ρ's range"."""
+    "0.031 of accuracy (the 95% half-width of a paired difference at N = 400) or 0.012 of ρ (per-input)"."""
     eps = float(summary.get("epsilon") or 0.01)
+    if summary.get("epsilon_setting") == AUTO and summary.get("epsilon") is None:
+        return "the measurement's resolution (too few configurations measured yet to read it)"
     if summary.get("epsilon_setting") == AUTO:
         conf = float(summary.get("epsilon_confidence") or 0.95)
+        rho = summary.get("resolution_rho")
+        rho = f"{rho:.3g} of ρ ({summary.get('resolution_rho_method')})" if rho is not None else "ρ's resolution"
         return (
-            f"{eps:.3f} of accuracy (the {conf:.0%} interval half-width at N = {int(summary['epsilon_inputs']):,}) "
-            f"or {eps:.1%} of ρ's range"
+            f"{eps:.3f} of accuracy (the {conf:.0%} half-width of a paired difference at "
+            f"N = {int(summary['epsilon_inputs']):,}) or {rho}"
         )
     return f"{eps:.0%} of an objective's range" if eps >= 0.01 else f"{eps:g} of an objective's range"
+
+
+def record_words(summary: dict) -> str:
+    """p_good's measured record in words (stop_record), or "" where the summary has none."""
+    rec = summary.get("p_good_record")
+    if not rec or not rec.get("stops"):
+        return ""
+    return (
+        f"; at p_good's stops on held-out lattices the front was ε-complete in {rec['eps_complete']} of "
+        f"{rec['stops']} ({rec['confidence']:.0%} Clopper–Pearson {rec['low']:.2f}–{rec['high']:.2f})"
+    )
 
 
 def verdict(summary: dict) -> str:
@@ -423,12 +542,22 @@ def verdict(summary: dict) -> str:
     if size and u >= size:
         return f"Certificate: every configuration was measured ({u:,}), so the front is exact."
     readings = (
-        f"p_good = {good:.2f} that no unmeasured configuration improves the front by more than "
-        f"{tolerance_words(summary)}, p_complete = {complete:.2f} that it is exact"
+        f"stopping score p_good = {good:.2f} (not a probability) against unmeasured configurations improving the "
+        f"front by more than {tolerance_words(summary)}, p_complete = {complete:.2f} that it is exact"
+        f"{record_words(summary)}"
     )
     if summary["stopped_at"] is not None:
         what = "within ε of complete" if summary["stop_on"] == "good" else "complete"
         return f"Certificate: stopped after {u:,}{of} configurations, the front {what} ({readings})."
+    if summary.get("certificate_note"):
+        why = summary["certificate_note"].removeprefix("certificate: ")
+        return f"Certificate: not stopped after {u:,}{of} configurations; it {why} ({readings})."
+    if summary["stop_at"] is not None and summary["stop_on"] == "good" and good >= summary["stop_at"]:
+        n = summary.get("front_unexplored") or 0
+        return (
+            f"Certificate: not stopped after {u:,}{of} configurations: {n:,} unit-step neighbour{'s' * (n != 1)} of "
+            f"the front not measured yet ({readings})."
+        )
     if summary["stop_at"] is not None:
         return f"Certificate: not stopped after {u:,}{of} configurations, {summary['stop_on']} below {summary['stop_at']} ({readings})."
     return f"Certificate after {u:,}{of} configurations: {readings}."

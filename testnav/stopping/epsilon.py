@@ -9,9 +9,12 @@ At ε = 0 this is weak dominance, so an exactly complete front is ε-complete fo
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
+
+from .measured import MeasuredSet
 
 
 def eps_dominated(points: np.ndarray, front: np.ndarray, eps) -> np.ndarray:
@@ -43,32 +46,121 @@ def scale(values: np.ndarray) -> np.ndarray:
 
 
 AUTO = "auto"  # certificate.epsilon=auto: the tolerance is the measurement's resolution
+PROBED = 16  # front members whose ρ is read per input at a checkpoint (evenly spaced along the front; cached)
+
+
+def mean_half_widths(values: np.ndarray, confidence: float = 0.95) -> np.ndarray:
+    """Per column of `values` (N, k), the half-width of the normal interval on its mean at `confidence`:
+    z · s / √N with s the column's standard deviation over its N inputs (statsmodels' DescrStatsW,
+    zconfint_mean). A column of per-input differences d_i = x_i − y_i (the outcomes of two configurations
+    on the same inputs) gives the paired difference's: z · sd(d) / √N."""
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    values = np.asarray(values, dtype=float)
+    if values.ndim == 1:
+        values = values[:, None]
+    if values.shape[1] == 0 or values.shape[0] < 2:
+        return np.full(values.shape[1], np.nan)
+    low, high = DescrStatsW(values).zconfint_mean(alpha=1 - confidence)
+    return np.atleast_1d((np.asarray(high) - np.asarray(low)) / 2)
 
 
 @dataclass(frozen=True)
 class Resolution:
-    """The resolution of the accuracies behind δ: the widest half-width `half_width` of Wilson's
-    interval of an accuracy measured on `inputs` inputs at `confidence` (at ψ = 1/2;
-    testnav.core.intervals.half_width). `delta_span` is the raw δ range that the certificate's δ
-    was divided by (a replayed table, min–max normalised over Θ; 1 live, where δ is raw), so the
-    tolerance on δ is half_width / delta_span in the certificate's units: the same accuracy either
-    way. ρ has no binomial resolution: its tolerance is the same number as a share of ρ's measured
-    range, the reading a numeric ε has for both objectives (docs/tomonav.md)."""
+    """The measurement's resolution at one checkpoint, in the values' raw units, each objective's from
+    its own sampling error on the same `inputs`, at `confidence`: `delta`, the half-width of δ(θ) =
+    ψ(D) − ψ(T_θ), the paired difference of two accuracies measured on the same inputs (z · sd of the
+    per-input differences / √N), and `rho`, the half-width of ρ(θ) (`rho_method`: "per-input", z · SE
+    over the metric's per-input values, or "bootstrap", the standard error of a set-level metric
+    resampled over the inputs; NaN where it is not known); each the median over the measured front's
+    members (`members` of them; ρ's over at most PROBED). `delta_span`, `rho_span`: the raw ranges the
+    certificate's δ and ρ were divided by (a replayed table, min–max normalised over Θ; 1 live, where
+    they are raw). docs/tomonav.md, "At the measurement's resolution"."""
 
-    half_width: float
+    delta: float
+    rho: float
     inputs: int
     confidence: float = 0.95
     delta_span: float = 1.0
+    rho_span: float = 1.0
+    rho_method: str | None = None
+    members: int = 0
 
-    @classmethod
-    def at(cls, inputs: int, confidence: float = 0.95, delta_span: float = 1.0) -> Resolution:
-        from ..core.intervals import half_width
+    def tolerance(self) -> np.ndarray:
+        """(ε_δ, ε_ρ) in the certificate's units (NaN where not known)."""
+        return np.array([self.delta / self.delta_span, self.rho / self.rho_span])
 
-        return cls(half_width(int(inputs), confidence), int(inputs), float(confidence), float(delta_span))
 
-    def tolerance(self, values: np.ndarray) -> np.ndarray:
-        """(ε_δ, ε_ρ) in the units of `values` (n, 2), the configurations measured so far."""
-        return np.array([self.half_width / self.delta_span, self.half_width * scale(values)[1]])
+class Resolver(ABC):
+    """What the certificate reads the resolution from at each checkpoint (`read`); `inputs`,
+    `confidence` and `rho_method` are known before any is read (None: ρ's is not known here)."""
+
+    inputs: int
+    confidence: float
+    rho_method: str | None
+
+    @abstractmethod
+    def read(self, measured: MeasuredSet) -> Resolution:
+        """The resolution at the measured set (its front and the values measured)."""
+
+
+class Fixed(Resolver):
+    """The same resolution at every checkpoint (a generated table read as if measured on some N)."""
+
+    def __init__(self, resolution: Resolution):
+        self.resolution = resolution
+        self.inputs, self.confidence = resolution.inputs, resolution.confidence
+        self.rho_method = resolution.rho_method
+
+    def read(self, measured: MeasuredSet) -> Resolution:
+        return self.resolution
+
+
+class PerInput(Resolver):
+    """The resolution read off the per-input values of the measured front's members: `outcomes` (which
+    inputs the model got right under each θ, and under none, `clean`) for δ and, where `rho_method` is
+    set, `rho_half_widths` for ρ (testnav/pipeline/resolution.py: a ground-truth table's, a live
+    oracle's). ρ's half-widths are read for at most PROBED members per checkpoint and kept per θ (they
+    may cost a perturbation of the data set)."""
+
+    def __init__(self, inputs: int, confidence: float, delta_span=1.0, rho_span=1.0, rho_method=None):
+        self.inputs, self.confidence, self.rho_method = int(inputs), float(confidence), rho_method
+        self.delta_span, self.rho_span = float(delta_span), float(rho_span)
+        self._rho: dict[int, float] = {}
+
+    @abstractmethod
+    def outcomes(self, indices: np.ndarray) -> np.ndarray:
+        """(k, N) bool: which inputs the model got right under each θ of `indices` (measured)."""
+
+    @abstractmethod
+    def clean(self) -> np.ndarray:
+        """(N,) bool: which inputs the model gets right unperturbed (θ = 0)."""
+
+    def rho_half_widths(self, indices: np.ndarray) -> np.ndarray:
+        """(k,) ρ's half-width at each θ of `indices`, raw units (NaN: not known)."""
+        return np.full(len(indices), np.nan)
+
+    def read(self, measured: MeasuredSet) -> Resolution:
+        front = measured.members[np.argsort(-measured.values[measured.members, 1], kind="stable")]  # by ρ
+        lost = self.clean()[None].astype(np.int8) - self.outcomes(front)  # per input: δ's paired differences
+        delta = mean_half_widths(lost.T, self.confidence)
+        rho = np.nan
+        if self.rho_method is not None and len(front):
+            probe = front[np.unique(np.linspace(0, len(front) - 1, min(PROBED, len(front))).round().astype(int))]
+            todo = [int(i) for i in probe if int(i) not in self._rho]
+            if todo:
+                self._rho.update(zip(todo, map(float, self.rho_half_widths(np.array(todo)))))
+            rho = float(np.nanmedian([self._rho[int(i)] for i in probe]))
+        return Resolution(
+            float(np.median(delta)) if len(front) else np.nan,
+            rho,
+            self.inputs,
+            self.confidence,
+            self.delta_span,
+            self.rho_span,
+            self.rho_method,
+            len(front),
+        )
 
 
 def tolerance(epsilon, values: np.ndarray, resolution: Resolution | None = None) -> np.ndarray:
@@ -77,8 +169,22 @@ def tolerance(epsilon, values: np.ndarray, resolution: Resolution | None = None)
     if epsilon == AUTO:
         if resolution is None:
             raise ValueError("epsilon=auto needs the measurement's resolution")
-        return resolution.tolerance(values)
+        return resolution.tolerance()
     return epsilon * scale(values)
+
+
+def certifiable(eps: np.ndarray, resolution: Resolution | None) -> bool | None:
+    """Whether the tolerance `eps` (ε_δ, ε_ρ) is at least the resolution on each objective whose
+    resolution is known: below it, whether an unmeasured θ beats the front by ε is decided by the
+    inputs' sampling noise, which no estimate from the measured configurations can foresee (docs/
+    readings.md). None: no resolution known."""
+    if resolution is None:
+        return None
+    floor = resolution.tolerance()
+    known = np.isfinite(floor)
+    if not known.any():
+        return None
+    return bool((np.asarray(eps, float)[known] >= floor[known] * (1 - 1e-9)).all())
 
 
 def representatives(front: np.ndarray, eps) -> np.ndarray:
@@ -98,6 +204,6 @@ def representatives(front: np.ndarray, eps) -> np.ndarray:
 
 def resolution_tolerance(summary: dict) -> np.ndarray | None:
     """(ε_δ, ε_ρ) in the units of the run's trace where its certificate read epsilon=auto, else None."""
-    if summary.get("epsilon_setting") != AUTO:
+    if summary.get("epsilon_setting") != AUTO or summary.get("epsilon_delta") is None:  # None: not read yet
         return None
     return np.array([summary["epsilon_delta"], summary["epsilon_rho"]], dtype=float)

@@ -247,11 +247,14 @@ def test_live_search_evaluates_the_model_and_agrees_with_groundtruth(workdir, ca
     s = json.loads((out / "summary.json").read_text())
     assert s["live"] and s["evaluations"] == s["unique"] and s["proposals"] == 60 and s["auc_recall"] is None
     assert s["inferences"] == s["evaluations"] * 200 and s["inference_unit"].startswith("inputs (full D")
-    # stage=live's ε is the resolution of an accuracy on its 200 inputs (conf/settings/certificate.yaml)
-    assert (s["epsilon_setting"], s["epsilon_inputs"]) == ("auto", 200) and s["epsilon"] == half_width(200)
-    assert s["epsilon_delta"] == s["epsilon"] and "Certificate" in r.stdout and "at N = 200" in r.stdout
+    # stage=live's ε is the measurement's resolution on its 200 inputs (conf/settings/certificate.yaml): δ's,
+    # the paired difference of the clean and a perturbed accuracy, and ρ's, SSIM's per-image standard error
+    assert (s["epsilon_setting"], s["epsilon_inputs"]) == ("auto", 200) and s["epsilon"] == s["resolution_delta"]
+    assert 0 < s["epsilon"] < 2 * half_width(200) and s["resolution_rho_method"] == "per-input"
+    assert s["epsilon_delta"] == s["epsilon"] and s["epsilon_rho"] == s["resolution_rho"] > 0 and s["certifiable"]
+    assert "Certificate" in r.stdout and "at N = 200" in r.stdout
     assert re.search(
-        r"^  front: \d+ members, \d+ told apart at the resolution \(± 0\.069 of accuracy on 200 inputs\)",
+        rf"^  front: \d+ members, \d+ told apart at the resolution \(± {s['epsilon']:.3f} of accuracy on 200 inputs\)",
         r.stdout,
         re.M,
     )

@@ -59,7 +59,7 @@ def check_defaults_written_once(registry, name: str) -> None:
 # conf/settings/<verb>.yaml. A module of testnav.pipeline or testnav.report and a public method of
 # Tester that are not listed fail the check, so a new one is placed by a person, not skipped.
 CARRIERS = {
-    "certificate": ["Tester.search", "testnav.pipeline.runs", "testnav.pipeline.live"],
+    "certificate": ["Tester.search", "testnav.pipeline.runs", "testnav.pipeline.live", "testnav.pipeline.resolution"],
     "scan": [
         "Tester.scan",
         "testnav.pipeline.scan",

@@ -20,7 +20,7 @@ FAMILIES = ["gaussian_blur", "brightness", "contrast"]
 
 PINNED = {
     "scan, the whole lattice": "891866bc53683185",
-    "scan, a search": "6b36dcd2740a9271",
+    "scan, a search": "4ab394c5c5133967",
     "comparison, warm": "eda854db7cfce948",
     "comparison, in full": "69daf69bc9a8e9fd",
     "gate": "11e5d6a5f9a10d35",
