@@ -87,7 +87,14 @@ class Comparison:
             sampled = (t["measured_for"] == "sample").to_numpy()
             room = w.allowed - (w.bound.bad_high if w.bound is not None else 0)
         decision, shown, uncleared, tolerated = judge(
-            t["worse"], t["better"], self.base.inputs, t["drop_high"], spec.max_drop, spec.confidence, sampled, room
+            t["worse"],
+            t["better"],
+            self.base.inputs,
+            t["drop_high"] <= spec.max_drop,
+            spec.max_drop,
+            spec.confidence,
+            sampled,
+            room,
         )
         self.verdict = verdict_of(self, decision, shown, uncleared, tolerated)
         return self.verdict

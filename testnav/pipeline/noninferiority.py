@@ -119,15 +119,24 @@ class Verdict:
         }
 
 
-def judge(b, c, n: int, high, max_drop: float, confidence: float, sampled=None, room: int | None = None):
-    """(decision, shown, uncleared, tolerated) as the module says: b, c the flips, `high` the upper
-    bounds, per configuration; `sampled`: which of them the warm start's random sample holds and
-    `room`: how many of those may stay uncleared (its tolerance less what its bound allows among the
-    predicted ones; None: no warm start, every configuration must be cleared)."""
+def cleared(b, c, n, max_drop: float, confidence: float) -> np.ndarray:
+    """Per configuration, whether its upper bound is within max_drop, without finding the bound: Z is
+    decreasing in δ₀, so drop_high ≤ max_drop exactly when Z(max_drop) ≤ −z (the simulations' shortcut)."""
+    from scipy.stats import norm
+
+    return score_z(b, c, n, max_drop) <= -norm.ppf(confidence)
+
+
+def judge(b, c, n: int, cleared_, max_drop: float, confidence: float, sampled=None, room: int | None = None):
+    """(decision, shown, uncleared, tolerated) as the module says: b, c the flips and `cleared_`
+    whether the upper bound is within max_drop, per configuration; `sampled`: which of them the warm
+    start's random sample holds and `room`: how many of those may stay uncleared (its tolerance less
+    what its bound allows among the predicted ones; None: no warm start, every configuration must be
+    cleared)."""
     from .paired import adjust
 
     reject, _ = adjust(beyond_p(b, c, n, max_drop), confidence, "holm")
-    uncleared = np.asarray(high, float) > max_drop
+    uncleared = ~np.asarray(cleared_, bool)
     sampled = np.zeros(len(uncleared), bool) if sampled is None else np.asarray(sampled, bool)
     tolerated = int((uncleared & sampled).sum())
     if reject.any():

@@ -99,7 +99,7 @@ class WarmStart:
     confidence: float
     weight: float
     decision: str
-    measure: str = "auto"
+    measure: str
 
     @property
     def allowed(self) -> int:

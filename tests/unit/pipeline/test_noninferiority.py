@@ -9,7 +9,7 @@ import pytest
 from scipy import optimize, stats
 from statsmodels.stats.contingency_tables import mcnemar
 
-from testnav.pipeline.noninferiority import beyond_p, drop_bound, judge, restricted_pc, score_z
+from testnav.pipeline.noninferiority import beyond_p, cleared, drop_bound, judge, restricted_pc, score_z
 
 
 @pytest.mark.parametrize("b, c", [(7, 3), (20, 5), (1, 12), (40, 20)])
@@ -61,15 +61,23 @@ def test_the_upper_bound_covers_the_true_drop_at_its_confidence(pb, pc, n):
 def test_the_verdict_is_three_valued_and_the_warm_tolerance_holds_sampled_ones():
     n, m = 400, 0.02
     b, c = np.array([0, 1, 2]), np.array([0, 1, 0])  # three configurations that barely changed
-    high = [drop_bound(x, y, n, 0.95) for x, y in zip(b, c)]
+    high = [drop_bound(x, y, n, 0.95) <= m for x, y in zip(b, c)]
     assert judge(b, c, n, high, m, 0.95)[0] == "pass"
     b2, c2 = np.array([0, 1, 40]), np.array([0, 1, 2])  # one lost 9.5 points: shown beyond 2
-    h2 = [drop_bound(x, y, n, 0.95) for x, y in zip(b2, c2)]
+    h2 = [drop_bound(x, y, n, 0.95) <= m for x, y in zip(b2, c2)]
     assert judge(b2, c2, n, h2, m, 0.95)[:2] == ("fail", 1)
     b3, c3 = np.array([0, 1, 14]), np.array([0, 1, 4])  # one lost 2.5 points: neither shown
-    h3 = [drop_bound(x, y, n, 0.95) for x, y in zip(b3, c3)]
+    h3 = [drop_bound(x, y, n, 0.95) <= m for x, y in zip(b3, c3)]
     assert judge(b3, c3, n, h3, m, 0.95) == ("undecided", 0, 1, 0)
     sampled = np.array([False, False, True])  # ... unless it was sampled at random and the tolerance holds it
     assert judge(b3, c3, n, h3, m, 0.95, sampled, room=1) == ("pass", 0, 1, 1)
     assert judge(b3, c3, n, h3, m, 0.95, sampled, room=0)[0] == "undecided"
     assert judge(b, c, n, high, m, 0.95, np.zeros(3, bool), room=-1)[0] == "undecided"  # the bound allows too many
+
+
+def test_cleared_is_the_bound_within_max_drop_without_finding_it():
+    b, c = np.meshgrid(np.arange(0, 30, 3), np.arange(0, 12, 2))
+    b, c = b.ravel(), c.ravel()
+    for m in (0.0, 0.02, 0.05):
+        by_root = np.array([drop_bound(int(x), int(y), 400, 0.95) <= m for x, y in zip(b, c)])
+        assert (cleared(b, c, 400, m, 0.95) == by_root).all() and by_root.any() and not by_root.all()
