@@ -466,16 +466,23 @@ def compare(session, baseline: RunRecord, spec: CompareSpec, fidelity: str, grou
     else:
         evaluated = measure(session, fidelity, baseline.thetas)
     new = record_of(session, fidelity, groundtruth)
-    out = compare_records(baseline, new, spec, session.benchmark.families, key)
-    out.evaluations, out.reused, out.warm = evaluated, len(out.table) - evaluated, start
-    cols = [f"t{i + 1}" for i in range(len(baseline.families))]
+    out = warmed(compare_records(baseline, new, spec, session.benchmark.families, key), start)
+    out.evaluations, out.reused = evaluated, len(out.table) - evaluated
+    out.seconds = time.perf_counter() - t0
+    if session.readable:
+        out.inputs = session.inputs
+    return out
+
+
+def warmed(out: Comparison, start) -> Comparison:
+    """`out` with the WarmStart `start` (None: every configuration measured): why each row was measured
+    (`measured_for`), and the gate's verdict, which counts the sampled rows against its tolerance."""
+    cols = [f"t{i + 1}" for i in range(len(out.base.families))]
+    out.warm = start
     out.table["measured_for"] = (
         [start.why[tuple(map(int, t))] for t in out.table[cols].to_numpy()] if start else "every configuration"
     )
     out.decide()
-    out.seconds = time.perf_counter() - t0
-    if session.readable:
-        out.inputs = session.inputs
     return out
 
 

@@ -119,6 +119,18 @@ class Verdict:
         }
 
 
+def holm(pvalues, confidence: float) -> np.ndarray:
+    """Which of the one-sided tests Holm's step-down rejects at 1 − confidence (statsmodels), none
+    without asking when even the smallest p-value misses Holm's first step, α/K (the warm start asks
+    after every round, and statsmodels' multipletests collects garbage at each call)."""
+    from .paired import adjust
+
+    p = np.asarray(pvalues, float)
+    if not len(p) or p.min() > (1 - confidence) / len(p):
+        return np.zeros(len(p), bool)
+    return adjust(p, confidence, "holm")[0]
+
+
 def cleared(b, c, n, max_drop: float, confidence: float) -> np.ndarray:
     """Per configuration, whether its upper bound is within max_drop, without finding the bound: Z is
     decreasing in δ₀, so drop_high ≤ max_drop exactly when Z(max_drop) ≤ −z (the simulations' shortcut)."""
@@ -133,9 +145,7 @@ def judge(b, c, n: int, cleared_, max_drop: float, confidence: float, sampled=No
     start's random sample holds and `room`: how many of those may stay uncleared (its tolerance less
     what its bound allows among the predicted ones; None: no warm start, every configuration must be
     cleared)."""
-    from .paired import adjust
-
-    reject, _ = adjust(beyond_p(b, c, n, max_drop), confidence, "holm")
+    reject = holm(beyond_p(b, c, n, max_drop), confidence)
     uncleared = ~np.asarray(cleared_, bool)
     sampled = np.zeros(len(uncleared), bool) if sampled is None else np.asarray(sampled, bool)
     tolerated = int((uncleared & sampled).sum())

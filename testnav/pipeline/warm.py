@@ -211,12 +211,10 @@ class PairedMeasurements:
     def failing(self) -> bool:
         """A measured configuration is shown to drop beyond max_drop (the gate's one-sided tests, Holm
         over those measured: pipeline/noninferiority.py)."""
-        from .noninferiority import beyond_p
-        from .paired import adjust
+        from .noninferiority import beyond_p, holm
 
         flips = np.array([self.test(t)[:2] for t in self.got], float).reshape(-1, 2)
-        reject, _ = adjust(beyond_p(flips[:, 0], flips[:, 1], self.base.inputs, self.max_drop), self.confidence, "holm")
-        return bool(reject.any())
+        return bool(holm(beyond_p(flips[:, 0], flips[:, 1], self.base.inputs, self.max_drop), self.confidence).any())
 
     def cleared(self, t) -> bool:
         """θ's one-sided upper bound on its paired drop is within max_drop."""

@@ -17,7 +17,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from testnav.errors import UserError
-from testnav.pipeline.compare import compare_records
+from testnav.pipeline.compare import compare_records, warmed
 from testnav.pipeline.record import RunRecord
 from testnav.pipeline.specs import CompareSpec
 from tests.helpers.cli_helpers import run_inprocess as run
@@ -208,11 +208,7 @@ def warm_run(base, after, seed=0):
     w = warm_measure(base, {LATTICE[0]: after[0]}, evaluate, CompareSpec.given(max_drop=0.02, seed=seed))
     ts = [LATTICE[0], *evaluated]
     new = RunRecord("synthetic", FAMS4, 5, 0, "m1", "d0", "ssim", ts, [after[rows[t]] for t in ts], np.zeros(len(ts)))
-    c = compare(base, new)
-    c.warm = w
-    c.table["measured_for"] = [w.why[tuple(map(int, t))] for t in c.table[["t1", "t2", "t3", "t4"]].to_numpy()]
-    c.decide()
-    return w, c, len(evaluated)
+    return w, warmed(compare(base, new), w), len(evaluated)
 
 
 def test_warm_start_an_identical_copy_passes_with_at_most_a_quarter_of_the_evaluations():

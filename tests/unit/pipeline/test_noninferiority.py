@@ -81,3 +81,14 @@ def test_cleared_is_the_bound_within_max_drop_without_finding_it():
     for m in (0.0, 0.02, 0.05):
         by_root = np.array([drop_bound(int(x), int(y), 400, 0.95) <= m for x, y in zip(b, c)])
         assert (cleared(b, c, 400, m, 0.95) == by_root).all() and by_root.any() and not by_root.all()
+
+
+def test_holm_without_asking_is_statsmodels_holm():
+    from statsmodels.stats.multitest import multipletests
+
+    from testnav.pipeline.noninferiority import holm
+
+    rng = np.random.default_rng(1)
+    for p in (rng.uniform(0, 1, 50), rng.uniform(0, 0.01, 50), np.r_[1e-5, rng.uniform(0.2, 1, 30)], np.zeros(0)):
+        expect = multipletests(p, 0.05, "holm")[0] if len(p) else np.zeros(0, bool)
+        assert (holm(p, 0.95) == expect).all()
