@@ -323,7 +323,7 @@ def row_summary(r) -> dict:
 
 
 def points(x: float) -> str:
-    return f"{100 * x:.1f}"
+    return f"{round(100 * x, 1) + 0.0:.1f}"  # + 0.0: no "-0.0"
 
 
 def verdict_of(c: Comparison, decision: str, shown: int, uncleared: int, tolerated: int):
