@@ -1161,7 +1161,8 @@ def render(r: dict) -> str:
             lines.append(
                 f"| regression gate: `assert_no_regression` (max_drop 0.02) of {what} against the digits CNN's certified run, "
                 f"before ({rg['before_commit']}) → after issue 74 | {b['decision']} → {a_['decision']}; evaluations "
-                f"{b['evaluations']} → {a_['evaluations']}; time {b['seconds']:.1f} s → {a_['seconds']:.1f} s |"
+                f"{b['evaluations']} → {a_['evaluations']}; time {b['seconds']:.0f} s → {a_['seconds']:.0f} s (one run a "
+                "side, in turn, not interleaved: the seconds are as noisy as the shared host) |"
             )
     lines += [
         f"| peak RSS: `python run.py` cold (ground truth) | {m['run_py_cold_including_groundtruth']} MiB |",
