@@ -350,9 +350,12 @@ def verdict_of(c: Comparison, decision: str, shown: int, uncleared: int, tolerat
     else:
         open_ = high > m
         pool = np.flatnonzero(open_) if decision == "undecided" and open_.any() else np.arange(k)
-        i = int(pool[np.argmax(high[pool])])
+        i = int(pool[np.lexsort((drop[pool], high[pool]))[-1]])  # the largest bound; of equal ones the largest drop
         bound, name = float(high[i]), t[COLUMN].iloc[i]
-        tol = f"; {tolerated} sampled at random not cleared, within the warm start's tolerance" if tolerated else ""
+        tol = ""
+        if tolerated:
+            within = "within" if decision == "pass" else "counted against"
+            tol = f"; {tolerated} sampled at random not cleared, {within} the warm start's tolerance"
         if decision == "pass":
             what = (
                 f"no regression beyond {points(m)} points against the baseline: each of the {k:,} configurations "

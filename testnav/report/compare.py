@@ -142,9 +142,10 @@ def header(c, verdict) -> str:
     last = ""
     if verdict is not None:
         cls = {"pass": "", "fail": " fail", "undecided": " undecided"}[verdict.decision]
+        line = verdict.line.removeprefix("regression gate undecided: ")
         last = (
-            f'<p class="verdict{cls}"><b>Regression gate {GATE_WORDS[verdict.decision]}</b> at max_drop '
-            f"{100 * verdict.max_drop:g} points: {escape(verdict.line)}</p>"
+            f'<p class="verdict{cls}"><b>Regression gate {GATE_WORDS[verdict.decision]}</b> (max_drop '
+            f"{100 * verdict.max_drop:g} points): {escape(line)}</p>"
         )
     elif c.warm is not None:
         last = f"<p>{escape(c.warm.sentence())}.</p>"
