@@ -34,6 +34,9 @@ Writes results/bench.md and results/bench.json. Sections:
  16. versions compared: `Tester.compare` (its warm start) of an identical copy of scripts/verdict_models.py's digits CNN
      against a certified live run of it (nsga2, seed 0, stop_at 0.95), its evaluations and time
      against a fresh certified run of the copy, timed in pairs (which side first alternating)
+ 17. the regression gate's cost: `assert_no_regression` to a decision on an identical copy and on a
+     regressed model (the same digits CNN; scripts/bench_gate.py), with this tree's testnav and with
+     the one before the gate became a non-inferiority test (GATE_BEFORE), each in a fresh process
 Repeated timings are interleaved (A, B, A, B, …) and reported as median and spread, so a
 noisy shared machine skews both sides alike.
 
@@ -937,6 +940,28 @@ def section_compare(quick: bool) -> dict:
     }
 
 
+GATE_BEFORE = "6928cf4"  # main before the regression gate became a non-inferiority test (issue 74, item 1)
+
+
+def section_regression_gate() -> dict:
+    """scripts/bench_gate.py under this tree's testnav (after) and under GATE_BEFORE's (before, its
+    testnav/ and conf/ exported from git, first on PYTHONPATH): decisions, evaluations, seconds."""
+    out = {"before_commit": GATE_BEFORE}
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp) / "before"
+        old.mkdir()
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", GATE_BEFORE, "testnav", "conf"], capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
+        for side, path in (("before", str(old)), ("after", str(ROOT))):
+            env = {**ENV, "PYTHONPATH": path}
+            cmd = [PY, str(ROOT / "scripts" / "bench_gate.py"), str(ROOT / "results" / "cache"), f"{tmp}/{side}"]
+            r = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+            out[side] = json.loads(r.stdout.strip().splitlines()[-1])
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller batches (for a smoke run)")
@@ -963,6 +988,7 @@ def main(argv=None):
             "families": lambda: section_families(args.quick),
             "gate": section_gate,
             "compare": lambda: section_compare(args.quick),
+            "regression_gate": section_regression_gate,
             "end_to_end": section_end_to_end,
             "practitioner": lambda: section_practitioner(args.quick),
         }
@@ -1021,6 +1047,7 @@ def main(argv=None):
     report["live"] = section_live(args.quick)
     report["stages"] = section_stages(args.quick)
     report["compare"] = section_compare(args.quick)
+    report["regression_gate"] = section_regression_gate()
     return write(report, out)
 
 
@@ -1127,6 +1154,16 @@ def render(r: dict) -> str:
             f"{cv['fresh_seconds']:.0f} s = {cv['seconds_ratio']:.0%} (median of {cv['rounds']}; the warm start; "
             "target ≤ 25 % of the evaluations) |"
         )
+    rg = r.get("regression_gate")
+    if rg:
+        for case, what in (("copy", "an identical copy"), ("regressed", "the CNN behind halved contrast")):
+            b, a_ = rg["before"][case], rg["after"][case]
+            lines.append(
+                f"| regression gate: `assert_no_regression` (max_drop 0.02) of {what} against the digits CNN's certified run, "
+                f"before ({rg['before_commit']}) → after issue 74 | {b['decision']} → {a_['decision']}; evaluations "
+                f"{b['evaluations']} → {a_['evaluations']}; time {b['seconds']:.0f} s → {a_['seconds']:.0f} s (one run a "
+                "side, in turn, not interleaved: the seconds are as noisy as the shared host) |"
+            )
     lines += [
         f"| peak RSS: `python run.py` cold (ground truth) | {m['run_py_cold_including_groundtruth']} MiB |",
         f"| peak RSS: grid replay | {m['grid_replay']} MiB |",

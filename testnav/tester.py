@@ -350,27 +350,31 @@ class Tester:
         confidence: float | None = None,
         min_change: float | None = None,
         correction: str | None = None,
-        warm: bool | None = None,
+        measure: str | None = None,
         max_drop: float | None = None,
         tolerance: float | None = None,
     ):
         """This model against `baseline` (a directory Tester.save or a stage=live / stage=compare run
         wrote, a RunRecord, or another Tester) on the same inputs, configuration by configuration:
         McNemar's exact test on the per-input outcomes, the p-values adjusted over the configurations
-        with Holm's method (correction="bh": Benjamini–Hochberg). warm=True: a warm start measures on
+        with Holm's method (correction="bh": Benjamini–Hochberg), and the regression gate's verdict at
+        `max_drop` (`.verdict`, see assert_no_regression). measure="auto": a warm start measures on
         this model the baseline's front, where a surrogate seeded from the baseline expects a drop
-        beyond `max_drop`, and a random sample of the rest, until no measured configuration regresses
-        beyond `max_drop` and the sample bounds the predicted rest at `tolerance` × the baseline's
-        configurations (at `confidence`), or one does (pipeline/warm.py); warm=False: every
-        configuration the baseline measured. A setting left at None is conf/settings/compare.yaml's
-        (testnav.pipeline.CompareSpec: warm, Holm, min_change 0, max_drop 0.02, tolerance 0.05), the
-        confidence the Tester's. Returns a `Comparison`: `.regressions` and `.improvements`
-        (significant at `confidence` and larger than `min_change`), `.predicted` and `.warm` (what was
-        predicted, the bound), `.families`, `.pairs`, `.fronts`, `.evaluations`, `.report(path)`.
-        Other data, families or levels are refused in one line before any configuration is evaluated."""
+        beyond `max_drop`, and a random sample of the rest, grown until the gate decides: the rest
+        predicted and bounded at `tolerance` × the baseline's configurations (at `confidence`;
+        pipeline/warm.py); "never": the warm start's first sample only; "all": every configuration
+        the baseline measured. A setting left at None is conf/settings/compare.yaml's
+        (testnav.pipeline.CompareSpec: auto, Holm, min_change 0, max_drop 0.02, tolerance 0.05), the
+        confidence the Tester's. Returns a `Comparison`: `.verdict`, `.regressions` and
+        `.improvements` (significant at `confidence` and larger than `min_change`), `.predicted` and
+        `.warm` (what was predicted, the bound), `.families`, `.pairs`, `.fronts`, `.evaluations`,
+        `.report(path)`. Other data, families or levels are refused in one line before any
+        configuration is evaluated."""
         from . import pipeline
 
-        given = dict(min_change=min_change, correction=correction, warm=warm, max_drop=max_drop, tolerance=tolerance)
+        given = dict(
+            min_change=min_change, correction=correction, measure=measure, max_drop=max_drop, tolerance=tolerance
+        )
         with python_words():
             spec = pipeline.CompareSpec.given(confidence=self.confidence if confidence is None else confidence, **given)
         base = baseline_record(baseline)
@@ -382,21 +386,27 @@ class Tester:
         baseline,
         max_drop: float | None = None,
         confidence: float | None = None,
-        correction: str | None = None,
-        warm: bool | None = None,
+        measure: str | None = None,
         tolerance: float | None = None,
     ):
-        """A CI gate against `baseline` (as in `compare`, whose defaults these take): returns the
-        Comparison when no configuration's accuracy dropped significantly (McNemar, `correction`-adjusted
-        at `confidence`) by more than `max_drop` (warm=True: none measured does, and at most
-        `tolerance` × the baseline's configurations can among those predicted, at `confidence`); else
-        raises AssertionError with one line naming the worst such regression (the configuration in
-        words, accuracy before → after, its p-value raw and adjusted)."""
-        comparison = self.compare(
-            baseline, confidence, correction=correction, warm=warm, max_drop=max_drop, tolerance=tolerance
-        )
-        if comparison.gated():
-            raise AssertionError(comparison.gate["line"])
+        """A CI gate against `baseline` (as in `compare`, whose defaults these take), a non-inferiority
+        test on each configuration's paired drop in accuracy: returns the Comparison when every
+        configuration compared is shown to lose at most `max_drop` (its one-sided upper bound at
+        `confidence` ≤ max_drop; with a warm start, at most `tolerance` × the baseline's
+        configurations uncleared among those sampled at random and bounded among those predicted);
+        raises AssertionError when one is shown to lose more (one-sided tests, Holm over the
+        configurations), and `Undecided` (an AssertionError too) otherwise: the data cannot tell.
+        measure="auto" (None: compare.yaml's) measures configurations until the gate decides, "never"
+        stops after the warm start's first sample, "all" measures every configuration the baseline
+        did. The error is one line: the worst configuration, its drop and its bound."""
+        from .pipeline.tomography import Undecided
+
+        comparison = self.compare(baseline, confidence, measure=measure, max_drop=max_drop, tolerance=tolerance)
+        verdict = comparison.verdict
+        if verdict.decision == "fail":
+            raise AssertionError(verdict.line)
+        if verdict.decision == "undecided":
+            raise Undecided(verdict.line)
         return comparison
 
     # --- the inputs behind the numbers -------------------------------------------------------

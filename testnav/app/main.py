@@ -42,7 +42,7 @@ STAGE_HELP = {
     "search": "replay a search against the benchmark's ground truth (computed first if absent): Recall@P*, AUC",
     "groundtruth": "compute (or resume) the ground-truth table of every configuration; groundtruth.shards/shard",
     "live": "no table: run the model on each configuration the search proposes; the ranked list R",
-    "compare": "the model against a baseline run (compare.baseline=RUN_DIR): paired tests; exit 1 past compare.max_drop",
+    "compare": "the model against a baseline run (compare.baseline=RUN_DIR): paired tests; exit 1 past compare.max_drop, 3 undecided",
     "grid": "the NSGA-II hyperparameter grid of TestNav §3.3 (experiment=testnav_grid)",
     "tomography": "TestifAI: measure the tests of order ≤ 2, predict the rest",
     "query": "TestifAI: R(Q) of a Boolean query, e.g. query='brightness >= 3 & zoom <= 1'",

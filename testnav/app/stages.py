@@ -7,7 +7,7 @@ stage=live        → LiveOracle (the model, memoised) → Search.run(Oracle) �
                     record.parquet + record.json (what a later stage=compare needs)
 stage=compare     → a baseline's record (compare.baseline=RUN_DIR) → its configurations on this model →
                     paired tests → comparison.csv, comparison.json, comparison.html, record.*; exit 1
-                    when a configuration's accuracy drops significantly by more than compare.max_drop
+                    when a drop beyond compare.max_drop is shown, 3 when the data cannot tell
 stage=grid        → NSGA-II hyperparameter grid (§3.3)     → results/tables/grid*.csv, grid_selection.json
 stage=tomography | query | study → TestifAI (testnav/app/tomography.py)
 stage=check       → load every artifact, clean ψ(D) against the paper, throughput (testnav/app/check.py)
@@ -29,6 +29,7 @@ from ..core.table import Objectives, read_table
 from ..errors import BelowThreshold, UserError
 from ..groundtruth.compute import compute_groundtruth, read_meta
 from ..pipeline.record import RunRecord, record_of
+from ..pipeline.tomography import Undecided
 from ..stopping.certificate import CertificateConfig, verdict
 from . import reports
 from .answer import print_answer, run_scan
@@ -156,7 +157,8 @@ def run_live(cfg: DictConfig, out_dir: Path) -> dict:
 
 
 def run_compare(cfg: DictConfig, out_dir: Path) -> dict:
-    """The model against a kept run on the same inputs; the gate on compare.max_drop (exit 1, BelowThreshold)."""
+    """The model against a kept run on the same inputs; the gate on compare.max_drop: exit 1 when a drop
+    beyond it is shown (BelowThreshold), 3 when the data cannot tell (Undecided)."""
     c = cfg.compare
     if not c.baseline:
         raise UserError("stage=compare needs compare.baseline=RUN_DIR (a run directory of stage=live or stage=compare)")
@@ -166,11 +168,11 @@ def run_compare(cfg: DictConfig, out_dir: Path) -> dict:
     fidelity = base.fidelity if base.fidelity in benchmark.metrics else cfg.fidelity.name
     session = pipeline.open(benchmark, cfg.cache_dir, cfg.device, cfg.progress)
     comparison = pipeline.compare(session, base, spec, fidelity, key="compare.baseline")
-    failed = comparison.gated()
+    verdict = comparison.verdict
     comparison.save(out_dir)
     record_of(session, fidelity, name=benchmark.name).save(out_dir)  # this model's run: the next baseline
     report = comparison.report(out_dir / "comparison.html")
-    summary = {**comparison.summary, "max_drop": spec.max_drop, "gate": "fail" if failed else "pass"}
+    summary = {**comparison.summary, "max_drop": spec.max_drop, "gate": verdict.decision}
     write_json_atomic(out_dir / "comparison.json", summary)
     lines = [
         f"compare {benchmark.name} against {c.baseline}: {comparison.sentence()}",
@@ -185,9 +187,11 @@ def run_compare(cfg: DictConfig, out_dir: Path) -> dict:
         )
     lines.append(f"  run directory: {out_dir}  (comparison.csv, comparison.json, {report.name}, record.*)")
     print("\n".join(lines))
-    if failed:
-        raise BelowThreshold(comparison.gate["line"])
-    print(comparison.gate["line"])
+    if verdict.decision == "fail":
+        raise BelowThreshold(verdict.line)
+    if verdict.decision == "undecided":
+        raise Undecided(verdict.line)
+    print(verdict.line)
     return summary
 
 

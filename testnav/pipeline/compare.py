@@ -2,8 +2,9 @@
 
     comparison = compare(session, baseline_record, CompareSpec(), "ssim")   # the session's model measured
     comparison = compare_records(baseline_record, new_record, CompareSpec(correction="bh"))
-    comparison.regressions      # significant drops larger than min_change, worst first
-    comparison.line()           # the gate's one line about the worst of them
+    comparison.regressions      # significant changes (two-sided McNemar) larger than min_change, worst first
+    comparison.decide()         # the regression gate at max_drop: a Verdict, pass, fail or undecided
+    comparison.line()           # its one line
 
 For each configuration θ measured on both, the models saw the same perturbed inputs, so the test is
 paired: McNemar's exact test (statsmodels) on the inputs whose outcome differs, b = right before and
@@ -14,11 +15,15 @@ calling even one unchanged configuration a regression stays below 1 − confiden
 Benjamini–Hochberg (correction="bh"; controls the false discovery rate: the expected share of
 calls that are wrong). A regression is a configuration whose adjusted p-value is below
 1 − confidence and whose accuracy dropped by more than `min_change`; an improvement the same upwards.
+These say what changed. The gate (`decide`) asks another question, whether any configuration lost
+more than `max_drop`, and answers it as a non-inferiority test on the paired drop
+(pipeline/noninferiority.py): pass, fail or undecided, kept as `verdict`.
 
-`compare` measures on a session's model what the comparison needs: with warm=True (the default)
-the baseline's front, where a surrogate expects a drop and a random sample that bounds the rest
-(pipeline/warm.py); with warm=False every configuration the baseline measured. The settings are
-one `CompareSpec` (testnav/pipeline/specs.py; the defaults are conf/settings/compare.yaml's).
+`compare` measures on a session's model what the comparison needs: with measure="auto" (the
+default) or "never" the baseline's front, where a surrogate expects a drop and a random sample that
+bounds the rest (pipeline/warm.py; "auto" grows the sample until the gate decides); with
+measure="all" every configuration the baseline measured. The settings are one `CompareSpec`
+(testnav/pipeline/specs.py; the defaults are conf/settings/compare.yaml's).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import pandas as pd
 from ..core.naming import COLUMN, config_name
 from ..core.pareto import nondominated_mask
 from ..errors import UserError
+from .noninferiority import drop_high
 from .paired import CORRECTIONS, adjust, mcnemar_exact
 from .record import RunRecord, check_comparable, record_of
 from .specs import CompareSpec
@@ -49,10 +55,13 @@ class Comparison:
     and `improvements` its significant rows beyond `min_change`, worst (largest change) first;
     `families` and `pairs`: how many regressions include each family and each pair of families;
     `fronts`: each model's measured front over the configurations compared; `evaluations`:
-    configurations evaluated on the new model for the comparison; `warm`: what a warm start
+    configurations evaluated on the new model for the comparison; `verdict`: the regression gate's
+    (`decide`; None before it ran); `warm`: what a warm start
     (pipeline/warm.py) measured and predicted, and the bound on the predicted ones (None: every
     configuration the baseline measured was compared); `predicted`: those configurations. `spec`: the
-    settings it was compared under (confidence, correction, min_change; the gate's max_drop)."""
+    settings it was compared under (confidence, correction, min_change; the gate's max_drop). `table`
+    also holds `drop_high`: the one-sided upper bound at `confidence` on each configuration's paired
+    drop (pipeline/noninferiority.py)."""
 
     table: pd.DataFrame
     base: RunRecord = field(repr=False)
@@ -63,16 +72,32 @@ class Comparison:
     seconds: float = 0.0
     inputs: object = field(default=None, repr=False)  # the new model's Inputs (groundtruth/inputs.py), for the report
     families_objects: list = field(default=None, repr=False)
-    gate: dict | None = None  # set by a gate: {"max_drop", "failed", "line"}, shown on the report
+    verdict: object = None  # the regression gate's Verdict (pipeline/noninferiority.py), once `decide` ran
     warm: object = field(default=None, repr=False)  # a WarmStart (pipeline/warm.py), or None: all measured
 
-    def gated(self, max_drop: float | None = None) -> bool:
-        """Apply the regression gate at `max_drop` (None: the spec's): record its line on the
-        comparison; True when it fails."""
-        max_drop = self.spec.max_drop if max_drop is None else max_drop
-        failed = bool(len(self.failing(max_drop)))
-        self.gate = {"max_drop": max_drop, "failed": failed, "line": self.line(max_drop)}
-        return failed
+    def decide(self):
+        """The regression gate at the spec's `max_drop` (pipeline/noninferiority.py): pass when every
+        configuration compared is shown to lose at most max_drop, fail when one is shown to lose more,
+        else undecided. Kept as `verdict` (shown on the report) and returned."""
+        from .noninferiority import judge
+
+        t, spec, w = self.table, self.spec, self.warm
+        sampled = room = None
+        if w is not None:
+            sampled = (t["measured_for"] == "sample").to_numpy()
+            room = w.allowed - (w.bound.bad_high if w.bound is not None else 0)
+        decision, shown, uncleared, tolerated = judge(
+            t["worse"],
+            t["better"],
+            self.base.inputs,
+            t["drop_high"] <= spec.max_drop,
+            spec.max_drop,
+            spec.confidence,
+            sampled,
+            room,
+        )
+        self.verdict = verdict_of(self, decision, shown, uncleared, tolerated)
+        return self.verdict
 
     @property
     def confidence(self) -> float:
@@ -105,11 +130,6 @@ class Comparison:
         t = self.table
         out = t[t["significant"] & (t["change"] > self.min_change)]
         return out.sort_values(["change", "p_adjusted"], ascending=[False, True], kind="stable").reset_index(drop=True)
-
-    def failing(self, max_drop: float) -> pd.DataFrame:
-        """The regressions whose drop exceeds `max_drop` (the gate's), worst first."""
-        r = self.regressions
-        return r[-r["change"] > max_drop].reset_index(drop=True)
 
     @property
     def families(self) -> pd.DataFrame:
@@ -218,6 +238,7 @@ class Comparison:
             "evaluations": self.evaluations,
             "reused": self.reused,
             "warm": None if self.warm is None else self.warm.summary,
+            "verdict": None if self.verdict is None else self.verdict.summary,
             "seconds": round(self.seconds, 2),
             "clean_before": self.base.psi_clean,
             "clean_after": self.new.psi_clean,
@@ -233,19 +254,16 @@ class Comparison:
             f"test, {self.correction_label}-adjusted at {self.confidence:.0%} confidence)"
         )
 
-    def line(self, max_drop: float | None = None) -> str:
-        """The gate's one line: the worst regression (beyond `max_drop` if given) in words, before →
-        after and its p-value, or that there is none."""
-        failing = self.regressions if max_drop is None else self.failing(max_drop)
-        beyond = "" if max_drop is None else f" by more than {100 * max_drop:g} points"
+    def line(self) -> str:
+        """The one line: the gate's verdict once `decide` ran; before it, the worst significant
+        change in words (before → after, its p-value), or that there is none."""
+        if self.verdict is not None:
+            return self.verdict.line
         warm = "" if self.warm is None else f"; {self.warm.sentence()}"
-        if not len(failing):
-            return (
-                f"no regression{beyond} against the baseline: {self.sentence()}; the largest drop is "
-                f"{largest_drop(self.table)}{warm}"
-            )
-        w = failing.iloc[0]
-        more = f"; {len(failing)} configurations dropped significantly{beyond}" if len(failing) > 1 else ""
+        if not len(self.regressions):
+            return f"no regression against the baseline: {self.sentence()}; the largest drop is {largest_drop(self.table)}{warm}"
+        w, n = self.regressions.iloc[0], len(self.regressions)
+        more = f"; {n} configurations dropped significantly" if n > 1 else ""
         return (
             f"regression against the baseline: {w[COLUMN]}: accuracy {w['before']:.3f} → {w['after']:.3f} "
             f"({pct_points(w['change'])}), p {w['p_value']:.2g} ({self.correction_label}-adjusted {w['p_adjusted']:.2g} "
@@ -279,7 +297,7 @@ class Comparison:
         k = self.spec.examples if k is None else k
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise UserError(f"k={k}: the number of examples must be a whole number ≥ 1")
-        return write(path, self, k, most, self.gate)
+        return write(path, self, k, most, self.verdict)
 
     def save(self, directory) -> Path:
         """comparison.csv (every configuration compared) and comparison.json (the summary) in `directory`."""
@@ -302,6 +320,66 @@ def row_summary(r) -> dict:
         "p_value": float(r["p_value"]),
         "p_adjusted": float(r["p_adjusted"]),
     }
+
+
+def points(x: float) -> str:
+    return f"{round(100 * x, 1) + 0.0:.1f}"  # + 0.0: no "-0.0"
+
+
+def verdict_of(c: Comparison, decision: str, shown: int, uncleared: int, tolerated: int):
+    """The Verdict of `c` (pipeline/noninferiority.py) with its one line: the configuration it names
+    (fail: the largest drop shown beyond max_drop; undecided: the largest bound not cleared; pass:
+    the largest bound), its drop and bound, and what the warm start measured."""
+    from .noninferiority import Verdict, beyond_p, drop_bound
+
+    t, spec, n = c.table, c.spec, c.base.inputs
+    m, conf, k = spec.max_drop, spec.confidence, len(c.table)
+    drop, high = -t["change"].to_numpy(float), t["drop_high"].to_numpy(float)
+    if decision == "fail":
+        from .paired import adjust
+
+        reject, adjusted = adjust(beyond_p(t["worse"], t["better"], n, m), conf, "holm")
+        i = int(np.flatnonzero(reject)[np.argmax(drop[reject])])
+        bound = drop_bound(int(t["worse"].iloc[i]), int(t["better"].iloc[i]), n, conf, upper=False)
+        more = f"; {shown} configurations shown to lose more than {points(m)} points" if shown > 1 else ""
+        what = (
+            f"regression beyond {points(m)} points against the baseline: {t[COLUMN].iloc[i]}: accuracy "
+            f"{t['before'].iloc[i]:.3f} → {t['after'].iloc[i]:.3f}, a drop of {points(drop[i])} points, at least "
+            f"{points(bound)} at {conf:.0%} (Holm-adjusted p {adjusted[i]:.2g} over {k:,} configurations){more}"
+        )
+    else:
+        open_ = high > m
+        pool = np.flatnonzero(open_) if decision == "undecided" and open_.any() else np.arange(k)
+        i = int(pool[np.lexsort((drop[pool], high[pool]))[-1]])  # the largest bound; of equal ones the largest drop
+        bound, name = float(high[i]), t[COLUMN].iloc[i]
+        tol = ""
+        if tolerated:
+            within = "within" if decision == "pass" else "counted against"
+            tol = f"; {tolerated} sampled at random not cleared, {within} the warm start's tolerance"
+        if decision == "pass":
+            what = (
+                f"no regression beyond {points(m)} points against the baseline: each of the {k:,} configurations "
+                f"compared loses at most {points(m)} points at {conf:.0%} (one-sided upper bounds on the paired drop); "
+                f"the closest: {name}: a drop of {points(drop[i])} points, at most {points(bound)}{tol}"
+            )
+        else:
+            what = (
+                f"regression gate undecided: {name}: a drop of {points(drop[i])} points, at most {points(bound)} at "
+                f"{conf:.0%}, neither shown within {points(m)} points nor beyond; {uncleared} of {k:,} configurations "
+                f"compared not cleared{tol}; {undecided_why(c)}"
+            )
+    warm = "" if c.warm is None else f"; {c.warm.sentence()}"
+    return Verdict(
+        decision, m, conf, k, t[COLUMN].iloc[i], float(drop[i]), float(bound), shown, uncleared, tolerated, what + warm
+    )
+
+
+def undecided_why(c: Comparison) -> str:
+    """What would decide an undecided gate."""
+    w = c.warm
+    if w is not None and w.bound is not None and len(w.predicted) and w.decision == "undecided" and w.measure != "auto":
+        return "measure='auto' measures the predicted configurations until the gate decides"
+    return f"more inputs would decide (the baseline's record holds {c.base.inputs:,})"
 
 
 def largest_drop(t: pd.DataFrame) -> str:
@@ -345,6 +423,7 @@ def compare_records(base: RunRecord, new: RunRecord, spec: CompareSpec, families
     reject, adjusted = adjust(table["p_value"], spec.confidence, spec.correction)
     table["p_adjusted"] = adjusted
     table["significant"] = reject
+    table["drop_high"] = drop_high(table["worse"], table["better"], base.inputs, spec.confidence)
     return Comparison(table, base, new, spec, families_objects=families)
 
 
@@ -370,8 +449,9 @@ def compare(session, baseline: RunRecord, spec: CompareSpec, fidelity: str, grou
     """The opened session's model against the record `baseline`: refused in one line unless the data,
     families, levels and perturbation seed agree; then the configurations `baseline` measured that the
     session has not (its live searches, the table `groundtruth`) are evaluated on the model, and
-    compared: with spec.warm those a warm start needs for a gate at `spec.max_drop` (pipeline/warm.py:
-    the rest predicted and bounded at `spec.tolerance`, sampled with `spec.seed`), else all of them.
+    compared: unless spec.measure is "all", those a warm start needs for a gate at `spec.max_drop`
+    (pipeline/warm.py: the rest predicted and bounded at `spec.tolerance`, sampled with `spec.seed`),
+    else all of them.
     `key`: how errors name the baseline (compare.baseline on the command line)."""
     import time
 
@@ -379,7 +459,7 @@ def compare(session, baseline: RunRecord, spec: CompareSpec, fidelity: str, grou
     mine = record_of(session, fidelity, groundtruth)
     check_comparable(baseline, mine, key)
     start = None
-    if spec.warm:
+    if spec.measure != "all":
         from .warm import warm_measure
 
         known = {tuple(map(int, t)): c for t, c in zip(mine.thetas, mine.correct)}
@@ -389,15 +469,23 @@ def compare(session, baseline: RunRecord, spec: CompareSpec, fidelity: str, grou
     else:
         evaluated = measure(session, fidelity, baseline.thetas)
     new = record_of(session, fidelity, groundtruth)
-    out = compare_records(baseline, new, spec, session.benchmark.families, key)
-    out.evaluations, out.reused, out.warm = evaluated, len(out.table) - evaluated, start
-    cols = [f"t{i + 1}" for i in range(len(baseline.families))]
-    out.table["measured_for"] = (
-        [start.why[tuple(map(int, t))] for t in out.table[cols].to_numpy()] if start else "every configuration"
-    )
+    out = warmed(compare_records(baseline, new, spec, session.benchmark.families, key), start)
+    out.evaluations, out.reused = evaluated, len(out.table) - evaluated
     out.seconds = time.perf_counter() - t0
     if session.readable:
         out.inputs = session.inputs
+    return out
+
+
+def warmed(out: Comparison, start) -> Comparison:
+    """`out` with the WarmStart `start` (None: every configuration measured): why each row was measured
+    (`measured_for`), and the gate's verdict, which counts the sampled rows against its tolerance."""
+    cols = [f"t{i + 1}" for i in range(len(out.base.families))]
+    out.warm = start
+    out.table["measured_for"] = (
+        [start.why[tuple(map(int, t))] for t in out.table[cols].to_numpy()] if start else "every configuration"
+    )
+    out.decide()
     return out
 
 

@@ -15,6 +15,9 @@ from ..errors import UserError
 from ..paths import conf_defaults
 from .paired import CORRECTIONS
 
+MEASURE = ("auto", "never", "all")  # compare.measure: a warm start that measures until the gate decides, one that
+# stops at its first look, or every configuration the baseline measured
+
 
 @dataclass(frozen=True)
 @conf_defaults("settings/scan")
@@ -63,12 +66,12 @@ class CompareSpec(Spec):
     (whose `baseline`, what is compared against, is the app's to read)."""
 
     node = "compare"
-    max_drop: float  # the gate: a significant drop beyond it fails
+    max_drop: float  # the gate: passes when every drop is shown within it, fails when one is shown beyond
     confidence: float  # of the paired tests, after the correction
     correction: str  # holm | bh
     min_change: float  # regressions and improvements listed: significant and larger than this
     examples: int  # inputs that flipped, shown under each regression in comparison.html
-    warm: bool  # measure what the gate needs and bound the rest (False: every configuration of the baseline)
+    measure: str  # auto | never (a warm start: what the gate needs, the rest bounded) | all (every configuration)
     tolerance: float  # warm: the share of the baseline's configurations the bound may leave hiding a drop
     seed: int  # warm: the random sample's
 
@@ -87,8 +90,8 @@ class CompareSpec(Spec):
                 f"compare.tolerance={self.tolerance}: a share of the baseline's configurations in [0, 1), e.g. "
                 "compare.tolerance=0.05"
             )
-        if not isinstance(self.warm, bool):
-            raise UserError(f"compare.warm={self.warm} (valid: true, false)")
+        if self.measure not in MEASURE:
+            raise UserError(f"compare.measure={self.measure} (valid: {', '.join(MEASURE)})")
         if not whole(self.seed):
             raise UserError(f"compare.seed={self.seed}: a whole number ≥ 0")
         if not whole(self.examples, 1):

@@ -1,7 +1,7 @@
 """The warm start: a comparison that measures what it needs on the new model and bounds the rest.
 
-A comparison in full (warm=False) evaluates on the new model every configuration the baseline
-measured. The warm start (the default) measures, in this order:
+A comparison in full (measure="all") evaluates on the new model every configuration the baseline
+measured. The warm start (measure="auto", the default, or "never") measures, in this order:
 
 1. the baseline's front (its configurations no other beats on both δ and ρ): where the release was
    weakest for its fidelity, so where a regression matters most;
@@ -9,18 +9,21 @@ measured. The warm start (the default) measures, in this order:
    after each (ChangeSurrogate below). Once a configuration fails the gate, rounds go on only while
    they find a worse drop;
 3. a seeded simple random sample of the rest, which bounds them: a configuration of the rest is
-   *bad* when its accuracy on these inputs dropped by more than `max_drop` (whether or not the drop
-   is significant, so the bound also covers every regression the full comparison would find). From
-   the bad ones seen in the sample, tomography/bounds.py's `share_bound` gives at `confidence` (exact
-   hypergeometric; Bonferroni over looks) how many of the configurations left unmeasured can be bad.
-   The first look's sample is the smallest that, holding none, bounds them at `tolerance` × the
-   baseline's configurations; then it doubles, until the gate decides or the whole rest is measured.
+   *bad* when it is not cleared, its one-sided upper bound on the paired drop above `max_drop`
+   (pipeline/noninferiority.py; so every configuration that truly lost more than max_drop is bad,
+   but for the bound's 1 − confidence). From the bad ones seen in the sample,
+   tomography/bounds.py's `share_bound` gives at `confidence` (exact hypergeometric; Bonferroni over
+   looks) how many of the configurations left unmeasured can be bad. The first look's sample is the
+   smallest that, holding none, bounds them at `tolerance` × the baseline's configurations; with
+   measure="auto" it then doubles, until the gate decides or the whole rest is measured.
 
 The gate decides on measurements and the bound, never on a prediction: it fails when a measured
-configuration regresses significantly beyond `max_drop` (the comparison's own test and correction
-over the configurations measured), passes when none does and the bound allows at most
-`tolerance` × the baseline's configurations to hide a drop beyond `max_drop`, and otherwise measures
-on; with every configuration measured it is the full comparison. The configurations left are
+configuration is shown to drop beyond `max_drop` (one-sided score tests, Holm over the
+configurations measured); it passes when every configuration measured for steps 1–2 (or before) is
+cleared and the sample's bad ones plus the bound on the predicted ones are at most `tolerance` × the
+baseline's configurations; it stops undecided when a configuration of steps 1–2 is not cleared (no
+sample can clear it; more inputs would), or after the first look with measure="never"; otherwise it
+measures on. With every configuration measured it is the full comparison. The configurations left are
 predicted (r̂ = the baseline's accuracy + the surrogate's change) and so reported, with the bound.
 Beside it, the new model's mean accuracy over the baseline's configurations gets the
 prediction-powered interval of tomography/bounds.py's `query_bound` on the same sample.
@@ -82,7 +85,8 @@ class WarmStart:
     `predicted`: the baseline's configurations left unmeasured (t1..tn, before, after, change: the
     surrogate's); `bound`: how many of them can hide a drop beyond `max_drop` (None when none was
     left); `mean`: the new model's mean accuracy over the baseline's configurations (query_bound);
-    `decision`: pass, fail, or complete (everything measured: the full comparison decides)."""
+    `decision`: pass, fail, undecided, or complete (everything measured: the full comparison decides);
+    `measure`: auto (the sample grew until the gate decided) or never (one look)."""
 
     why: dict = field(repr=False)
     predicted: pd.DataFrame = field(repr=False)
@@ -95,6 +99,7 @@ class WarmStart:
     confidence: float
     weight: float
     decision: str
+    measure: str
 
     @property
     def allowed(self) -> int:
@@ -112,11 +117,11 @@ class WarmStart:
         if not len(self.predicted):
             return head + ", none predicted"
         b = self.bound
-        seen = "none did" if not b.seen else f"{b.seen} did"
+        seen = "none" if not b.seen else f"{b.seen}"
         out = (
-            f"{head}, {len(self.predicted):,} predicted: at most {b.bad_high:,} of them lose more than "
+            f"{head}, {len(self.predicted):,} predicted: at most {b.bad_high:,} of them not cleared of a drop beyond "
             f"{100 * self.max_drop:g} points ({self.confidence:.0%} confidence, {b.sampled} of {b.population:,} "
-            f"sampled at random, {seen})"
+            f"sampled at random, {seen} not cleared; {self.allowed:,} allowed)"
         )
         if self.mean is not None:
             out += (
@@ -141,8 +146,8 @@ class WarmStart:
             else {
                 "population": b.population,
                 "sampled": b.sampled,
-                "dropped_in_sample": b.seen,
-                "predicted_dropping_at_most": b.bad_high,
+                "not_cleared_in_sample": b.seen,
+                "predicted_not_cleared_at_most": b.bad_high,
                 "allowed": self.allowed,
                 "confidence": b.confidence,
                 "looks": b.look + 1,
@@ -175,12 +180,13 @@ class PairedMeasurements:
 
     def __init__(self, base, known: dict, evaluate: Callable[[list], dict], spec):
         self.base, self.evaluate = base, evaluate
-        self.max_drop, self.confidence, self.correction = spec.max_drop, spec.confidence, spec.correction
+        self.max_drop, self.confidence = spec.max_drop, spec.confidence
         self.thetas = [tuple(map(int, t)) for t in base.thetas]
         self.row = {t: i for i, t in enumerate(self.thetas)}
         self.got = {t: np.asarray(v, bool) for t, v in known.items() if t in self.row}
         self.why = {t: "measured before" for t in self.got}
         self.tests: dict = {}
+        self.high: dict = {}  # θ → the upper bound on its drop, computed once
 
     def add(self, ts, reason: str) -> None:
         ts = [t for t in ts if t not in self.got]
@@ -203,12 +209,21 @@ class PairedMeasurements:
         return self.tests[t]
 
     def failing(self) -> bool:
-        """A measured configuration regresses significantly beyond max_drop (over those measured)."""
-        from .paired import adjust
+        """A measured configuration is shown to drop beyond max_drop (the gate's one-sided tests, Holm
+        over those measured: pipeline/noninferiority.py)."""
+        from .noninferiority import beyond_p, holm
 
-        ts = list(self.got)
-        reject, _ = adjust([self.test(t)[2] for t in ts], self.confidence, self.correction)
-        return any(r and self.change(t) < -self.max_drop for r, t in zip(reject, ts))
+        flips = np.array([self.test(t)[:2] for t in self.got], float).reshape(-1, 2)
+        return bool(holm(beyond_p(flips[:, 0], flips[:, 1], self.base.inputs, self.max_drop), self.confidence).any())
+
+    def cleared(self, t) -> bool:
+        """θ's one-sided upper bound on its paired drop is within max_drop."""
+        from .noninferiority import drop_bound
+
+        if t not in self.high:
+            b, c, _ = self.test(t)
+            self.high[t] = drop_bound(b, c, self.base.inputs, self.confidence)
+        return self.high[t] <= self.max_drop
 
     def refit(self, surrogate: ChangeSurrogate) -> ChangeSurrogate:
         ts = list(self.got)
@@ -232,7 +247,7 @@ def warm_measure(base, known: dict, evaluate: Callable[[list], dict], spec, step
     pred = m.refit(surrogate).predict(np.array(rest)) if rest else np.zeros(0)
     order = np.random.default_rng(seed).permutation(len(rest))
     rest, pred = [rest[i] for i in order], pred[order]
-    k, _, bound, decision = sample_rest(m, rest, allowed(tolerance, len(m.thetas)))
+    k, _, bound, decision = sample_rest(m, rest, allowed(tolerance, len(m.thetas)), spec.measure == "auto")
     predicted, mean = predictions(m, rest, pred, k)
     return WarmStart(
         why=m.why,
@@ -246,6 +261,7 @@ def warm_measure(base, known: dict, evaluate: Callable[[list], dict], spec, step
         confidence=spec.confidence,
         weight=surrogate.weight,
         decision=decision,
+        measure=spec.measure,
     )
 
 
@@ -266,22 +282,32 @@ def surrogate_rounds(m: PairedMeasurements, surrogate: ChangeSurrogate, step: in
         worst = min(worst, now)
 
 
-def sample_rest(m: PairedMeasurements, rest: list, allowed_: int):
-    """Step 3: the first `k` of `rest` (shuffled) measured, k doubling per look until the gate decides
-    or all of it is measured. Returns (k, look, the bound, the decision)."""
+def sample_rest(m: PairedMeasurements, rest: list, allowed_: int, more: bool = True):
+    """Step 3: the first `k` of `rest` (shuffled) measured, k doubling per look (with `more`; else one
+    look) until the gate decides or all of it is measured. A sampled configuration counts against
+    `allowed_` unless it is cleared (its upper bound on the drop within max_drop), as do those the
+    bound allows among the rest unmeasured. Returns (k, look, the bound, the decision: pass, fail,
+    undecided, or complete)."""
     k = planned_sample(len(rest), allowed_, m.confidence) if rest else 0
+    sampled = set(rest)
     bound, decision, look = None, "complete", 0
     while rest:
         m.add(rest[:k], "sample")
-        seen = sum(m.change(t) < -m.max_drop for t in rest[:k])
+        seen = sum(not m.cleared(t) for t in rest[:k])
         bound = share_bound(seen, k, len(rest), m.confidence, look)
-        if k == len(rest):
-            break
         if m.failing():
             decision = "fail"
             break
-        if bound.bad_high <= allowed_:
+        if k == len(rest):
+            break
+        if not all(m.cleared(t) for t in m.got if t not in sampled):
+            decision = "undecided"  # a configuration measured for a reason is not cleared: sampling cannot pass
+            break
+        if seen + bound.bad_high <= allowed_:
             decision = "pass"
+            break
+        if not more:
+            decision = "undecided"
             break
         k, look = min(2 * k if k else MIN_SAMPLE, len(rest)), look + 1
     if decision == "complete" and m.failing():

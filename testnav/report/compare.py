@@ -1,6 +1,6 @@
 """comparison.html: did the new version get less robust? One self-contained page (Comparison.report).
 
-In the order a person asks: the verdict (the gate's line when a gate ran), the two measured fronts
+In the order a person asks: the gate's verdict (pass, fail or undecided, with its line), the two measured fronts
 side by side and every configuration's accuracy before against after, the regressions with their
 p-values, the families and pairs behind them, each regression input by input (the inputs the
 baseline got right and the new model gets wrong under it), the improvements, and the whole table.
@@ -99,7 +99,7 @@ def flipped_cards(comparison, theta, k: int) -> tuple[str, int]:
 
 
 def change_table(df: pd.DataFrame, scroll: bool = False) -> str:
-    shown = df[[COLUMN, "before", "after", "change", "worse", "better", "p_value", "p_adjusted"]].rename(
+    shown = df[[COLUMN, "before", "after", "change", "worse", "better", "p_value", "p_adjusted", "drop_high"]].rename(
         columns={
             "before": "accuracy before",
             "after": "accuracy after",
@@ -108,14 +108,17 @@ def change_table(df: pd.DataFrame, scroll: bool = False) -> str:
             "better": "wrong → right",
             "p_value": "p",
             "p_adjusted": "p adjusted",
+            "drop_high": "drop at most",
         }
     )
     signed = lambda v: f"{100 * v:+.1f} pt"  # noqa: E731
     pval = lambda v: f"{v:.2g}"  # noqa: E731
     return table(
         shown.head(MAX_ROWS),
-        numeric={"accuracy before", "accuracy after", "change", "right → wrong", "wrong → right", "p", "p adjusted"},
-        formats={"accuracy before": pct, "accuracy after": pct, "change": signed, "p": pval, "p adjusted": pval},
+        numeric={"accuracy before", "accuracy after", "change", "right → wrong", "wrong → right", "p", "p adjusted"}
+        | {"drop at most"},
+        formats={"accuracy before": pct, "accuracy after": pct, "change": signed, "p": pval, "p adjusted": pval}
+        | {"drop at most": signed},
         scroll=scroll,
     )
 
@@ -128,14 +131,22 @@ def lines(*parts: str) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def header(c, gate: dict | None) -> str:
-    """The question, what was compared, the links, the verdict and the gate's line (or the warm start's)."""
+GATE_WORDS = {"pass": "passed", "fail": "FAILED", "undecided": "undecided"}
+
+
+def header(c, verdict) -> str:
+    """The question, what was compared, the links, the gate's verdict and its line (or the warm start's)."""
     base, new = c.base, c.new
     links = [("fronts", "Fronts"), ("regressions", "Regressions"), ("families", "Families")]
     links += [("inputs", "Inputs that flipped"), ("improvements", "Improvements"), ("all", "Every configuration")]
     last = ""
-    if gate is not None:
-        last = f'<p class="verdict{" fail" if gate["failed"] else ""}">{escape(gate["line"])}</p>'
+    if verdict is not None:
+        cls = {"pass": "", "fail": " fail", "undecided": " undecided"}[verdict.decision]
+        line = verdict.line.removeprefix("regression gate undecided: ")
+        last = (
+            f'<p class="verdict{cls}"><b>Regression gate {GATE_WORDS[verdict.decision]}</b> (max_drop '
+            f"{100 * verdict.max_drop:g} points): {escape(line)}</p>"
+        )
     elif c.warm is not None:
         last = f"<p>{escape(c.warm.sentence())}.</p>"
     return lines(
@@ -143,8 +154,8 @@ def header(c, gate: dict | None) -> str:
         f'<p class="sub">baseline model {escape(base.model)} · new model {escape(new.model)} · the same '
         f"{base.inputs:,} inputs (data {escape(base.data)}) · {len(base.families)} families × {base.levels} levels</p>",
         "<nav>" + "".join(f'<a href="#{a}">{escape(w)}</a>' for a, w in links) + "</nav>",
-        f'<p class="verdict{" fail" if len(c.regressions) else ""}">{escape(c.sentence())}.</p>',
         last,
+        f"<p>What changed: {escape(c.sentence())}.</p>",
     )
 
 
@@ -159,6 +170,11 @@ def facts_section(c) -> str:
         ),
         ("evaluated on the new model", f"{c.evaluations:,} ({c.reused:,} measured before)"),
         ("test", "McNemar's exact test on the paired per-input outcomes"),
+        (
+            "gate",
+            "passes when each configuration's one-sided upper bound on its paired drop (Tango's score) is within "
+            "max_drop; fails when a drop beyond it is shown (one-sided, Holm); else undecided",
+        ),
         ("correction", f"{c.correction_label} over the {c.compared:,} configurations"),
         (
             "confidence",
@@ -288,12 +304,12 @@ def every_section(t: pd.DataFrame) -> str:
     return lines(f'<h2 id="all">Every configuration compared ({len(t):,})</h2>', change_table(every, scroll=True), more)
 
 
-def render(c, k: int = 6, most: int = 5, gate: dict | None = None) -> str:
-    """comparison.html for the Comparison `c` (and the gate's result, where a gate ran), section by section."""
+def render(c, k: int = 6, most: int = 5, verdict=None) -> str:
+    """comparison.html for the Comparison `c` (and the gate's Verdict, where it ran), section by section."""
     regressed, improved = c.flags()
     reg = c.regressions
     body = lines(
-        header(c, gate),
+        header(c, verdict),
         facts_section(c),
         fronts_section(c, regressed, improved),
         regressions_section(reg),
@@ -306,13 +322,13 @@ def render(c, k: int = 6, most: int = 5, gate: dict | None = None) -> str:
     return page(escape(TITLE), body)
 
 
-def write(path, comparison, k: int = 6, most: int = 5, gate: dict | None = None) -> Path:
+def write(path, comparison, k: int = 6, most: int = 5, verdict=None) -> Path:
     """Render the comparison and write it atomically to `path` (a file, or a directory: its comparison.html)."""
     path = Path(path)
     if path.is_dir():
         path = path / NAME
     path.parent.mkdir(parents=True, exist_ok=True)
-    html = render(comparison, k, most, gate)
+    html = render(comparison, k, most, verdict)
     with atomic_path(path) as tmp:
         tmp.write_text(html, encoding="utf-8")
     return path

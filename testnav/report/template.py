@@ -19,6 +19,7 @@ p, li { max-width: 920px; }
 .sub { color: var(--muted); margin: 0 0 16px; }
 .verdict { border-left: 5px solid var(--teal); background: #eef7f7; padding: 10px 14px; margin: 14px 0; font-size: 15px; }
 .verdict.fail { border-color: var(--bad); background: #fbeeed; }
+.verdict.undecided { border-color: #b7791f; background: #fdf6e7; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(230px, 1fr)); gap: 6px 24px; margin: 8px 0; }
 .fact b { display: block; font-size: 12px; color: var(--muted); font-weight: 500; }
 table { border-collapse: collapse; margin: 8px 0 4px; font-size: 13px; }

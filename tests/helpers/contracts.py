@@ -72,6 +72,7 @@ CARRIERS = {
         "Tester.assert_no_regression",
         "testnav.pipeline.compare",
         "testnav.pipeline.warm",
+        "testnav.pipeline.noninferiority",
         "testnav.pipeline.paired",
         "testnav.pipeline.record",
         "testnav.report.compare",

@@ -76,4 +76,5 @@ def comparison_digest(c) -> str:
         "regressions": c.regressions,
         "improvements": c.improvements,
     }
-    return digest(frames, {"summary": c.summary, "text": str(c), "gate": c.gate, "line": c.line()})
+    verdict = None if c.verdict is None else c.verdict.summary
+    return digest(frames, {"summary": c.summary, "text": str(c), "verdict": verdict, "line": c.line()})

@@ -278,7 +278,7 @@ def test_each_verbs_spec_reads_its_yaml_as_the_command_line_composes_it(spec):
         (pipeline.CompareSpec, {"max_drop": 1}, "compare.max_drop=1: a share of the accuracy in [0, 1)"),
         (pipeline.CompareSpec, {"correction": "fdr"}, "compare.correction=fdr (valid: holm, bh)"),
         (pipeline.CompareSpec, {"confidence": 1}, "compare.confidence=1: a probability in (0, 1)"),
-        (pipeline.CompareSpec, {"warm": "yes"}, "compare.warm=yes (valid: true, false)"),
+        (pipeline.CompareSpec, {"measure": "yes"}, "compare.measure=yes (valid: auto, never, all)"),
         (pipeline.QuerySpec, {"measure": "often"}, "query.measure=often (valid: auto, never)"),
         (pipeline.QuerySpec, {"min_accuracy": 2}, "query.min_accuracy=2: an accuracy in [0, 1]"),
         (pipeline.QuerySpec, {"sample": -1}, "query.sample=-1: a whole number of tests ≥ 0"),

@@ -33,12 +33,8 @@ def spied(tmp_path, monkeypatch):
     t = make_tester(tmp_path, confidence=0.9)
     calls = []
 
-    class Gated:  # what pipeline.compare returns to the gate
-        gate = {"line": "no regression"}
-
-        def gated(self):
-            calls.append(("gated", ()))
-            return False
+    class Gated:  # what pipeline.compare returns to the gate: a comparison whose verdict is a pass
+        verdict = type("V", (), {"decision": "pass", "line": "no regression"})()
 
     def spy(name, result):
         def verb(*args, **kwargs):
@@ -70,7 +66,7 @@ def test_every_verb_left_at_its_defaults_hands_the_pipeline_the_yamls_spec(spied
         ("the session", base, CompareSpec.from_node({**cfg.compare, "confidence": theirs}), "ssim", None),
     )
     t.assert_no_regression(base)
-    assert [c[0] for c in calls[-2:]] == ["compare", "gated"] and calls[-2][1][2] == calls[-3][1][2]
+    assert [c[0] for c in calls[-2:]] == ["compare", "compare"] and calls[-1][1][2] == calls[-2][1][2]
     t.query("brightness >= 1")
     assert calls[-1] == (
         "answer",
@@ -91,9 +87,14 @@ def test_a_keyword_given_wins_over_the_yaml_and_none_takes_it(spied):
     spec = calls[-1][1][1]
     assert (spec.budget_seconds, spec.fidelity_floor, spec.stop_at, spec.confidence) == (30.0, None, None, 0.99)
     assert (spec.failure_modes, spec.examples) == (ScanSpec().failure_modes, ScanSpec().examples)
-    t.compare(record([[True]] * 9), max_drop=0.05, correction="bh", warm=False, min_change=None)
+    t.compare(record([[True]] * 9), max_drop=0.05, correction="bh", measure="all", min_change=None)
     spec = calls[-1][1][2]
-    assert (spec.max_drop, spec.correction, spec.warm, spec.min_change) == (0.05, "bh", False, CompareSpec().min_change)
+    assert (spec.max_drop, spec.correction, spec.measure, spec.min_change) == (
+        0.05,
+        "bh",
+        "all",
+        CompareSpec().min_change,
+    )
     t.query("contrast <= 1", sample=4)
     assert calls[-1][1][1].sample == 4
 
