@@ -28,7 +28,8 @@ class ScanSpec(Spec):
     seed: int  # the search's, where the lattice does not fit
     stop_at: float | None  # the search stops once p_good reaches it; None: it spends the budget
     examples: int  # inputs kept per failure mode
-    confidence: float  # of the accuracies' intervals and the resolution
+    min_loss: float  # a level breaks (and a failure mode is listed) only when its loss is shown to be at least this
+    confidence: float  # of the accuracies' intervals, the paired tests and the resolution
 
     def __post_init__(self):
         b = self.budget_seconds
@@ -49,8 +50,12 @@ class ScanSpec(Spec):
             raise UserError(f"scan.stop_at={self.stop_at}: a probability in (0, 1], or null to spend the whole budget")
         if not whole(self.examples, 1):
             raise UserError(f"scan.examples={self.examples}: a whole number ≥ 1")
+        if not share(self.min_loss):
+            raise UserError(
+                f"scan.min_loss={self.min_loss}: a share of the accuracy in [0, 1), e.g. scan.min_loss=0.01 (one point)"
+            )
         check_confidence(self.confidence, "scan.confidence")
-        self.as_float("budget_seconds", "confidence")
+        self.as_float("budget_seconds", "min_loss", "confidence")
 
 
 @dataclass(frozen=True)
