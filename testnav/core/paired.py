@@ -54,30 +54,52 @@ def paired_loss_interval(before, after, confidence: float = 0.95) -> tuple[float
     return float(loss), float(max(loss - down, -1.0)), float(min(loss + up, 1.0))
 
 
-def product_excess(clean, singles, joint) -> tuple[float, float, float]:
+def product_excess(clean, singles, joint, relative: bool = True) -> tuple[float, float, float]:
     """(expected, excess, se): the relative product r₀ · Π min(rᵢ/r₀, 1) of the families alone
     (`singles`: one boolean outcome array per family, `clean` and `joint` the same inputs'), the
     excess expected − r_joint, and its delta-method standard error over the inputs. A family alone
-    that leaves accuracy above clean predicts no gain in combination (its ratio is capped at 1)."""
+    that leaves accuracy above clean predicts no gain in combination (its ratio is capped at 1).
+    `relative=False`: the plain product Π rᵢ (TestifAI's literal §3)."""
+    expected, excess, influence = excess_influence(clean, singles, joint, relative)
+    n = len(influence)
+    return expected, excess, float(np.sqrt(max(np.mean(influence**2), null_variance(clean, singles)) / n))
+
+
+def null_variance(clean, singles) -> float:
+    """Per input, the variance of the excess's influence where the families fail independently on the
+    inputs right on clean (success ρᵢ = rᵢ/r₀ under each): r₀ · (P(1 − P) − Σ cᵢ² ρᵢ(1 − ρᵢ)), P = Π ρᵢ,
+    cᵢ = Π_{m≠i} ρₘ. The standard error is never below it, so a rare joint failure (a handful of
+    inputs failing under both) cannot make the test overconfident (docs/readings.md)."""
+    r0 = float(np.mean(clean))
+    if r0 == 0:
+        return 0.0
+    rho = np.array([min(float(np.mean(s)) / r0, 1.0) for s in singles])
+    whole = float(np.prod(rho))
+    c = np.array([np.prod(np.delete(rho, k)) for k in range(len(rho))])
+    return max(r0 * (whole * (1 - whole) - float(np.sum(c**2 * rho * (1 - rho)))), 0.0)
+
+
+def excess_influence(clean, singles, joint, relative: bool = True) -> tuple[float, float, np.ndarray]:
+    """(expected, excess, influence): `product_excess`'s estimate and each input's influence on it
+    (the delta method: ∂E/∂r₀ · (y₀ − r₀) + Σ ∂E/∂rᵢ · (yᵢ − rᵢ) − (y_joint − r_joint)), whose mean
+    square over n inputs, divided by n, is the excess's variance."""
     y0 = np.asarray(clean, float)
     ys = [np.asarray(s, float) for s in singles]
     yj = np.asarray(joint, float)
-    n = len(y0)
-    r0 = y0.mean()
+    r0 = y0.mean() if relative else 1.0
     if r0 == 0:  # nothing right on clean: independence predicts nothing right
-        return 0.0, float(-yj.mean()), float(yj.std() / np.sqrt(n))
-    ratios = [min(s.mean() / r0, 1.0) for s in ys]
+        return 0.0, float(-yj.mean()), -(yj - yj.mean())
+    ratios = [min(s.mean() / r0, 1.0) if relative else s.mean() for s in ys]
     expected = r0 * float(np.prod(ratios))
-    # influence of each input on the excess: ∂E/∂r₀ · (y₀ − r₀) + Σ ∂E/∂rᵢ · (yᵢ − rᵢ) − (y_joint − r_joint)
-    capped = [s.mean() >= r0 for s in ys]
-    d0 = (1 - sum(not c for c in capped)) * expected / r0
-    influence = d0 * (y0 - r0) - (yj - yj.mean())
-    for k, (s, c) in enumerate(zip(ys, capped)):
-        if not c:
+    free = [not relative or s.mean() < r0 for s in ys]  # capped ratios are constants
+    influence = -(yj - yj.mean())
+    if relative:
+        influence = influence + (1 - sum(free)) * expected / r0 * (y0 - r0)
+    for k, (s, f) in enumerate(zip(ys, free)):
+        if f:
             others = float(np.prod([r for m, r in enumerate(ratios) if m != k]))  # ∂E/∂rₖ
             influence = influence + others * (s - s.mean())
-    se = float(np.sqrt(np.mean(influence**2) / n))
-    return expected, float(expected - yj.mean()), se
+    return expected, float(expected - yj.mean()), influence
 
 
 def z_pvalue(estimate: float, se: float) -> float:
