@@ -42,7 +42,7 @@ RULES = (
     "reference value a one-sample t-test (`scipy.stats.ttest_1samp`); t > 0 is the stated direction. "
     "A part that is significant neither way is *within noise* and does not hold. The tests of one claim's "
     "parts are one family: their p-values are Holm-adjusted over the claim's tested parts "
-    "(`statsmodels.stats.multitest.multipletests`, `method=\"holm\"`) before any part is decided, so the "
+    '(`statsmodels.stats.multitest.multipletests`, `method="holm"`) before any part is decided, so the '
     "chance that any part of a claim is called significant (held or reversed) by chance stays at α; a part "
     "that holds for *not* differing (a matched value, an unbiased estimate) keeps its unadjusted test, the "
     "stricter one for it. A stated value holds "
