@@ -40,7 +40,6 @@ from .core.naming import config_name
 from .errors import UserError
 
 MINIMAL_SHARE = 0.9  # a sub-configuration doing this share of a configuration's damage makes it not minimal
-ALPHA = 0.05
 SHOWN = 6  # inputs shown per failure mode on the findings' own page (`Findings.report`, `testnav report`)
 # the fidelity below which inputs count as destroyed rather than perturbed ("auto"), on each metric's scale
 FLOORS = {"ssim": 0.25, "chrf": 40.0, "bertf1": 0.8}
@@ -242,7 +241,7 @@ def interaction_rows(measured: ConfigurationOutcomes, families, confidence: floa
     return rows
 
 
-def interaction_table(measured: ConfigurationOutcomes, families, confidence: float = 1 - ALPHA) -> pd.DataFrame:
+def interaction_table(measured: ConfigurationOutcomes, families, confidence: float) -> pd.DataFrame:
     """Every measured configuration of two or more families whose members alone were measured:
     observed accuracy against the independence product, the excess loss in points with its interval,
     a two-sided delta-method z-test on the per-input outcomes (Holm-adjusted over all of them), and,

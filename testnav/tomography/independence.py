@@ -66,7 +66,7 @@ def chi2_pairs(lattice: Lattice, tests: dict, alpha: float = 0.05, relative: boo
         df.loc[tested, "p_adjusted"] = multipletests(df.loc[tested, "p_value"].to_numpy(float), method="holm")[1]
     df["independent"] = df["p_adjusted"] >= alpha  # NaN (no level pair measured): not treated as independent
     lone = alpha / max(int(df.loc[tested, "dof"].sum()), 1)
-    df["detectable_points"] = [100 * float(detectable(se, lone, POWER)) if se > 0 else np.nan for se in df._se]
+    df["detectable_points"] = [100 * float(detectable(se, lone, POWER)) if se > 0 else np.nan for se in df["_se"]]
     return df.drop(columns="_se")
 
 
