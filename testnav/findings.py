@@ -4,17 +4,19 @@ From the per-input outcomes and the fidelity of every measured configuration (th
 or what a search measured) it derives three tables, each in the families' own words:
 
 * `families`: each family alone, at every tested severity: accuracy with its Wilson interval
-  (testnav/core/intervals.py), the accuracy points lost, and `breaks`, the first severity whose
-  loss exceeds the resolution (the widest half-width of an accuracy's interval on these N inputs);
-* `interactions`: the configurations of two or more families whose accuracy is below what the
-  families alone predict if their failures were independent (TestifAI's relative product,
-  testnav/tomography/independence.py), ranked by that excess, in accuracy points, with the χ²
-  evidence of the configuration (1 degree of freedom, Holm-adjusted over every configuration
-  tested) and of its families over every level pair measured;
-* `failure_modes`: a short list of *minimal* configurations ranked by the accuracy they cost:
-  none has a sub-configuration (fewer families, or lower levels) that already does at least
-  `MINIMAL_SHARE` (90 %) of its damage, each costs more than the resolution, and each keeps its
-  inputs recognisable (fidelity on the metric's own scale at or above `fidelity_floor`).
+  (testnav/core/intervals.py), the accuracy points lost with the loss's paired interval (the same
+  inputs as clean; testnav/core/paired.py), McNemar's exact test against clean (Holm over the table)
+  and `breaks` on every level whose test rejects and whose loss is shown to be at least `min_loss`;
+* `interactions`: the configurations of two or more families against what the families alone
+  predict if their failures were independent (TestifAI's relative product), ranked by the excess,
+  in accuracy points with its interval, each tested on the per-input outcomes (a two-sided z-test
+  with the delta method's standard error, Holm over every combination tested), with the smallest
+  excess the test would have detected: one not shown to interact is never called independent;
+* `failure_modes`: a short list of *minimal* configurations ranked by the accuracy they cost, each
+  shown to cost at least `min_loss`, and minimal by its intervals: every measured sub-configuration
+  (fewer families, or lower levels) is shown to do less than `MINIMAL_SHARE` (90 %) of its damage;
+  each keeps its inputs recognisable (fidelity on the metric's own scale at or above `fidelity_floor`).
+  The rules' error rates on populations with a known truth: results/tables/conformance_findings.md.
 
 Losses shown to a person are absolute, in accuracy points (100 × (clean − perturbed)); accuracies
 are fractions in [0, 1]; fidelity is the metric's raw value on its own scale (named in
