@@ -4,17 +4,19 @@ From the per-input outcomes and the fidelity of every measured configuration (th
 or what a search measured) it derives three tables, each in the families' own words:
 
 * `families`: each family alone, at every tested severity: accuracy with its Wilson interval
-  (testnav/core/intervals.py), the accuracy points lost, and `breaks`, the first severity whose
-  loss exceeds the resolution (the widest half-width of an accuracy's interval on these N inputs);
-* `interactions`: the configurations of two or more families whose accuracy is below what the
-  families alone predict if their failures were independent (TestifAI's relative product,
-  testnav/tomography/independence.py), ranked by that excess, in accuracy points, with the χ²
-  evidence of the configuration (1 degree of freedom, Holm-adjusted over every configuration
-  tested) and of its families over every level pair measured;
-* `failure_modes`: a short list of *minimal* configurations ranked by the accuracy they cost:
-  none has a sub-configuration (fewer families, or lower levels) that already does at least
-  `MINIMAL_SHARE` (90 %) of its damage, each costs more than the resolution, and each keeps its
-  inputs recognisable (fidelity on the metric's own scale at or above `fidelity_floor`).
+  (testnav/core/intervals.py), the accuracy points lost with the loss's paired interval (the same
+  inputs as clean; testnav/core/paired.py), McNemar's exact test against clean (Holm over the table)
+  and `breaks` on every level whose test rejects and whose loss is shown to be at least `min_loss`;
+* `interactions`: the configurations of two or more families against what the families alone
+  predict if their failures were independent (TestifAI's relative product), ranked by the excess,
+  in accuracy points with its interval, each tested on the per-input outcomes (a two-sided z-test
+  with the delta method's standard error, Holm over every combination tested), with the smallest
+  excess the test would have detected: one not shown to interact is never called independent;
+* `failure_modes`: a short list of *minimal* configurations ranked by the accuracy they cost, each
+  shown to cost at least `min_loss`, and minimal by its intervals: every measured sub-configuration
+  (fewer families, or lower levels) is shown to do less than `MINIMAL_SHARE` (90 %) of its damage;
+  each keeps its inputs recognisable (fidelity on the metric's own scale at or above `fidelity_floor`).
+  The rules' error rates on populations with a known truth: results/tables/conformance_findings.md.
 
 Losses shown to a person are absolute, in accuracy points (100 × (clean − perturbed)); accuracies
 are fractions in [0, 1]; fidelity is the metric's raw value on its own scale (named in
@@ -40,7 +42,6 @@ from .core.naming import config_name
 from .errors import UserError
 
 MINIMAL_SHARE = 0.9  # a sub-configuration doing this share of a configuration's damage makes it not minimal
-ALPHA = 0.05
 SHOWN = 6  # inputs shown per failure mode on the findings' own page (`Findings.report`, `testnav report`)
 # the fidelity below which inputs count as destroyed rather than perturbed ("auto"), on each metric's scale
 FLOORS = {"ssim": 0.25, "chrf": 40.0, "bertf1": 0.8}
@@ -143,24 +144,27 @@ class FamilyInfo:
         )
 
 
-def family_curves(measured: ConfigurationOutcomes, infos, confidence: float, resolution: float) -> pd.DataFrame:
-    """One row per family and tested level ≥ 1 (measured ones): accuracy, its interval, points lost,
-    and `breaks` on the first level whose loss exceeds the resolution."""
+def family_curves(measured: ConfigurationOutcomes, infos, confidence: float, min_loss: float) -> pd.DataFrame:
+    """One row per family and tested level ≥ 1 (measured ones): accuracy, its interval, points lost
+    with the paired interval of the loss (the same inputs as clean), McNemar's exact p against clean
+    (and Holm-adjusted over the table), and `breaks` on every level whose test rejects and whose loss
+    is shown to be at least `min_loss` (the paired interval's lower end)."""
+    from .core.paired import mcnemar_exact, paired_loss_interval
+
     lat, acc = measured.lattice, measured.accuracy_of()
-    clean = acc[0]
+    row_of = {int(i): k for k, i in enumerate(measured.index)}
+    clean = measured.correct[0]
     rows = []
     for i, info in enumerate(infos):
-        broke = False
         for level in range(1, lat.levels):
             theta = np.zeros(lat.n, np.int64)
             theta[i] = level
-            a = acc.get(int(lat.index(theta)))
-            if a is None:
+            k = row_of.get(int(lat.index(theta)))
+            if k is None:
                 continue
+            a = acc[int(lat.index(theta))]
             low, high = binomial(round(a * measured.n), measured.n, confidence)
-            lost = points(clean - a)
-            breaks = not broke and clean - a > resolution
-            broke = broke or breaks
+            lost, lost_low, lost_high = paired_loss_interval(clean, measured.correct[k], confidence)
             rows.append(
                 {
                     "family": info.name,
@@ -170,31 +174,43 @@ def family_curves(measured: ConfigurationOutcomes, infos, confidence: float, res
                     "accuracy": a,
                     "accuracy_low": float(low),
                     "accuracy_high": float(high),
-                    "lost_points": lost,
-                    "breaks": breaks,
+                    "lost_points": points(lost),
+                    "lost_low": points(lost_low),
+                    "lost_high": points(lost_high),
+                    "p_value": mcnemar_exact(clean, measured.correct[k])[2],
                 }
             )
     cols = ["family", "level", "severity", "parameter", "accuracy", "accuracy_low", "accuracy_high"]
-    return pd.DataFrame(rows, columns=cols + ["lost_points", "breaks"])
+    cols += ["lost_points", "lost_low", "lost_high", "p_value", "p_adjusted", "breaks"]
+    df = pd.DataFrame(rows, columns=cols)
+    reject, df["p_adjusted"] = holm(df["p_value"].to_numpy(float), 1 - confidence)
+    df["breaks"] = reject & (df["lost_low"].to_numpy(float) >= points(min_loss) - 1e-9)
+    return df
 
 
-def interaction_table(measured: ConfigurationOutcomes, families, alpha: float = ALPHA) -> pd.DataFrame:
-    """Every measured configuration of two or more families whose members alone were measured:
-    observed accuracy against the independence product, the excess loss in points, the χ² of the
-    configuration (1 dof; Holm-adjusted over all of them) and of its families' group; only those
-    whose joint loss exceeds the product, largest excess first."""
-    from scipy.stats import chi2 as chi2_dist
+def holm(pvalues: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """(reject, adjusted p) of Holm's step-down procedure over `pvalues` (statsmodels)."""
     from statsmodels.stats.multitest import multipletests
 
-    from .tomography.independence import first_order_product
+    if not len(pvalues):
+        return np.zeros(0, bool), np.zeros(0)
+    reject, adjusted, _, _ = multipletests(pvalues, alpha=alpha, method="holm")
+    return reject, adjusted
 
-    lat, r, n = measured.lattice, measured.accuracy_of(), measured.n
+
+def interaction_rows(measured: ConfigurationOutcomes, families, confidence: float) -> list[dict]:
+    """Every measured configuration of two or more families whose members alone were measured, with
+    the independence product, the excess and its delta-method standard error over the inputs."""
+    from scipy.stats import norm
+
+    from .core.paired import product_excess, z_pvalue
+
+    lat = measured.lattice
+    row_of = {int(i): k for k, i in enumerate(measured.index)}
     names = [f.name for f in families]
-    # a family alone that leaves accuracy above the clean one predicts no gain in combination:
-    # the independence product of losses, each alone at least 0
-    capped = {i: min(v, r[0]) if lat.order_of(i) == 1 else v for i, v in r.items()}
+    z = norm.isf((1 - confidence) / 2)
     rows = []
-    for idx in measured.index:
+    for m, idx in enumerate(measured.index):
         theta = lat.theta(int(idx))
         active = np.flatnonzero(theta)
         if len(active) < 2:
@@ -203,61 +219,68 @@ def interaction_table(measured: ConfigurationOutcomes, families, alpha: float = 
         for i in active:
             one = np.zeros(lat.n, np.int64)
             one[i] = theta[i]
-            singles.append(r.get(int(lat.index(one))))
+            singles.append(row_of.get(int(lat.index(one))))
         if any(s is None for s in singles):
             continue
-        expected = first_order_product(lat, capped, theta, relative=True)
-        observed = r[int(idx)]
-        e = float(np.clip(expected, 0.5 / n, 1 - 0.5 / n))
-        stat = (observed - e) ** 2 / (e * (1 - e) / n)
+        clean, joint = measured.correct[0], measured.correct[m]
+        expected, excess, se = product_excess(clean, [measured.correct[s] for s in singles], joint)
         rows.append(
             {
                 **{f"t{k + 1}": int(t) for k, t in enumerate(theta)},
                 "configuration": config_name(theta, families),
                 "families": " + ".join(names[i] for i in active),
                 "order": len(active),
-                "accuracy": observed,
+                "accuracy": float(joint.mean()),
                 "expected": expected,
-                "excess_points": points(expected - observed),
-                "alone_points": max(points(max(r[0] - s, 0.0)) for s in singles),
-                "chi2": stat,
-                "p_value": float(chi2_dist.sf(stat, 1)),
-                "_members": tuple(int(i) for i in active),
+                "excess_points": points(excess),
+                "excess_low": points(excess - z * se),
+                "excess_high": points(excess + z * se),
+                "alone_points": max(points(max(clean.mean() - measured.correct[s].mean(), 0.0)) for s in singles),
+                "z": excess / se if se > 0 else 0.0,
+                "p_value": z_pvalue(excess, se),
+                "_se": se,
             }
         )
+    return rows
+
+
+def interaction_table(measured: ConfigurationOutcomes, families, confidence: float) -> pd.DataFrame:
+    """Every measured configuration of two or more families whose members alone were measured:
+    observed accuracy against the independence product, the excess loss in points with its interval,
+    a two-sided delta-method z-test on the per-input outcomes (Holm-adjusted over all of them), and,
+    for each, the smallest excess the test detects at `POWER` at the level a lone effect must pass
+    under Holm (α/m); largest excess first (those costing less than the product last)."""
+    from .core.paired import POWER, detectable
+
+    lat = measured.lattice
     cols = [f"t{k + 1}" for k in range(lat.n)] + ["configuration", "families", "order", "accuracy", "expected"]
-    cols += ["excess_points", "alone_points", "chi2", "p_value", "p_adjusted", "significant", "minimal"]
-    cols += ["group_chi2", "group_dof", "group_p_value"]
+    cols += ["excess_points", "excess_low", "excess_high", "alone_points", "z", "p_value", "p_adjusted"]
+    cols += ["significant", "direction", "detectable_points", "minimal"]
+    rows = interaction_rows(measured, families, confidence)
     if not rows:
         return pd.DataFrame(columns=cols)
     df = pd.DataFrame(rows)
-    df["p_adjusted"] = multipletests(df["p_value"].to_numpy(), alpha=alpha, method="holm")[1]
-    df["significant"] = df["p_adjusted"] < alpha
-    # TestifAI's χ² of the families as a group: the same terms summed over every level combination
-    # measured (for a pair, testnav.tomography.independence.chi2_pairs' statistic)
-    grouped = df.groupby("_members")["chi2"]
-    df["group_chi2"] = grouped.transform("sum")
-    df["group_dof"] = grouped.transform("size")
-    df["group_p_value"] = chi2_dist.sf(df["group_chi2"], df["group_dof"])
+    alpha = 1 - confidence
+    df["significant"], df["p_adjusted"] = holm(df["p_value"].to_numpy(float), alpha)
+    more = df["excess_points"] > 0
+    df["direction"] = np.where(df["significant"], np.where(more, "costs more", "costs less"), "not shown")
+    df["detectable_points"] = points(1) * detectable(df["_se"].to_numpy(float), alpha / len(df), POWER)
     # minimal: no measured sub-configuration of two or more families already has 90 % of its excess
+    at = lat.index(df[[f"t{k + 1}" for k in range(lat.n)]].to_numpy(np.int64))
     excess = np.full(lat.size, np.nan)
-    excess[lat.index(df[[f"t{k + 1}" for k in range(lat.n)]].to_numpy(np.int64))] = df["excess_points"].to_numpy()
-    df["minimal"] = minimal_mask(lat, excess)[lat.index(df[[f"t{k + 1}" for k in range(lat.n)]].to_numpy(np.int64))]
-    df = df[df["excess_points"] > 0].sort_values(["excess_points", "p_value"], ascending=[False, True], kind="stable")
+    excess[at] = df["excess_points"].to_numpy()
+    df["minimal"] = minimal_mask(lat, excess)[at]
+    df = df.sort_values(["excess_points", "p_value"], ascending=[False, True], kind="stable")
     return df[cols].reset_index(drop=True)
 
 
 def strongest_sub(lattice: Lattice, theta, damage: dict) -> tuple[tuple | None, float]:
     """The measured sub-configuration of θ (each level ≤ θ's, not θ itself) with the largest damage."""
-    from itertools import product
-
     best, best_d = None, -np.inf
-    for sub in product(*(range(t + 1) for t in theta)):
-        if sub == tuple(theta):
-            continue
-        d = damage.get(int(lattice.index(np.array(sub, np.int64))))
+    for i in strict_subs(lattice, tuple(theta)):
+        d = damage.get(i)
         if d is not None and d > best_d:
-            best, best_d = sub, d
+            best, best_d = tuple(int(t) for t in lattice.theta(i)), d
     return best, float(best_d)
 
 
@@ -288,30 +311,57 @@ def passes_floor(fidelity: np.ndarray, floor, higher_is_better: bool) -> np.ndar
     return ok | ~np.isfinite(f)
 
 
-def failure_mode_table(
-    measured: ConfigurationOutcomes,
-    families,
-    confidence: float,
-    resolution: float,
-    floor,
-    higher_is_better: bool,
-    k: int,
-    examples: int,
-) -> pd.DataFrame:
-    """The k minimal configurations above the fidelity floor that cost the most accuracy, each with
-    the first `examples` inputs it flipped."""
+def shown_minimal(measured: ConfigurationOutcomes, m: int, confidence: float) -> bool:
+    """Configuration `m` (a row of `measured`) is minimal by its intervals: for every measured strict
+    sub-configuration s, the interval of damage_s − MINIMAL_SHARE · damage_θ (a mean over the same
+    inputs of (1 − share)·y₀ − y_s + share·y_θ, with its t interval) lies below 0, so none is shown
+    to do a share of its damage; an intersection of one-sided claims, each at `confidence`."""
+    from scipy.stats import t as student
+
     lat = measured.lattice
+    row_of = {int(i): k for k, i in enumerate(measured.index)}
+    theta = tuple(int(t) for t in lat.theta(int(measured.index[m])))
+    subs = [row_of[i] for i in strict_subs(lat, theta) if i in row_of]
+    y = measured.correct.astype(float)
+    d = (1 - MINIMAL_SHARE) * y[0] - y[subs] + MINIMAL_SHARE * y[m]
+    n = measured.n
+    high = d.mean(axis=1) + student.isf((1 - confidence) / 2, max(n - 1, 1)) * d.std(axis=1, ddof=1) / np.sqrt(n)
+    return bool(np.all(high < 0))
+
+
+def strict_subs(lattice: Lattice, theta: tuple) -> list[int]:
+    """Lattice indices of θ's sub-configurations (each level ≤ θ's), θ itself left out."""
+    from itertools import product
+
+    return [
+        int(lattice.index(np.array(s, np.int64))) for s in product(*(range(t + 1) for t in theta)) if s != tuple(theta)
+    ]
+
+
+def failure_mode_table(measured: ConfigurationOutcomes, families, spec, floor, higher_is_better: bool) -> pd.DataFrame:
+    """The `spec.failure_modes` configurations above the fidelity floor that cost the most accuracy
+    among those whose loss is shown to be at least `spec.min_loss` (the paired interval's lower end)
+    and that are minimal by their intervals (`shown_minimal`), each with the first `spec.examples`
+    inputs it flipped."""
+    from .core.paired import paired_loss_interval
+
+    lat, confidence = measured.lattice, spec.confidence
     acc = measured.accuracy
     damage = acc[0] - acc
     full = np.full(lat.size, np.nan)
     full[measured.index] = damage
-    minimal = minimal_mask(lat, full)[measured.index]
-    ok = (measured.index > 0) & (damage > resolution) & minimal
-    ok &= passes_floor(measured.fidelity, floor, higher_is_better)
-    chosen = np.flatnonzero(ok)
-    chosen = chosen[np.lexsort((measured.index[chosen], -damage[chosen]))][:k]
-    by_index = {int(i): float(d) for i, d in zip(measured.index, damage)}
     clean = measured.correct[0]
+    losses = {}
+    ok = (measured.index > 0) & minimal_mask(lat, full)[measured.index]  # minimal on points: necessary
+    ok &= passes_floor(measured.fidelity, floor, higher_is_better)
+    chosen = []
+    for m in np.flatnonzero(ok)[np.lexsort((measured.index[ok], -damage[ok]))]:
+        losses[m] = paired_loss_interval(clean, measured.correct[m], confidence)
+        if losses[m][1] > 0 and losses[m][1] >= spec.min_loss - 1e-12 and shown_minimal(measured, m, confidence):
+            chosen.append(m)
+            if len(chosen) == spec.failure_modes:
+                break
+    by_index = {int(i): float(d) for i, d in zip(measured.index, damage)}
     rows = []
     for rank, m in enumerate(chosen, 1):
         theta = lat.theta(int(measured.index[m]))
@@ -328,15 +378,18 @@ def failure_mode_table(
                 "accuracy_low": float(low),
                 "accuracy_high": float(high),
                 "lost_points": points(damage[m]),
+                "lost_low": points(losses[m][1]),
+                "lost_high": points(losses[m][2]),
                 "fidelity": float(measured.fidelity[m]),
                 "largest_part": config_name(sub, families) if sub is not None else "",
                 "largest_part_points": points(max(sub_d, 0.0)) if sub is not None else 0.0,
                 "flipped": int(len(flipped)),
-                "examples": [int(i) for i in flipped[:examples]],
+                "examples": [int(i) for i in flipped[: spec.examples]],
             }
         )
     cols = ["rank", *[f"t{i + 1}" for i in range(lat.n)], "configuration", "order", "accuracy", "accuracy_low"]
-    cols += ["accuracy_high", "lost_points", "fidelity", "largest_part", "largest_part_points", "flipped", "examples"]
+    cols += ["accuracy_high", "lost_points", "lost_low", "lost_high", "fidelity", "largest_part"]
+    cols += ["largest_part_points", "flipped", "examples"]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -409,46 +462,68 @@ class Findings:
             "points cannot be told apart here)."
         )
 
+    @property
+    def min_loss(self) -> float:
+        """The smallest loss (a share) a family level or a failure mode must be shown to cost."""
+        return float(self.method.get("min_loss", 0.0))
+
+    def breaks_rule(self) -> str:
+        """How a level is found to break, in words."""
+        return (
+            f"McNemar's exact test against clean rejects (Holm over the {len(self.families)} levels tested) and the "
+            f"loss's paired {self.confidence:.0%} interval lies at or above {points(self.min_loss):.1f} points"
+        )
+
     def worst_family(self) -> dict | None:
-        if not len(self.families):
+        """The level that breaks with the largest loss, its family, and every level of it that breaks."""
+        df = self.families
+        if not len(df) or not df["breaks"].any():
             return None
-        row = self.families.loc[self.families["lost_points"].idxmax()]
+        row = df.loc[df.loc[df["breaks"], "lost_points"].astype(float).idxmax()]
         info = next(f for f in self.family_info if f.name == row["family"])
-        breaks = self.families[(self.families["family"] == row["family"]) & self.families["breaks"]]
-        return {"row": row, "info": info, "breaks": breaks.iloc[0] if len(breaks) else None}
+        return {"row": row, "info": info, "breaks": df[(df["family"] == row["family"]) & df["breaks"]]}
 
     def worst_family_sentence(self) -> str:
+        if not len(self.families):
+            return ""
         w = self.worst_family()
         if w is None:
-            return ""
+            return f"No family level alone breaks it: none is shown to cost a loss ({self.breaks_rule()})."
         row, info = w["row"], w["info"]
-        if row["lost_points"] <= points(self.resolution):
-            return (
-                f"No family alone costs more than the resolution (±{points(self.resolution):.1f} points) at any "
-                "tested severity."
-            )
         text = (
             f"Worst family alone: {row['family']}, {pct(row['accuracy'])} "
             f"{interval(row['accuracy_low'], row['accuracy_high'])} at severity {row['severity']} of "
-            f"{info.table_size} ({row['parameter']}), {row['lost_points']:.1f} points lost"
+            f"{info.table_size} ({row['parameter']}), {row['lost_points']:.1f} points lost "
+            f"[{row['lost_low']:.1f}, {row['lost_high']:.1f}]"
         )
         b = w["breaks"]
-        if b is not None and b["severity"] != row["severity"]:
-            text += f"; it first costs more than the resolution at severity {b['severity']} ({b['parameter']})"
-        return text + "."
+        return text + f"; it breaks at severities {', '.join(str(v) for v in b['severity'])} of {info.table_size}."
 
     def strongest_interaction(self) -> pd.Series | None:
         df = self.interactions
         if not len(df):
             return None
-        sig = df[df["significant"] & df["minimal"]]
+        sig = df[df["significant"] & df["minimal"] & (df["excess_points"] > 0)]
         return sig.iloc[0] if len(sig) else None
 
+    def detectable_text(self) -> str:
+        """The smallest excess the interaction tests could have detected, over the combinations tested."""
+        d = self.interactions["detectable_points"].astype(float)
+        lo, hi = d.min(), d.max()
+        span = f"{lo:.1f}" if round(lo, 1) == round(hi, 1) else f"{lo:.1f}–{hi:.1f}"
+        return f"an excess of {span} points would have been detected with 80 % power"
+
     def interaction_sentence(self) -> str:
+        df = self.interactions
+        how = f"a two-sided z-test on per-input outcomes, Holm over the {len(df):,} combinations measured"
         row = self.strongest_interaction()
         if row is None:
-            tested = "pairs" if self.method.get("pairs", True) else "configurations"
-            return f"No combination of families costs more than the families alone predict (χ², Holm-adjusted, over the measured {tested})."
+            if not len(df):
+                return "No combination of families was measured with its families alone, so none was tested."
+            return (
+                "No combination of families is shown to cost more than the families alone predict "
+                f"({how}); not shown is not independent: {self.detectable_text()}."
+            )
         parts = row["configuration"].split(" · ")
         name = " with ".join(parts) if len(parts) == 2 else f"{', '.join(parts[:-1])} and {parts[-1]} together"
         alone = row["alone_points"]
@@ -460,7 +535,7 @@ class Findings:
         return (
             f"Strongest interaction: {name}: {pct(row['accuracy'])}, {each}; independent failures would leave "
             f"{pct(row['expected'])}, so the combination costs {row['excess_points']:.1f} points more "
-            f"(χ² {p_text(row['p_adjusted'])}, Holm-adjusted){self.order_note(row)}."
+            f"[{row['excess_low']:.1f}, {row['excess_high']:.1f}] ({p_text(row['p_adjusted'])}, {how}){self.order_note(row)}."
         )
 
     def method_sentence(self) -> str:
@@ -511,7 +586,7 @@ class Findings:
         for s in (self.worst_family_sentence(), self.interaction_sentence()):
             if s:
                 lines.append(s)
-        lines.append("Families alone (accuracy at each tested severity; * = first beyond the resolution):")
+        lines.append(f"Families alone (accuracy at each tested severity; * = breaks: {self.breaks_rule()}):")
         for info in self.family_info:
             rows = self.families[self.families["family"] == info.name]
             cells = [
@@ -522,23 +597,25 @@ class Findings:
         top = top[top["significant"] & top["minimal"]] if len(top) else top
         shown = top.head(3)
         if len(shown):
-            lines.append(
-                f"Interactions beyond independence ({len(shown)} of {len(top)} significant and minimal, largest first):"
-            )
+            lines.append(f"Interactions ({len(shown)} of {len(top)} significant and minimal, largest excess first):")
             for _, r in shown.iterrows():
                 lines.append(
                     f"  {r['configuration']}: {pct(r['accuracy'])}, expected {pct(r['expected'])} "
-                    f"(+{r['excess_points']:.1f} points, {p_text(r['p_adjusted'])}){self.order_note(r)}"
+                    f"({r['excess_points']:+.1f} points, {r['direction']}, {p_text(r['p_adjusted'])}){self.order_note(r)}"
                 )
         fm = self.failure_modes
         lines.append(f"Failure modes (minimal configurations, {self.floor_text()}; {len(fm)} shown):")
         for _, r in fm.iterrows():
             lines.append(
-                f"  {r['rank']}. {r['configuration']}: {pct(r['accuracy'])} ({r['lost_points']:.1f} points lost), "
+                f"  {r['rank']}. {r['configuration']}: {pct(r['accuracy'])} ({r['lost_points']:.1f} points lost "
+                f"[{r['lost_low']:.1f}, {r['lost_high']:.1f}]), "
                 f"{self.fidelity['name']} {r['fidelity']:.2f}, {r['flipped']:,} inputs flipped{self.order_note(r)}"
             )
         if not len(fm):
-            lines.append("  none: no configuration above the floor costs more than the resolution")
+            lines.append(
+                f"  none: no configuration above the floor is shown to cost {points(self.min_loss):.1f} points or more "
+                "and to be minimal"
+            )
         if hint:
             lines.append("findings.report('report.html') draws them with the inputs; findings.save(dir) keeps them.")
         return "\n".join(lines)
@@ -686,23 +763,20 @@ def build(measured: ConfigurationOutcomes, families, model: str, fidelity: dict,
     lat = measured.lattice
     infos = [FamilyInfo.of(f, lat.levels) for f in families]
     confidence = spec.confidence
-    resolution = half_width(measured.n, confidence)
     c = int(measured.correct[0].sum())
     low, high = binomial(c, measured.n, confidence)
     clean = {"accuracy": c / measured.n, "low": float(low), "high": float(high), "n": measured.n}
     floor, better = fidelity["floor"], fidelity["higher_is_better"]
     return Findings(
         model=model,
-        families=family_curves(measured, infos, confidence, resolution),
-        interactions=interaction_table(measured, families),
-        failure_modes=failure_mode_table(
-            measured, families, confidence, resolution, floor, better, spec.failure_modes, spec.examples
-        ),
+        families=family_curves(measured, infos, confidence, spec.min_loss),
+        interactions=interaction_table(measured, families, confidence),
+        failure_modes=failure_mode_table(measured, families, spec, floor, better),
         configurations=configuration_table(measured, families, confidence),
         family_info=infos,
         clean=clean,
         confidence=confidence,
         fidelity=fidelity,
-        method={**method, "size": lat.size, "measured": int(len(measured.index))},
+        method={**method, "size": lat.size, "measured": int(len(measured.index)), "min_loss": float(spec.min_loss)},
         provenance=provenance or {},
     )

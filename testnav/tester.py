@@ -214,7 +214,9 @@ class Tester:
         metric's own scale below which inputs count as destroyed and are left out of them; "auto":
         SSIM 0.25, chrF 40; None: no floor), seed, stop_at (0.95; None: spend the budget), orders (the
         other orders of composition measured per reported finding: all up to 3 families, this many
-        beyond, 5; 0: none), examples (inputs kept per failure mode, 8) and confidence (the Tester's)."""
+        beyond, 5; 0: none), examples (inputs kept per failure mode, 8), min_loss (the loss a level must
+        be shown to cost to break, and a failure mode to be listed: 0.01, one point) and confidence (the
+        Tester's)."""
         from .pipeline import ScanSpec, scan
 
         with python_words():

@@ -41,6 +41,12 @@ def parser(prog: str) -> argparse.ArgumentParser:
         help="the fidelity below which inputs count as destroyed, on the metric's scale (auto: SSIM 0.25, "
         f"chrF 40; none: no floor; default {ScanSpec.fidelity_floor})",
     )
+    p.add_argument(
+        "--min-loss",
+        type=float,
+        help="the loss (a share: 0.01 = one point) a family level or failure mode must be shown to cost "
+        f"(default {ScanSpec.min_loss})",
+    )
     p.add_argument("--out", default=None, help="the report's path (default RUN_DIR/findings.html)")
     return p
 
@@ -67,6 +73,8 @@ def spec_of(args):
         given["failure_modes"] = args.failure_modes
     if args.fidelity_floor is not None:  # "none" is a floor of None: no floor
         given["fidelity_floor"] = floor_of(str(args.fidelity_floor))
+    if args.min_loss is not None:
+        given["min_loss"] = args.min_loss
     return ScanSpec.from_node(given)
 
 

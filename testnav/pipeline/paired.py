@@ -6,20 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.paired import mcnemar_exact  # noqa: F401  (the comparison's test, shared with the findings)
+
 CORRECTIONS = {"holm": ("holm", "Holm"), "bh": ("fdr_bh", "Benjamini–Hochberg")}
-
-
-def mcnemar_exact(before: np.ndarray, after: np.ndarray) -> tuple[int, int, float]:
-    """(b, c, p): inputs right before and wrong after (b), wrong before and right after (c), and the
-    two-sided p-value of McNemar's exact test on the paired outcomes (statsmodels)."""
-    from statsmodels.stats.contingency_tables import mcnemar
-
-    before, after = np.asarray(before, bool), np.asarray(after, bool)
-    b, c = int((before & ~after).sum()), int((~before & after).sum())
-    if b + c == 0:
-        return 0, 0, 1.0
-    both, neither = int((before & after).sum()), int((~before & ~after).sum())
-    return b, c, float(mcnemar([[both, b], [c, neither]], exact=True).pvalue)
 
 
 def adjust(pvalues, confidence: float, correction: str) -> tuple[np.ndarray, np.ndarray]:

@@ -32,7 +32,8 @@ class ScanSpec(Spec):
     stop_at: float | None  # the search stops once p_good reaches it; None: it spends the budget
     orders: int  # other orders measured per reported finding beyond 3 families (all up to 3); 0: none
     examples: int  # inputs kept per failure mode (0: none, the findings alone)
-    confidence: float  # of the accuracies' intervals and the resolution
+    min_loss: float  # a level breaks (and a failure mode is listed) only when its loss is shown to be at least this
+    confidence: float  # of the accuracies' intervals, the paired tests and the resolution
 
     def __post_init__(self):
         b = self.budget_seconds
@@ -55,8 +56,12 @@ class ScanSpec(Spec):
             raise UserError(f"scan.orders={self.orders}: a whole number ≥ 0 (0: no other order measured)")
         if not whole(self.examples, 0):
             raise UserError(f"scan.examples={self.examples}: a whole number ≥ 0 (0: none kept)")
+        if not share(self.min_loss):
+            raise UserError(
+                f"scan.min_loss={self.min_loss}: a share of the accuracy in [0, 1), e.g. scan.min_loss=0.01 (one point)"
+            )
         check_confidence(self.confidence, "scan.confidence")
-        self.as_float("budget_seconds", "confidence")
+        self.as_float("budget_seconds", "min_loss", "confidence")
 
 
 @dataclass(frozen=True)

@@ -106,37 +106,36 @@ def named_pairs(pairs: pd.DataFrame, names) -> pd.DataFrame:
     return pairs.assign(family_i=[names[i] for i in pairs.family_i], family_j=[names[j] for j in pairs.family_j])
 
 
-def pairs_from(lattice, accuracy: dict, inputs: int, names) -> pd.DataFrame | None:
-    """TestifAI's χ² independence test per family pair on fully measured tests (N = |D| each)."""
-    if lattice.n < 2 or 0 not in accuracy or not any(lattice.order_of(i) == 2 for i in accuracy):
+def pairs_from(lattice, outcomes: dict, names) -> pd.DataFrame | None:
+    """TestifAI's independence test per family pair on fully measured tests (per-input outcomes)."""
+    if lattice.n < 2 or 0 not in outcomes or not any(lattice.order_of(i) == 2 for i in outcomes):
         return None
-    n = {i: inputs for i in accuracy}
-    return named_pairs(chi2_pairs(lattice, accuracy, n), names)
+    return named_pairs(chi2_pairs(lattice, outcomes), names)
 
 
-def table_accuracy(table_path, lattice, indices) -> dict | None:
-    """Accuracy of the configurations `indices` read from a ground-truth table's `psi` column."""
+def table_outcomes(table_path, lattice, indices) -> dict | None:
+    """Per-input outcomes of the configurations `indices` read from a ground-truth table's `correct`."""
     if not table_path or not Path(table_path).exists():
         return None
-    df = pd.read_parquet(table_path, columns=["psi"]) if str(table_path).endswith(".parquet") else None
+    df = pd.read_parquet(table_path, columns=["correct"]) if str(table_path).endswith(".parquet") else None
     if df is None or len(df) != lattice.size:
         return None
-    return {int(i): float(df["psi"].iloc[int(i)]) for i in indices}
+    return {int(i): np.asarray(df["correct"].iloc[int(i)], bool) for i in indices}
 
 
-def live_accuracy(session, fidelity: str, indices) -> tuple[dict, int]:
-    """Accuracy of `indices`: what the session's live searches measured, the rest predicted now
-    (accuracy only: no fidelity metric or signal is computed for them); and how many the latter."""
+def live_outcomes(session, fidelity: str, indices) -> tuple[dict, int]:
+    """Per-input outcomes of `indices`: what the session's live searches measured, the rest predicted
+    now (outcomes only: no fidelity metric or signal is computed for them); and how many the latter."""
     oracle = session.live_oracles.get(fidelity)
     known = oracle.outcomes if oracle is not None else {}
     inputs, lattice = session.inputs, session.benchmark.lattice
     out, extra = {}, 0
     for i in sorted(int(i) for i in indices):  # lattice order: the walker shares prefixes
         if i in known:
-            out[i] = float(np.mean(known[i]))
+            out[i] = np.asarray(known[i], bool)
         else:
             x = inputs.perturbed(lattice.theta(i))
-            out[i] = float((inputs.predictions(x) == inputs.labels).mean())
+            out[i] = np.asarray(inputs.predictions(x) == inputs.labels, bool)
             extra += 1
     return out, extra
 
@@ -223,19 +222,19 @@ def for_run(run, benchmark, session, configs, k: int, queries=()) -> Facts:
     )
     facts.ranked, facts.absolute = in_units(facts.ranked, s, lattice, fidelity, benchmark.metrics)
     low = low_order_indices(lattice)
-    accuracy = table_accuracy(s.get("table"), lattice, low)
-    if accuracy is not None:
+    outcomes = table_outcomes(s.get("table"), lattice, low)
+    if outcomes is not None:
         facts.low_order.note = "from the ground truth (every input of D under each configuration)"
     elif session is not None and s.get("live"):
         if len(low) > MAX_LOW_ORDER:
             low = low_order_indices(lattice, 1)
-        accuracy, extra = live_accuracy(session, fidelity, low)
+        outcomes, extra = live_outcomes(session, fidelity, low)
         facts.low_order.note = "measured on every input of D" + (
             f"; {extra} of these configurations were evaluated for this report, beyond the search" if extra else ""
         )
-    if accuracy:
-        facts.low_order.accuracy = accuracy
-        facts.pairs = pairs_from(lattice, accuracy, facts.tested.get("inputs") or 1, [f.name for f in families])
+    if outcomes:
+        facts.low_order.accuracy = {i: float(np.mean(y)) for i, y in outcomes.items()}
+        facts.pairs = pairs_from(lattice, outcomes, [f.name for f in families])
     if inputs is None:
         facts.notes.append(f"benchmark {benchmark.name}: inputs are shown for image and text classifiers only")
         return facts

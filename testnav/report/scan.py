@@ -33,6 +33,15 @@ def points(x) -> str:
     return "—" if x is None or not np.isfinite(x) else f"{float(x):.1f}"
 
 
+def loss_text(value, low, high) -> str:
+    """A loss in points with its paired interval."""
+    return f"{points(value)} [{points(low)}, {points(high)}]"
+
+
+def p_cell(p) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.2g}"
+
+
 def span(low, high) -> str:
     return f"[{100 * low:.1f}, {100 * high:.1f}]"
 
@@ -66,12 +75,15 @@ def failure_modes_section(fnd, text: bool, names: dict, k: int = 6) -> str:
         '<h2 id="modes">Failure modes: the smallest configurations that break it</h2>',
         "<p>Configurations ranked by the accuracy they cost, each <b>minimal</b>: no configuration with fewer "
         "families or lower levels already does 90 % of its damage, so each names what is needed to do it. "
-        f"Each costs more than the resolution (±{100 * fnd.resolution:.1f} points) and keeps its inputs "
-        f"recognisable: {escape(fnd.floor_text())}. “Largest part”: the sub-configuration that does the most "
-        "of the damage on its own.</p>",
+        f"Each is shown to cost at least {100 * fnd.min_loss:.1f} points (the lower end of the loss's paired "
+        f"{fnd.confidence:.0%} interval), is minimal by its intervals (every smaller configuration is shown to do "
+        f"less than 90 % of its damage) and keeps its inputs recognisable: {escape(fnd.floor_text())}. "
+        "“Largest part”: the sub-configuration that does the most of the damage on its own.</p>",
     ]
     if not len(fm):
-        out.append("<p>None: no configuration above the fidelity floor costs more than the resolution.</p>")
+        out.append(
+            "<p>None: no configuration above the fidelity floor is shown both to cost that much and to be minimal.</p>"
+        )
         return "\n".join(out)
     shown = pd.DataFrame(
         {
@@ -80,7 +92,9 @@ def failure_modes_section(fnd, text: bool, names: dict, k: int = 6) -> str:
             "accuracy": [
                 f"{pct(a)} {span(lo, hi)}" for a, lo, hi in zip(fm["accuracy"], fm["accuracy_low"], fm["accuracy_high"])
             ],
-            "accuracy lost (points)": fm["lost_points"],
+            "accuracy lost (points)": [
+                loss_text(v, lo, hi) for v, lo, hi in zip(fm["lost_points"], fm["lost_low"], fm["lost_high"])
+            ],
             f"fidelity ({scale})": fm["fidelity"],
             "largest part": [
                 f"{p} ({points(q)} points)" if p else "—" for p, q in zip(fm["largest_part"], fm["largest_part_points"])
@@ -88,12 +102,13 @@ def failure_modes_section(fnd, text: bool, names: dict, k: int = 6) -> str:
             "inputs flipped": fm["flipped"],
         }
     )
-    numeric = {"#", "accuracy lost (points)", f"fidelity ({scale})", "inputs flipped"}
-    out.append(table(shown, numeric=numeric, formats={"accuracy lost (points)": points}))
+    numeric = {"#", f"fidelity ({scale})", "inputs flipped"}
+    out.append(table(shown, numeric=numeric))
     for _, row in fm.iterrows():
         out.append(
             f"<h3>{int(row['rank'])}. {escape(row['configuration'])}</h3><p>Accuracy {pct(row['accuracy'])} "
-            f"{span(row['accuracy_low'], row['accuracy_high'])}, {points(row['lost_points'])} points below clean; "
+            f"{span(row['accuracy_low'], row['accuracy_high'])}, "
+            f"{loss_text(row['lost_points'], row['lost_low'], row['lost_high'])} points below clean; "
             f"<b>{int(row['flipped']):,} of {fnd.clean['n']:,}</b> inputs flipped from right to wrong; "
             f"{escape(scale)} {row['fidelity']:.3g}.</p>"
         )
@@ -120,18 +135,23 @@ def families_section(fnd) -> str:
             "accuracy": [
                 f"{pct(a)} {span(lo, hi)}" for a, lo, hi in zip(df["accuracy"], df["accuracy_low"], df["accuracy_high"])
             ],
-            "accuracy lost (points)": df["lost_points"],
-            "beyond the resolution": np.where(df["breaks"], "first here", ""),
+            "accuracy lost (points)": [
+                loss_text(v, lo, hi) for v, lo, hi in zip(df["lost_points"], df["lost_low"], df["lost_high"])
+            ],
+            "McNemar p (Holm)": df["p_adjusted"],
+            "breaks": np.where(df["breaks"], "breaks", ""),
         }
     )
     return "\n".join(
         [
             '<h2 id="alone">Each family alone</h2>',
             "<p>Accuracy at each tested severity, with its interval (bars; shaded: the clean accuracy's). "
-            "The x axis is the family's own parameter, with its place in the family's severity table.</p>",
+            "The x axis is the family's own parameter, with its place in the family's severity table. A level "
+            f"<b>breaks</b> when {escape(fnd.breaks_rule())}; every such level is marked. A loss's interval is the "
+            "paired one: clean and perturbed are measured on the same inputs.</p>",
             f'<img class="fig" alt="each family alone" src="{img}">',
-            "<details><summary>The numbers</summary>",
-            table(shown, numeric={"accuracy lost (points)"}, formats={"accuracy lost (points)": points}),
+            "<details open><summary>The numbers</summary>",
+            table(shown, numeric={"McNemar p (Holm)"}, formats={"McNemar p (Holm)": p_cell}),
             "</details>",
         ]
     )
@@ -156,33 +176,37 @@ def pairs_section(fnd) -> str:
     panels = []
     for i, j in combinations(range(len(infos)), 2):
         mine = inter[inter["families"] == f"{infos[i].name} + {infos[j].name}"] if len(inter) else inter
-        sig = mine[mine["significant"]] if len(mine) else mine
+        sig = mine[mine["significant"] & (mine["excess_points"] > 0)] if len(mine) else mine
         if len(sig):
             title = (
                 f"{infos[i].name} × {infos[j].name}\nup to {sig['excess_points'].max():.1f} points beyond independence"
             )
         else:
-            title = f"{infos[i].name} × {infos[j].name}\nno significant interaction"
+            title = f"{infos[i].name} × {infos[j].name}\nno excess shown"
         panels.append((title, infos[i].name, infos[i].labels, infos[j].name, infos[j].labels, pair_grid(fnd, i, j)))
     out = [
         '<h2 id="pairs">Pairs of families, and interactions beyond independence</h2>',
         "<p>Accuracy (%) with two families applied together, each axis in the family's own parameter "
         "(none: the family left out). Where the families' failures are independent, the pair's accuracy is "
-        "the clean accuracy times each family's relative accuracy alone; an interaction costs more than "
-        "that.</p>",
+        "the clean accuracy times each family's relative accuracy alone; an interaction costs more (or less) "
+        "than that. Each combination is tested on the per-input outcomes (a two-sided z-test with the delta "
+        "method's standard error: the product is estimated on the same inputs), Holm over all of them. A "
+        "combination not shown to interact is not shown independent: “detectable” is the smallest excess its "
+        "test would have found with 80 % power.</p>",
         f'<img class="fig" alt="pairs of families" src="{plots.pair_maps_figure(panels)}">',
     ]
     top = inter[inter["significant"] & inter["minimal"]] if len(inter) else inter
     if len(top):
         out.append(
-            "<h3>Interactions beyond independence (significant and minimal; largest excess first)</h3><p>“Expected”: "
+            "<h3>Interactions (significant and minimal; largest excess first)</h3><p>“Expected”: "
             "the accuracy if the families failed independently; “excess”: the accuracy points the combination "
-            "costs beyond that; χ² p: the configuration's own test, Holm-adjusted over every configuration "
-            "tested; minimal: no smaller combination has 90 % of the excess.</p>"
+            "costs beyond that, with its interval (negative: it costs less); p: the combination's own test, "
+            "Holm-adjusted over every combination tested; minimal: no smaller combination has 90 % of the "
+            "excess.</p>"
         )
         out.append(interactions_table(top.head(MAX_INTERACTIONS)))
     if len(inter) > len(top.head(MAX_INTERACTIONS)):
-        out.append(f"<details><summary>All {len(inter):,} combinations whose loss exceeds independence</summary>")
+        out.append(f"<details><summary>All {len(inter):,} combinations tested</summary>")
         out.append(interactions_table(inter))
         out.append("</details>")
     return "\n".join(out)
@@ -194,14 +218,18 @@ def interactions_table(df: pd.DataFrame) -> str:
             "configuration": df["configuration"],
             "accuracy": df["accuracy"],
             "expected": df["expected"],
-            "excess (points)": df["excess_points"],
+            "excess (points)": [
+                loss_text(v, lo, hi) for v, lo, hi in zip(df["excess_points"], df["excess_low"], df["excess_high"])
+            ],
             "worst alone (points)": df["alone_points"],
-            "χ² p (Holm)": df["p_adjusted"],
+            "p (Holm)": df["p_adjusted"],
+            "verdict": df["direction"],
+            "detectable (points)": df["detectable_points"],
         }
     )
-    numeric = {"accuracy", "expected", "excess (points)", "worst alone (points)", "χ² p (Holm)"}
-    formats = {"accuracy": pct, "expected": pct, "excess (points)": points, "worst alone (points)": points}
-    formats["χ² p (Holm)"] = lambda p: "< 0.001" if p < 0.001 else f"{p:.2g}"
+    numeric = {"accuracy", "expected", "worst alone (points)", "p (Holm)", "detectable (points)"}
+    formats = {"accuracy": pct, "expected": pct, "worst alone (points)": points, "detectable (points)": points}
+    formats["p (Holm)"] = p_cell
     return table(shown, numeric=numeric, formats=formats, scroll=len(df) > 15)
 
 

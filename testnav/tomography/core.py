@@ -121,7 +121,11 @@ def build(
     table["r_measured"] = r_meas
     table["r_pred"] = r_pred
     table["r_est"] = np.where(is_measured, r_meas, r_pred)  # what TestifAI knows: measured, else predicted
-    pairs = chi2_pairs(lattice, r, n, settings.alpha, settings.relative_to_clean) if lattice.n >= 2 else pd.DataFrame()
+    pairs = (
+        chi2_pairs(lattice, measured.tests, settings.alpha, settings.relative_to_clean)
+        if lattice.n >= 2
+        else pd.DataFrame()
+    )
     table["r_indep"] = independent_estimates(lattice, r, pairs, settings.relative_to_clean) if len(pairs) else np.nan
     table["r_product"] = product_estimates(lattice, r, settings.relative_to_clean) if lattice.n >= 2 else np.nan
     if quality_measured:

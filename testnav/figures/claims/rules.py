@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import stats
@@ -40,7 +40,12 @@ RULES = (
     '"wider variance" uses Levene\'s median-centred test (`scipy.stats.levene`), two estimates of the same '
     "tests a paired t-test on their squared errors (`scipy.stats.ttest_rel`), and one estimate against a "
     "reference value a one-sample t-test (`scipy.stats.ttest_1samp`); t > 0 is the stated direction. "
-    "A part that is significant neither way is *within noise* and does not hold. A stated value holds "
+    "A part that is significant neither way is *within noise* and does not hold. The tests of one claim's "
+    "parts are one family: their p-values are Holm-adjusted over the claim's tested parts "
+    '(`statsmodels.stats.multitest.multipletests`, `method="holm"`) before any part is decided, so the '
+    "chance that any part of a claim is called significant (held or reversed) by chance stays at α; a part "
+    "that holds for *not* differing (a matched value, an unbiased estimate) keeps its unadjusted test, the "
+    "stricter one for it. A stated value holds "
     "within the tolerance its row prints; a quantity without seeds (a ground truth, one study table) is "
     "compared as it is. A claim **holds** when every stated part holds; **holds partly** only when a "
     "separable stated part holds and another does not (the row names which); **does not hold** when "
@@ -62,9 +67,28 @@ class Part:
     evidence: str
     core: bool = True
     word: str = ""  # how the row says the outcome, where not the outcome itself ("within noise")
+    p: float | None = None  # the part's two-sided p, where a test decides it by rejecting (Holm over a claim's)
+    decide: object = field(default=None, repr=False, compare=False)  # p -> (outcome, word), for the regrade
 
     def __str__(self) -> str:
         return f"{self.name}: {self.word or self.outcome} ({self.evidence})"
+
+
+def holm_parts(parts: list[Part]) -> list[Part]:
+    """The parts with every rejection-decided test's p Holm-adjusted over the claim's such tests and
+    its outcome decided again on it; the evidence names the adjusted p where there were two or more."""
+    from statsmodels.stats.multitest import multipletests
+
+    at = [k for k, p in enumerate(parts) if p.p is not None and p.decide is not None]
+    if len(at) < 2:
+        return list(parts)
+    adjusted = multipletests([parts[k].p for k in at], method="holm")[1]
+    out = list(parts)
+    for k, q in zip(at, adjusted):
+        outcome, word = out[k].decide(float(q))
+        evidence = f"{out[k].evidence}; Holm over {len(at)}: {fmt_p(float(q))}"
+        out[k] = replace(out[k], outcome=outcome, word=word, evidence=evidence)
+    return out
 
 
 def judge(parts: list[Part]) -> tuple[str, str]:
@@ -115,11 +139,15 @@ def side(t: float, p: float) -> str:
 
 
 def tested(name: str, t: float, p: float, evidence: str, core: bool = True) -> Part:
-    """A part decided by a test: significant in the stated direction (t > 0), reversed, or within noise."""
-    outcome = side(t, p)
-    return Part(
-        name, outcome, evidence, core, ("no difference" if t == 0 else "within noise") if outcome == SHORT else ""
-    )
+    """A part decided by a test: significant in the stated direction (t > 0), reversed, or within noise
+    (at `p`, and again at its Holm-adjusted p over the claim's tests: `holm_parts`)."""
+
+    def decide(q: float) -> tuple[str, str]:
+        outcome = side(t, q)
+        return outcome, ("no difference" if t == 0 else "within noise") if outcome == SHORT else ""
+
+    outcome, word = decide(p)
+    return Part(name, outcome, evidence, core, word, p, decide)
 
 
 def welch(a, b) -> tuple[float, float] | None:
@@ -265,6 +293,7 @@ class Claim:
     reason: str = ""
 
     def __post_init__(self):
+        self.parts = holm_parts(self.parts)
         self.verdict, why = judge(self.parts)
         self.reason = "; ".join(x for x in (why, self.note) if x)
 

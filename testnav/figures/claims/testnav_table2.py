@@ -107,13 +107,19 @@ def margin(paper: dict, vals: dict, s: str) -> tuple[str, Part]:
     name = f"{pm:+.0f}% vs {method_label(s)}"
     if w is None:
         return said, too_few(name, core=False)
-    up = side(*w)
     close = abs(hm - pm) <= TOL_MARGIN
+
+    def decide(q: float) -> tuple[str, str]:
+        up = side(w[0], q)
+        return (REVERSED if up == REVERSED else OK if up == OK and close else SHORT), ""
+
     return said, Part(
         name,
-        REVERSED if up == REVERSED else OK if up == OK and close else SHORT,
+        decide(w[1])[0],
         f"here {hm:+.0f}%, tolerance ±{TOL_MARGIN:.0f} points; TestNav above it: Welch t = {fmt_t(w[0])}, {fmt_p(w[1])}",
         core=False,
+        p=w[1],
+        decide=decide,
     )
 
 

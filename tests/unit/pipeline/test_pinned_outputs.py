@@ -19,8 +19,8 @@ from tests.helpers.pinned import comparison_digest, digest, findings_digest
 FAMILIES = ["gaussian_blur", "brightness", "contrast"]
 
 PINNED = {
-    "scan, the whole lattice": "891866bc53683185",
-    "scan, a search": "4ab394c5c5133967",
+    "scan, the whole lattice": "498b09eda8bc8e5f",
+    "scan, a search": "6c2b7e337d4b668c",
     "comparison, warm": "b030566deb48de06",
     "comparison, in full": "2ed62b8cdcd76c67",
     "gate": "fa5709c59b765c5a",

@@ -275,6 +275,7 @@ def test_each_verbs_spec_reads_its_yaml_as_the_command_line_composes_it(spec):
         (pipeline.ScanSpec, {"fidelity_floor": "high"}, "scan.fidelity_floor=high: a number on"),
         (pipeline.ScanSpec, {"stop_at": 1.5}, "scan.stop_at=1.5: a probability in (0, 1]"),
         (pipeline.ScanSpec, {"examples": -1}, "scan.examples=-1: a whole number ≥ 0"),
+        (pipeline.ScanSpec, {"min_loss": 1.5}, "scan.min_loss=1.5: a share of the accuracy in [0, 1)"),
         (pipeline.CompareSpec, {"max_drop": 1}, "compare.max_drop=1: a share of the accuracy in [0, 1)"),
         (pipeline.CompareSpec, {"correction": "fdr"}, "compare.correction=fdr (valid: holm, bh)"),
         (pipeline.CompareSpec, {"confidence": 1}, "compare.confidence=1: a probability in (0, 1)"),

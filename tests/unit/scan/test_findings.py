@@ -37,20 +37,20 @@ def families():
     return [spread_family(make(name, image_size=(8, 8), channels=1), 3) for name in ("brightness", "contrast")]
 
 
-def made_up(fidelity=None) -> ConfigurationOutcomes:
+def made_up(fidelity=None, lost_under=LOST) -> ConfigurationOutcomes:
     """Two families × 3 levels on 400 inputs, all right when clean; under θ the first LOST[θ] are wrong.
     (2, 2) loses 300 where the families alone lose 100 and 60: far more than independence predicts."""
     lat = Lattice(2, 3)
     index = np.arange(lat.size)
     correct = np.ones((lat.size, N), bool)
-    for theta, lost in LOST.items():
+    for theta, lost in lost_under.items():
         correct[lat.index(np.array(theta)), :lost] = False
     fid = np.linspace(1.0, 0.2, lat.size) if fidelity is None else fidelity
     return ConfigurationOutcomes(lat, index[::-1], correct[::-1], fid[::-1])  # any order: sorted by index
 
 
-def findings_of(families, floor=None, **spec) -> Findings:
-    measured = made_up()
+def findings_of(families, floor=None, lost_under=LOST, **spec) -> Findings:
+    measured = made_up(lost_under=lost_under)
     fid = fidelity_settings("ssim", floor, True)
     method = {"how": "lattice", "budget_seconds": 600.0}
     return build(measured, families, "made_up", fid, method, ScanSpec.given(**spec), {"digests": {"model": "m"}})
@@ -64,9 +64,11 @@ def test_outcomes_are_sorted_by_configuration_and_need_the_clean_set():
         ConfigurationOutcomes(Lattice(2, 3), np.array([1, 2]), np.ones((2, 3), bool), np.ones(2))
 
 
-def test_each_family_alone_breaks_at_its_first_level_beyond_the_resolution(families):
+def test_a_level_breaks_when_mcnemar_rejects_and_its_paired_loss_is_shown_at_least_min_loss(families):
+    from scipy.stats import binomtest
+
     f = findings_of(families)
-    assert f.resolution == pytest.approx(half_width(N, 0.95)) and f.levels == 3
+    assert f.resolution == pytest.approx(half_width(N, 0.95)) and f.levels == 3 and f.min_loss == 0.01
     rows = f.families.set_index(["family", "level"])
     for (name, level), lost in (
         (("brightness", 1), 8),
@@ -77,7 +79,40 @@ def test_each_family_alone_breaks_at_its_first_level_beyond_the_resolution(famil
         row = rows.loc[(name, level)]
         assert row["accuracy"] == pytest.approx(1 - lost / N) and row["lost_points"] == pytest.approx(100 * lost / N)
         assert row["accuracy_low"] < row["accuracy"] <= row["accuracy_high"]
-        assert row["breaks"] == (lost / N > f.resolution and level == 2)  # 2 and 1 points are within it
+        assert row["lost_low"] < row["lost_points"] < row["lost_high"]
+        # clean is all right, so McNemar's exact test is a sign test on the `lost` flips
+        assert row["p_value"] == pytest.approx(binomtest(lost, lost, 0.5).pvalue)
+        assert row["breaks"] == (row["p_adjusted"] < 0.05 and row["lost_low"] >= 1.0)
+    # brightness 1 (2 points, McNemar p 0.008, Holm 0.016) is shown to lose something but not 1 point
+    assert rows.loc[("brightness", 1), "p_adjusted"] < 0.05 and rows.loc[("brightness", 1), "lost_low"] < 1.0
+    assert f.families["breaks"].tolist() == [False, True, False, True]
+    # every level that breaks is marked, not only the first: at min_loss 0.5 points both of brightness's do
+    lower = findings_of(families, min_loss=0.005).families
+    assert lower["breaks"].tolist() == [True, True, False, True]  # contrast 1: 1 point, p 0.125, not shown
+    assert findings_of(families, min_loss=0.3).families["breaks"].tolist() == [False] * 4
+
+
+def test_the_paired_loss_interval_is_newcombes_and_agrees_with_statsmodels_where_uncorrelated():
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    from testnav.core.paired import paired_loss_interval
+
+    # a table with ad = bc (φ = 0): method 10 for paired data reduces to Newcombe's interval for two
+    # independent proportions, which statsmodels implements
+    a, b, c, d = 40, 20, 10, 5  # ad = 200 = bc
+    before = np.r_[np.ones(a + b, bool), np.zeros(c + d, bool)]
+    after = np.r_[np.ones(a, bool), np.zeros(b, bool), np.ones(c, bool), np.zeros(d, bool)]
+    n = a + b + c + d
+    loss, low, high = paired_loss_interval(before, after, 0.95)
+    ref = confint_proportions_2indep(a + b, n, a + c, n, method="newcomb", compare="diff")
+    assert loss == pytest.approx((b - c) / n) and (low, high) == pytest.approx(tuple(map(float, ref)), abs=1e-12)
+    # positive correlation of the outcomes (the usual case) narrows it
+    same = np.r_[np.ones(60, bool), np.zeros(15, bool)]
+    moved = same.copy()
+    moved[:5] = False
+    _, lo2, hi2 = paired_loss_interval(same, moved, 0.95)
+    _, lo1, hi1 = (5 / 75, *confint_proportions_2indep(60, 75, 55, 75, method="newcomb", compare="diff"))
+    assert hi2 - lo2 < hi1 - lo1 and lo2 > 0
 
 
 def test_the_interaction_is_the_excess_over_the_relative_product(families):
@@ -87,8 +122,40 @@ def test_the_interaction_is_the_excess_over_the_relative_product(families):
     expected = (1 - 100 / N) * (1 - 60 / N)  # clean accuracy 1: the relative product is the plain one
     assert top["expected"] == pytest.approx(expected) and top["accuracy"] == pytest.approx(1 - 300 / N)
     assert top["excess_points"] == pytest.approx(100 * (expected - (1 - 300 / N)))
-    assert top["significant"] and top["minimal"] and top["p_adjusted"] < 1e-6
-    assert (f.interactions["excess_points"] > 0).all()
+    assert top["significant"] and top["minimal"] and top["p_adjusted"] < 1e-6 and top["direction"] == "costs more"
+    assert top["excess_low"] < top["excess_points"] < top["excess_high"]
+    # every pair measured with its families alone is tested, in both directions; one not shown to interact
+    # is reported with the excess its test would have detected, never as independent
+    assert len(f.interactions) == 4 and f.interactions["excess_points"].is_monotonic_decreasing
+    quiet = f.interactions[~f.interactions["significant"]]
+    assert (quiet["direction"] == "not shown").all() and (quiet["detectable_points"] > 0).all()
+    # (2, 2) at the product (the first 145 of 400 wrong where 100 and 60 alone are, 0.75 · 0.85 = 0.6375):
+    # nothing is shown, and the sentence says what the test could have seen, not "independent"
+    none = findings_of(families, lost_under={**LOST, (2, 2): 145})
+    said = none.interaction_sentence()
+    assert not none.interactions["significant"].any() and none.strongest_interaction() is None
+    assert (
+        said.startswith("No combination of families is shown to cost more") and "not shown is not independent" in said
+    )
+    low, high = none.interactions["detectable_points"].min(), none.interactions["detectable_points"].max()
+    assert f"an excess of {low:.1f}–{high:.1f} points would have been detected with 80 % power" in said
+
+
+def test_the_interaction_test_holds_its_size_under_independence():
+    """Under independence (each family's failures drawn independently per input, the pair failing where
+    either does), the delta-method test rejects about 5 % of the time: the product's own noise and its
+    correlation with the pair's are in the standard error."""
+    from testnav.core.paired import product_excess, z_pvalue
+
+    rng = np.random.default_rng(3)
+    p = []
+    for _ in range(400):
+        clean = rng.random(400) < 0.9
+        one, two = clean & (rng.random(400) < 0.85), clean & (rng.random(400) < 0.8)
+        _, excess, se = product_excess(clean, [one, two], one & two)  # E[one & two] = r0·(r1/r0)·(r2/r0)
+        p.append(z_pvalue(excess, se))
+    size = np.mean(np.array(p) < 0.05)
+    assert 0.02 <= size <= 0.09, size
 
 
 def test_failure_modes_are_minimal_ranked_by_damage_and_keep_their_flipped_inputs(families):
