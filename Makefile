@@ -41,10 +41,11 @@ lock: install           ## constraints.txt from pyproject.toml's ranges (uv pip 
 run: install            ## the main job on the embedded default benchmark (mnist5k)
 	$(PY) run.py
 
-lint: install           ## ruff (rules in pyproject.toml): undefined names, unused imports, bugbear; the layout; the layers (import-linter)
+lint: install           ## ruff (rules in pyproject.toml): undefined names, unused imports, bugbear; the layout; the layers (import-linter); the types of core/, stopping/, pipeline/ (mypy)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/mypy
 
 test: lint              ## lint, then the contributor tier, before every commit (offline, both cores; README states its time)
 	$(PY) -m pytest -n 2

@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -70,10 +71,10 @@ class Comparison:
     evaluations: int = 0
     reused: int = 0
     seconds: float = 0.0
-    inputs: object = field(default=None, repr=False)  # the new model's Inputs (groundtruth/inputs.py), for the report
-    families_objects: list = field(default=None, repr=False)
-    verdict: object = None  # the regression gate's Verdict (pipeline/noninferiority.py), once `decide` ran
-    warm: object = field(default=None, repr=False)  # a WarmStart (pipeline/warm.py), or None: all measured
+    inputs: Any = field(default=None, repr=False)  # the new model's Inputs (groundtruth/inputs.py), for the report
+    families_objects: list | None = field(default=None, repr=False)
+    verdict: Any = None  # the regression gate's Verdict (pipeline/noninferiority.py), once `decide` ran
+    warm: Any = field(default=None, repr=False)  # a WarmStart (pipeline/warm.py), or None: all measured
 
     def decide(self):
         """The regression gate at the spec's `max_drop` (pipeline/noninferiority.py): pass when every
@@ -385,7 +386,7 @@ def undecided_why(c: Comparison) -> str:
 def largest_drop(t: pd.DataFrame) -> str:
     if not len(t) or t["change"].min() >= 0:
         return "none (no configuration lost accuracy)"
-    w = t.loc[t["change"].idxmin()]
+    w = t.iloc[int(np.argmin(t["change"].to_numpy(float)))]
     return f"{pct_points(w['change'])} at {w[COLUMN]} (p {w['p_value']:.2g}, adjusted {w['p_adjusted']:.2g})"
 
 

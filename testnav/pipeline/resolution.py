@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -69,7 +71,7 @@ def table_outcomes(path, lattice) -> np.ndarray | None:
     levels = [f"t{i + 1}" for i in range(lattice.n)]
     df = pd.read_parquet(path, columns=[*levels, "correct"])
     out = np.zeros((lattice.size, len(df["correct"].iloc[0])), bool)
-    out[lattice.index(df[levels].to_numpy(np.int64))] = np.stack(df["correct"].to_numpy())
+    out[lattice.index(df[levels].to_numpy(np.int64))] = np.stack(list(df["correct"]))
     return out
 
 
@@ -83,8 +85,9 @@ class RhoProbe:
         self.session, self.walker = session, walker
         self.metric = session.benchmark.metrics[fidelity]
         found = next(((m, f) for cls, (m, f) in readers().items() if isinstance(self.metric, cls)), (None, None))
-        self.method, self._read = found
-        self._real = None  # KID: the clean set's features, once
+        self.method: str | None = found[0]
+        self._read: Any = found[1]
+        self._real: Any = None  # KID: the clean set's features, once
 
     def half_widths(self, indices, confidence: float) -> np.ndarray:
         _ = self.session.clean  # the metrics prepared on D

@@ -47,9 +47,9 @@ class RunSpec:
     overrides: dict = field(default_factory=dict)
     budget: int | None = None
     seed: int = 0
-    certificate: CertificateConfig = CertificateConfig()
+    certificate: CertificateConfig = CertificateConfig()  # type: ignore[call-arg]  # conf_defaults: the YAML's
     fit: bool = True
-    pricing: Stopping = Settings().rule
+    pricing: Stopping = Settings().rule  # type: ignore[call-arg]  # conf_defaults: the YAML's
     pricing_seed: int = 0
     confidence: float = 0.95
 
@@ -150,6 +150,7 @@ def search_for(spec: RunSpec, lattice, live: bool = False) -> tuple[Search, int]
     if live and search.replay_only:
         raise UserError(f"search={search.name} replays a ground-truth table; a live search needs {search.live_fix}")
     budget = check_budget(spec.budget, lattice.size)
+    assert budget is not None  # with the lattice's size, None is 5 × |Θ|
     if spec.fit:
         search.fit(lattice, budget)
     search.check(lattice, budget)
@@ -182,7 +183,7 @@ def certified_run(
     if progress is not False:  # a bar where a person watches, else a line every 30 s (core/progress.py)
         with bar(progress, total=budget, desc=f"{search.name} on the model", unit="proposal") as pbar:
             watched = Watched(certified, pbar)
-            proposals, columns = run_certified(search, watched, budget, spec.seed, oracle.evaluate)
+            proposals, columns = run_certified(search, watched, budget, spec.seed, oracle.evaluate)  # type: ignore[arg-type]
             watched.show()
     else:
         proposals, columns = run_certified(search, certified, budget, spec.seed, oracle.evaluate)

@@ -37,7 +37,7 @@ def scan(session, spec: ScanSpec, fidelity: str) -> Findings:
     lattice = benchmark.lattice
     fid = fidelity_of(session, spec, fidelity)
     t0 = time.perf_counter()
-    method = {"budget_seconds": float(spec.budget_seconds)}
+    method: dict[str, object] = {"budget_seconds": float(spec.budget_seconds)}
     table = cached_groundtruth(benchmark, session.cache_dir, session.loaded)
     run = None
     if table is None:

@@ -68,8 +68,8 @@ class ChangeSurrogate:
         self.weight = max(0.0, 1.0 - noise / disagreement) if disagreement > 0 else 0.0
         self.forest = None
         if self.weight > 0 and len(changes) >= 2:
-            self.forest = RandomForestRegressor(random_state=self.seed, **FOREST)
-            self.forest.fit(np.asarray(thetas), relative_grid(changes))
+            forest = RandomForestRegressor(random_state=self.seed, **FOREST)
+            self.forest = forest.fit(np.asarray(thetas), relative_grid(changes))
         return self
 
     def predict(self, thetas: np.ndarray) -> np.ndarray:
@@ -117,6 +117,7 @@ class WarmStart:
         if not len(self.predicted):
             return head + ", none predicted"
         b = self.bound
+        assert b is not None  # predicted configurations have their bound
         seen = "none" if not b.seen else f"{b.seen}"
         out = (
             f"{head}, {len(self.predicted):,} predicted: at most {b.bad_high:,} of them not cleared of a drop beyond "
@@ -228,7 +229,7 @@ class PairedMeasurements:
     def refit(self, surrogate: ChangeSurrogate) -> ChangeSurrogate:
         ts = list(self.got)
         flips = [self.test(t)[0] + self.test(t)[1] for t in ts]
-        return surrogate.fit(np.array(ts), [self.change(t) for t in ts], flips, self.base.inputs)
+        return surrogate.fit(np.array(ts), np.array([self.change(t) for t in ts]), np.array(flips), self.base.inputs)
 
 
 def warm_measure(base, known: dict, evaluate: Callable[[list], dict], spec, step: int = STEP) -> WarmStart:

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 import numpy as np
 
@@ -155,7 +156,9 @@ class Checkpoint:
         """Flat, as the studies store a checkpoint (scripts/stopping_study.py): p_complete, p_good,
         fresh, fresh_good, missing, missing_good, settled, improved beside the counts."""
         c, g = self.complete, self.good
-        out = dict(proposals=self.proposals, unique=self.unique, remaining=self.remaining, p_complete=c.p, p_good=g.p)
+        out: dict[str, object] = dict(
+            proposals=self.proposals, unique=self.unique, remaining=self.remaining, p_complete=c.p, p_good=g.p
+        )
         out.update(fresh=c.fresh, fresh_good=g.fresh, front=self.front, missing=c.missing, missing_good=g.missing)
         out.update(settled=c.settled, improved=g.improved, eps_delta=self.eps[0], eps_rho=self.eps[1])
         res = self.resolution.tolerance() if self.resolution is not None else (np.nan, np.nan)
@@ -237,7 +240,7 @@ class Certificate:
         resolution is read at each checkpoint (`epsilon=auto` needs it, with ρ's; a number is checked
         against it: below it p_good does not stop the run; None: not known, nothing checked);
         `tuning`: the constants (a study's variant of TUNED)."""
-        self.config = config if config is not None else CertificateConfig()
+        self.config = config if config is not None else CertificateConfig()  # type: ignore[call-arg]  # conf_defaults: the YAML's
         if self.config.epsilon == AUTO and (resolution is None or resolution.rho_method is None):
             what = "the per-input outcomes behind each accuracy" if resolution is None else "ρ's per-input values"
             raise UserError(
@@ -284,7 +287,9 @@ class Certificate:
         eps = np.nan_to_num(eps)
         ok = True if auto or k == 0 else certifiable(eps, reading)  # Θ exhausted: the front is exact
         near = neighbours(self.fitting.lattice, m.members) if len(m.members) else np.zeros(0, np.int64)
-        at = dict(proposals=self.measured.b, unique=m.u, remaining=k, eps=tuple(eps), resolution=reading)
+        at: dict[str, Any] = dict(
+            proposals=self.measured.b, unique=m.u, remaining=k, eps=tuple(eps), resolution=reading
+        )
         at.update(certifiable=ok, unexplored=int((~m.seen[near] & (near != 0)).sum()))
         if k == 0 or len(m.measured) < self.fitting.min_points:  # Θ exhausted: certain; too few points: no reading
             p, fresh, missing = (1.0, 0, 0.0) if k == 0 else (0.0, len(m.new), np.inf)
@@ -303,7 +308,9 @@ class Certificate:
         """(ε_δ, ε_ρ) at the last reading, in the units of the values fed: `epsilon` of each objective's
         measured range, or with `auto` the resolution read there (epsilon.Resolution)."""
         last = self.reading()
-        return tolerance(self.config.epsilon, self.measured.values[self.measured.seen], last and last.resolution)
+        return tolerance(
+            self.config.epsilon, self.measured.values[self.measured.seen], last.resolution if last is not None else None
+        )
 
     def missing(self) -> float:
         """p_complete's expected number of front members still unmeasured, Σ p_θ over the unmeasured
@@ -443,6 +450,7 @@ def raw_tolerance(eps, resolution: Resolution) -> tuple[float, float]:
 def cannot_certify(epsilon, record: Checkpoint) -> str:
     """The one line of a run whose p_good reached stop_at at an ε below the measurement's resolution."""
     res = record.resolution
+    assert res is not None  # a refusal is made where the resolution was read
     d, r = raw_tolerance(record.eps, res)
     rho = f"; ρ ± {res.rho:.3g} ({res.rho_method})" if np.isfinite(res.rho) else ""
     return (
@@ -479,8 +487,8 @@ def summary_fields(certificate: Certificate, columns: dict) -> dict:
         "certificate_seconds": round(certificate.seconds, 4),
     }
     reading = certificate.reading()
-    if reading is not None:
-        res = reading.resolution
+    res = reading.resolution if reading is not None else None
+    if reading is not None and res is not None:
         out.update(
             certifiable=reading.certifiable,
             resolution_delta=float(res.delta),
@@ -493,13 +501,13 @@ def summary_fields(certificate: Certificate, columns: dict) -> dict:
         out["certificate_note"] = cannot_certify(certificate.config.epsilon, certificate.refused)
     if certificate.config.epsilon == AUTO and reading is None:  # too few configurations measured to read it
         out.update(epsilon=None, epsilon_setting=AUTO)
-    if certificate.config.epsilon == AUTO and reading is not None:
+    if certificate.config.epsilon == AUTO and reading is not None and res is not None:
         eps_delta, eps_rho = reading.eps
         out.update(
-            epsilon=float(reading.resolution.delta),
+            epsilon=float(res.delta),
             epsilon_setting=AUTO,
-            epsilon_inputs=reading.resolution.inputs,
-            epsilon_confidence=reading.resolution.confidence,
+            epsilon_inputs=res.inputs,
+            epsilon_confidence=res.confidence,
             epsilon_delta=float(eps_delta),
             epsilon_rho=float(eps_rho),
         )
