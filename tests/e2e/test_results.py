@@ -29,3 +29,16 @@ def test_memo_copies_count_once(tmp_path, capsys):
     assert sorted(load_summaries(tmp_path)["seed"]) == [0, 1]
     assert summarize([str(tmp_path)]) == 0
     assert "(2/2 runs)" in capsys.readouterr().out
+
+
+def test_the_conformance_table_is_what_the_studies_recorded():
+    """results/tables/conformance.md is scripts/conformance.py's reading of the studies' results, and a
+    verdict that misses the bar says so (issue 74, item 5)."""
+    from tests.helpers.cli_helpers import load_script
+
+    conformance = load_script("conformance")
+    text = conformance.render()
+    assert text == (conformance.TABLES / "conformance.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert len(rows) == len(conformance.VERDICTS) and all(r.endswith(("| yes |", "| **no** |")) for r in rows)
+    assert conformance.wilson(0, 50)[2] > 0.07  # 0 of 50 cannot show 7 %: the bar is on the interval
