@@ -10,7 +10,7 @@ from tests.helpers.cli_helpers import run_inprocess as run
 SMALL = ["benchmark.levels=3", "benchmark.test_per_class=20", "search.pop_size=20", "budget=100", "progress=false"]
 
 
-def test_a_search_run_ends_with_the_three_line_answer_and_a_sweep_does_not(tmp_path, cache_dir):
+def test_a_search_run_ends_with_the_three_line_answer(tmp_path, cache_dir):
     r = run([*SMALL, f"cache_dir={cache_dir}", f"hydra.run.dir={tmp_path / 'one'}"], tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     last = r.stdout.rstrip("\n").splitlines()[-4:]
@@ -21,8 +21,17 @@ def test_a_search_run_ends_with_the_three_line_answer_and_a_sweep_does_not(tmp_p
     assert r.stdout.index("AUC-Recall@P*") < r.stdout.index("What breaks")  # the paper's numbers come first
     quiet = run([*SMALL, f"cache_dir={cache_dir}", "report.answer=false", f"hydra.run.dir={tmp_path / 'q'}"], tmp_path)
     assert quiet.returncode == 0 and "What breaks" not in quiet.stdout
+
+
+@pytest.mark.slow  # a sweep of two runs: make test-all
+def test_a_sweeps_runs_leave_the_answer_out(tmp_path, cache_dir):
     sweep = run(["-m", *SMALL, f"cache_dir={cache_dir}", "seed=0,1", f"hydra.sweep.dir={tmp_path / 'm'}"], tmp_path)
     assert sweep.returncode == 0 and "What breaks" not in sweep.stdout  # report.answer=auto: not per sweep run
+    forced = run(
+        ["-m", *SMALL, f"cache_dir={cache_dir}", "seed=2", "report.answer=true", f"hydra.sweep.dir={tmp_path / 'f'}"],
+        tmp_path,
+    )
+    assert forced.returncode == 0 and "What breaks mnist5k" in forced.stdout
 
 
 def test_a_bad_answer_setting_is_one_line(tmp_path, cache_dir):
