@@ -641,7 +641,8 @@ class Findings:
         if int(row["orders_measured"]) == 0:
             return ""
         if every:
-            return f"; the same in every order ({int(row['orders_measured'])} others measured)"
+            n = int(row["orders_measured"])
+            return f"; the same in every order ({n} other{'s' if n != 1 else ''} measured)"
         return f"; it needs this order: {row['other_order']} leaves {pct(row['other_order_accuracy'])}"
 
     def __str__(self) -> str:

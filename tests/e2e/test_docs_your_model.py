@@ -110,6 +110,7 @@ def test_the_readme_example_runs_as_it_is_and_prints_what_the_readme_quotes(tmp_
     (code,) = readme_blocks("python")
     (tmp_path / "readme.py").write_text(code)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the installed testnav, from anywhere
+    env["TESTNAV_CACHE"] = str(tmp_path / "cache")  # a first run, as a new user's: nothing cached yet
     r = subprocess.run(
         [sys.executable, "readme.py"], cwd=tmp_path, capture_output=True, text=True, timeout=880, env=env
     )

@@ -77,7 +77,7 @@ def test_a_finding_of_families_that_commute_holds_in_every_order(tmp_path):
     found = make_tester(tmp_path, [Shift([0.3]), Shift([0.3], name="lift")]).scan()
     mode = found.failure_modes.iloc[0]
     assert mode["configuration"].count("=") == 2 and mode["in_every_order"] and mode["orders_measured"] == 1
-    assert "the same in every order (1 others measured)" in found.text()
+    assert "the same in every order (1 other measured)" in found.text()
     assert np.isnan(
         make_tester(tmp_path, [Shift([0.3]), Shift([0.3], name="lift")])
         .scan(orders=0)
