@@ -40,6 +40,7 @@ def test_a_bad_answer_setting_is_one_line(tmp_path, cache_dir):
     assert not (tmp_path / "bad").exists()
 
 
+@pytest.mark.slow  # a scan with its report (9 s): make test-all
 def test_stage_scan_writes_the_findings_of_the_configured_model(tmp_path, cache_dir):
     out = tmp_path / "scan"
     r = run(["stage=scan", *SMALL, f"cache_dir={cache_dir}", "scan.examples=2", f"hydra.run.dir={out}"], tmp_path)

@@ -3,11 +3,13 @@
 import json
 
 import pandas as pd
+import pytest
 
 from testnav.groundtruth.compute import compute_groundtruth, read_meta
 from tests.conftest import small_benchmark
 
 
+@pytest.mark.slow  # two ground truths of the reduced mnist5k (13 s): make test-all
 def test_a_search_reading_no_signal_leaves_the_signals_part_uncomputed(tmp_path):
     """The table is cached as parts (testnav/groundtruth/compute.py): a search on δ and ρ computes the
     objectives part alone; a later signal search computes the signals part alone, reusing the

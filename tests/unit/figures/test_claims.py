@@ -354,6 +354,7 @@ def test_identical_fronts_do_not_show_that_the_metric_matters(tmp_path):
     assert found["The fidelity metric affects which degradation–fidelity trade-offs are Pareto-optimal"].verdict == NOT
 
 
+@pytest.mark.slow  # the whole ledger written twice (18 s): make test-all
 def test_missing_inputs_are_not_measurable_and_the_ledger_is_written(tmp_path):
     empty = Results(tmp_path, pd.DataFrame(), pd.DataFrame(), {}, {}, [])
     claims = build(empty, tmp_path / "tables")
@@ -384,6 +385,7 @@ def test_claims_report_and_readme_state_the_same_verdict_counts():
         assert said.group(1) in " ".join((ROOT / doc).read_text().split()), doc
 
 
+@pytest.mark.slow  # every claim judged on the committed tables (16 s): make test-all
 def test_each_claim_is_one_registered_function_in_a_section_of_the_ledger(tmp_path):
     """Every claim function is registered on a known scope and belongs to one of the ledger's sections
     (a stray one is refused), and on tables built for every claim each writes rows, which together are
