@@ -97,12 +97,3 @@ def test_cli_compare_needs_a_baseline(tmp_path):
     assert r.returncode == 2 and "compare.baseline=" in r.stderr and "no such directory" in r.stderr
     r = run(["stage=compare", *SMALL, f"hydra.run.dir={tmp_path / 'o'}"], tmp_path)
     assert r.returncode == 2 and "stage=compare needs compare.baseline=RUN_DIR" in r.stderr
-
-
-def test_cli_compare_needs_a_baseline(tmp_path):
-    r = run(
-        ["stage=compare", *SMALL, f"compare.baseline={tmp_path / 'none'}", f"hydra.run.dir={tmp_path / 'o'}"], tmp_path
-    )
-    assert r.returncode == 2 and "compare.baseline=" in r.stderr and "no such directory" in r.stderr
-    r = run(["stage=compare", *SMALL, f"hydra.run.dir={tmp_path / 'o'}"], tmp_path)
-    assert r.returncode == 2 and "stage=compare needs compare.baseline=RUN_DIR" in r.stderr
