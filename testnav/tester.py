@@ -133,7 +133,7 @@ class Tester:
         self._session, self._tomography = None, {}
         self._run, self._queries = None, {}  # the last search, the queries answered: what report() shows
         self._findings = None  # the last scan: what report() opens with
-        self._comparison = None  # the last comparison with a baseline
+        self._comparison, self._compared = None, None  # the last comparison with a baseline; (its digest, spec)
 
     @property
     def lattice(self):
@@ -371,7 +371,8 @@ class Tester:
         `.improvements` (significant at `confidence` and larger than `min_change`), `.predicted` and
         `.warm` (what was predicted, the bound), `.families`, `.pairs`, `.fronts`, `.evaluations`,
         `.report(path)`. Other data, families or levels are refused in one line before any
-        configuration is evaluated."""
+        configuration is evaluated. Asked again with the same baseline and settings (as
+        assert_no_regression asks), it returns the same comparison: nothing is measured twice."""
         from . import pipeline
 
         given = dict(
@@ -380,7 +381,9 @@ class Tester:
         with python_words():
             spec = pipeline.CompareSpec.given(confidence=self.confidence if confidence is None else confidence, **given)
         base = baseline_record(baseline)
-        self._comparison = pipeline.compare(self.session, base, spec, self.fidelity, self._cached_groundtruth())
+        if self._compared != (base.digest, spec):  # the same baseline and settings: the same comparison
+            self._comparison = pipeline.compare(self.session, base, spec, self.fidelity, self._cached_groundtruth())
+            self._compared = (base.digest, spec)
         return self._comparison
 
     def assert_no_regression(

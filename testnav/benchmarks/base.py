@@ -66,6 +66,10 @@ class Benchmark(ABC):
         """Fit every fidelity metric and signal on the clean inputs (and the model), once per table."""
 
     @abstractmethod
+    def view(self, loaded, perturbed):
+        """A perturbed set (or the clean inputs) as the fidelity metrics see it (`Metric.__call__`)."""
+
+    @abstractmethod
     def score(self, loaded, perturbed, theta=None) -> dict:
         """One perturbed set: {"psi": ψ, "correct": per-input outcomes, <metric>: raw value, <signal>: value}."""
 

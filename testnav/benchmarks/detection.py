@@ -188,8 +188,11 @@ class ObjectDetection(VisionBenchmark):
             inputs=x, labels=torch.arange(len(x)), model=model, model_key=self.model_spec.key(), boxes=boxes
         )
 
+    def view(self, loaded, perturbed) -> DetectionView:
+        return DetectionView(perturbed, loaded.model, self.batch_size)
+
     def prepare_metrics(self, loaded) -> None:
-        clean = DetectionView(loaded.inputs, loaded.model, self.batch_size)
+        clean = self.view(loaded, loaded.inputs)
         for m in self.metrics.values():
             m.prepare(clean)
 
@@ -207,7 +210,7 @@ class ObjectDetection(VisionBenchmark):
     score_sets = Benchmark.score_sets  # one set at a time: the true boxes move with θ
 
     def score(self, loaded, perturbed: torch.Tensor, theta=None) -> dict:
-        view = DetectionView(perturbed, loaded.model, self.batch_size)
+        view = self.view(loaded, perturbed)
         gt = self.ground_truth(loaded, theta)
         correct = np.array(
             [image_correct(g, *d, conf=self.conf, iou=self.iou) for g, d in zip(gt, view.detections)], dtype=bool

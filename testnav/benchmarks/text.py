@@ -61,8 +61,11 @@ class TextBenchmark(Benchmark):
     ):
         super().__init__(name, families, levels, metrics, None, perturb_seed, batch_size)
 
+    def view(self, loaded: TextLoaded, perturbed: TextBatch) -> TextView:
+        return TextView(perturbed, loaded.device)
+
     def prepare_metrics(self, loaded: TextLoaded) -> None:
-        clean = TextView(loaded.inputs, loaded.device)
+        clean = self.view(loaded, loaded.inputs)
         for m in self.metrics.values():
             m.prepare(clean)
 
@@ -77,7 +80,7 @@ class TextBenchmark(Benchmark):
     def score_from(self, loaded: TextLoaded, perturbed: TextBatch, correct) -> dict:
         correct = np.asarray(correct, dtype=bool)
         out = {"psi": float(correct.mean()) if len(correct) else 0.0, "correct": correct}
-        view = TextView(perturbed, loaded.device)
+        view = self.view(loaded, perturbed)
         for name, metric in self.metrics.items():
             out[name] = metric(view)
         return out

@@ -145,6 +145,10 @@ class VisionBenchmark(Benchmark):
         super().__init__(name, families, levels, metrics, signals, perturb_seed, batch_size)
         self.amp = bool(amp)  # bf16 autocast on CUDA
 
+    def view(self, loaded: Loaded, perturbed) -> View:
+        """One perturbed set, or several stacked (a list)."""
+        return View(perturbed, loaded.model, self.batch_size, amp=self.amp)
+
     def prepare_metrics(self, loaded: Loaded) -> None:
         """Calibrate every metric once: fidelity on the clean set D, signals on the training set."""
         clean = View(loaded.inputs, loaded.model, self.batch_size, loaded.labels, self.amp)
@@ -177,7 +181,7 @@ class VisionBenchmark(Benchmark):
         metrics = {**self.metrics, **self.signals}
         if len(sets) > 1 and not all(isinstance(m, PerSet) for m in metrics.values()):
             return [self.score_sets(loaded, [x], [t])[0] for x, t in zip(sets, thetas)]
-        view = View(sets, loaded.model, self.batch_size, amp=self.amp)
+        view = self.view(loaded, sets)
         correct = (view.predictions.view(len(sets), -1) == loaded.labels).cpu().numpy()
         values = {name: m.per_set(view).tolist() if isinstance(m, PerSet) else [m(view)] for name, m in metrics.items()}
         return [

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+import numpy as np
+
 from ..errors import UserError
+
+SPREADS = (None, "per-input", "bootstrap")
 
 
 class Metric(ABC):
@@ -20,11 +24,16 @@ class Metric(ABC):
     higher_is_better: bool
     column: str
     needs_features = False  # reads the tested model's features (KID on feature=model): a prediction function has none
+    # How ρ's own sampling error on D is read (certificate.epsilon=auto needs it): "per-input" (φ is the mean
+    # of `per_input`'s values), "bootstrap" (`half_width` overridden), None (not known: epsilon=auto refuses)
+    spread: str | None = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if not isinstance(cls.__dict__.get("higher_is_better", getattr(cls, "higher_is_better", None)), bool):
             raise TypeError(f"fidelity metric {cls.__name__} must declare higher_is_better = True or False")
+        if cls.spread not in SPREADS:
+            raise TypeError(f"fidelity metric {cls.__name__}: spread={cls.spread!r} (one of {SPREADS})")
 
     def __init__(self, name: str):
         if not name or not isinstance(name, str):
@@ -49,3 +58,15 @@ class Metric(ABC):
 
     @abstractmethod
     def describe(self) -> dict: ...
+
+    def per_input(self, view) -> np.ndarray:
+        """(N,) φ on each input of `view` (a perturbed set as `__call__` takes it), φ being their mean;
+        a metric whose `spread` is "per-input" gives it."""
+        raise NotImplementedError(f"fidelity metric {self.name}: spread={self.spread!r} gives no per-input values")
+
+    def half_width(self, view, confidence: float) -> float:
+        """φ's half-width on `view` at `confidence`, from its sampling error over D's inputs: by default
+        z · SE of the mean of `per_input` (statsmodels, testnav/stopping/epsilon.py)."""
+        from ..stopping.epsilon import mean_half_widths
+
+        return float(mean_half_widths(np.asarray(self.per_input(view), dtype=np.float64), confidence)[0])

@@ -32,6 +32,7 @@ from .base import Metric
 
 class BERTScoreF1(Metric):
     higher_is_better = True
+    spread = "per-input"
     column = "bertf1"
 
     def __init__(
@@ -126,6 +127,9 @@ class BERTScoreF1(Metric):
             raise ValueError(f"BERTScore: {len(preds)} perturbed inputs for {len(self.refs)} clean ones")
         scores = self.pair_f1(preds)
         return float(sum(scores) / len(scores)) if scores else 0.0
+
+    def per_input(self, view) -> list[float]:
+        return self.pair_f1(list(view.texts))
 
     def describe(self) -> dict:
         from ..models.pretrained import model_fingerprint, resolve_pretrained

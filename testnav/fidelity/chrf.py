@@ -22,6 +22,7 @@ from .base import Metric
 
 class ChrF(Metric):
     higher_is_better = True
+    spread = "per-input"
     column = "chrf"
 
     def __init__(self, char_order: int, word_order: int, beta: int, whitespace: bool, name: str):
@@ -47,6 +48,12 @@ class ChrF(Metric):
         if len(hyps) != len(self.refs):
             raise ValueError(f"chrF: {len(hyps)} perturbed inputs for {len(self.refs)} clean ones")
         return float(self.metric.corpus_score(hyps, None).score)
+
+    def per_input(self, view) -> list[float]:
+        """Each sentence's chrF against its own reference (the corpus score pools the n-gram counts
+        instead; their mean is what ρ's sampling error is read on)."""
+        chrf = CHRF(char_order=self.char_order, word_order=self.word_order, beta=self.beta, whitespace=self.whitespace)
+        return [chrf.sentence_score(h, [r]).score for h, r in zip(view.texts, self.refs)]
 
     def describe(self) -> dict:
         return {

@@ -29,6 +29,8 @@ from .base import Metric
 
 log = logging.getLogger(__name__)
 INCEPTION_WEIGHTS = "weights-inception-2015-12-05-6726825d.pth"  # torch-fidelity's FID Inception
+BOOTSTRAP_RESAMPLES = 100  # ρ's half-width: resamples of the inputs
+BOOTSTRAP_INPUTS = 1_000  # at most this many inputs resampled (its SE scaled by √(m / N) beyond: O(N²) kernels)
 
 
 def inception_available() -> bool:
@@ -82,6 +84,7 @@ class KID(PerSet, Metric):
 
     higher_is_better = False  # a distance between feature distributions
     column = "kid"
+    spread = "bootstrap"  # a set-level statistic: no per-input values
 
     def __init__(
         self,
@@ -128,6 +131,34 @@ class KID(PerSet, Metric):
         self._real = features if self.subsets == 1 and self.subset_size >= len(features) else None
         if self._real is not None:
             self._real_sum = self._sum(self._real, self._real, symmetric=True)
+
+    def half_width(self, view, confidence: float) -> float:
+        """z · the standard error of KID over the inputs: (clean, perturbed) pairs resampled with
+        replacement (scipy.stats.bootstrap, seeded), the unbiased MMD² of the polynomial kernel on each
+        resample; on a seeded subset of BOOTSTRAP_INPUTS inputs beyond that many, its SE scaled by √(m / N)."""
+        from scipy.stats import bootstrap, norm
+
+        with torch.no_grad():
+            fake = self.features(view).double()
+        n = len(fake)
+        keep = np.sort(np.random.default_rng(0).choice(n, min(n, BOOTSTRAP_INPUTS), replace=False))
+        real, fake = self._real_features.double()[keep], fake[keep]
+        gamma = 1.0 / real.shape[1]
+        kernel = [
+            ((x @ y.T) * gamma + self.coef).pow(self.degree).cpu().numpy()
+            for x, y in ((real, real), (fake, fake), (real, fake))
+        ]
+
+        def kid(i):
+            i = i.astype(np.int64)
+            rr, ff, rf = (k[np.ix_(i, i)] for k in kernel)
+            k = len(i)
+            return (rr.sum() - np.trace(rr) + ff.sum() - np.trace(ff)) / (k * (k - 1)) - 2 * rf.sum() / k**2
+
+        res = bootstrap(
+            (np.arange(len(keep)),), kid, n_resamples=BOOTSTRAP_RESAMPLES, vectorized=False, method="percentile", rng=0
+        )
+        return float(norm.ppf(0.5 + confidence / 2) * res.standard_error * np.sqrt(len(keep) / n))
 
     def _torchmetrics(self):
         """torchmetrics' metric holding the clean features, built on first use: the whole-set

@@ -223,6 +223,7 @@ class SSIM(PerSet, Metric):
 
     higher_is_better = True
     column = "ssim"
+    spread = "per-input"
 
     def __init__(self, data_range: float, sigma: float, batch_size: int, name: str):
         super().__init__(name)
@@ -270,6 +271,16 @@ class SSIM(PerSet, Metric):
                     values = ssim_per_image(x, clean, self.data_range, self.sigma, clean=self._torch_stats(b))
                 total[s] += values.double().sum()
         return total / n
+
+    @torch.no_grad()
+    def per_input(self, view) -> np.ndarray:
+        """Each image's SSIM against its clean image (`per_set` is their mean)."""
+        b = self.batch_size
+        values = [
+            ssim_per_image(view.images[i : i + b], self.clean[i : i + b], self.data_range, self.sigma)
+            for i in range(0, len(self.clean), b)
+        ]
+        return torch.cat(values).double().cpu().numpy()
 
     def _kernel_scores(self, view) -> dict:
         """{(set, block): (len,) SSIM} of every block the compiled kernel scores. The kernel runs on

@@ -29,7 +29,6 @@ measure="all" every configuration the baseline measured. The settings are one `C
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -134,51 +133,24 @@ class Comparison:
 
     @property
     def families(self) -> pd.DataFrame:
-        """Per family: configurations compared that include it, regressions and improvements among
-        them, and the mean change over them (points of accuracy)."""
-        t, names = self.table, self.base.family_names
-        cols = [f"t{i + 1}" for i in range(len(names))]
-        reg, imp = self.flags()
-        rows = []
-        for i, name in enumerate(names):
-            has = t[cols[i]].to_numpy() > 0
-            rows.append(
-                {
-                    "family": name,
-                    "configurations": int(has.sum()),
-                    "regressions": int((has & reg).sum()),
-                    "improvements": int((has & imp).sum()),
-                    "mean_change": float(t.loc[has, "change"].mean()) if has.any() else np.nan,
-                    "worst_change": float(t.loc[has, "change"].min()) if has.any() else np.nan,
-                }
-            )
-        out = pd.DataFrame(rows)
-        return out.sort_values(["regressions", "mean_change"], ascending=[False, True], kind="stable").reset_index(
-            drop=True
-        )
+        """Per family, the most damaging first: its effect on the paired drop (a main-effects model of
+        the per-configuration drop on the families' severities, statsmodels; `effect`, its interval at
+        `confidence` and the severity), its own curve's worst drop where it acts alone (`alone`, its
+        interval, the severity), and the configurations compared that include it with the regressions
+        and improvements among them (pipeline/localise.py)."""
+        from .localise import families
+
+        fams = self.families_objects if self.families_objects is not None else self.base.named_families
+        return families(self.table, fams, self.base.inputs, self.confidence, self.flags())
 
     @property
     def pairs(self) -> pd.DataFrame:
-        """Per pair of families: configurations compared that include both, and the regressions among them."""
-        t, names = self.table, self.base.family_names
-        cols = [f"t{i + 1}" for i in range(len(names))]
-        reg, _ = self.flags()
-        rows = []
-        for i, j in combinations(range(len(names)), 2):
-            has = (t[cols[i]].to_numpy() > 0) & (t[cols[j]].to_numpy() > 0)
-            rows.append(
-                {
-                    "family": names[i],
-                    "with": names[j],
-                    "configurations": int(has.sum()),
-                    "regressions": int((has & reg).sum()),
-                    "mean_change": float(t.loc[has, "change"].mean()) if has.any() else np.nan,
-                }
-            )
-        out = pd.DataFrame(rows, columns=["family", "with", "configurations", "regressions", "mean_change"])
-        return out.sort_values(["regressions", "mean_change"], ascending=[False, True], kind="stable").reset_index(
-            drop=True
-        )
+        """Per pair of families: the drop beyond what their main effects predict (`excess`, its
+        interval; negative: one masks the other), the configurations compared that include both and
+        the regressions among them (pipeline/localise.py)."""
+        from .localise import pairs
+
+        return pairs(self.table, self.base.family_names, self.confidence, self.flags())
 
     def flags(self) -> tuple[np.ndarray, np.ndarray]:
         """(regressed, improved): boolean masks over `table`'s rows, in its order: significant after the
@@ -236,6 +208,7 @@ class Comparison:
             "regressions": len(reg),
             "improvements": len(imp),
             "worst_regression": None if not len(reg) else row_summary(reg.iloc[0]),
+            "families": self.families_summary(),
             "evaluations": self.evaluations,
             "reused": self.reused,
             "warm": None if self.warm is None else self.warm.summary,
@@ -244,6 +217,26 @@ class Comparison:
             "clean_before": self.base.psi_clean,
             "clean_after": self.new.psi_clean,
         }
+
+    def families_summary(self) -> list[dict]:
+        """`families` as JSON holds it: each family's effect and own curve's worst drop, with intervals."""
+        keep = ["family", "effect", "effect_low", "effect_high", "effect_at", "alone", "alone_low", "alone_high"]
+        keep.append("alone_at")
+        f = self.families[keep].astype(object)
+        return f.where(f.notna(), None).to_dict("records")
+
+    def families_line(self) -> str:
+        """The families by their effect on the drop, most damaging first, in one line."""
+        f = self.families.dropna(subset=["effect"])
+        if not len(f):
+            return ""
+        parts = [
+            f"{name} {100 * v:+.1f} [{100 * low:.1f}, {100 * high:.1f}] at {at}"
+            for name, v, low, high, at in zip(
+                f["family"], f["effect"].astype(float), f["effect_low"], f["effect_high"], f["effect_at"]
+            )
+        ]
+        return f"families by their effect on the drop (points, {self.confidence:.0%}): " + ", ".join(parts)
 
     def sentence(self) -> str:
         """What a person reads first: how many configurations changed significantly, and how it was decided."""
@@ -284,6 +277,8 @@ class Comparison:
                         f"  {r[COLUMN]}  {r['before']:.3f} → {r['after']:.3f} ({pct_points(r['change'])}), "
                         f"p {r['p_value']:.2g}, adjusted {r['p_adjusted']:.2g}"
                     )
+        if line := self.families_line():
+            lines.append(line)
         lines.append(f"{self.evaluations} configurations evaluated on the new model ({self.reused} already measured)")
         if self.warm is not None:
             lines.append(self.warm.sentence())

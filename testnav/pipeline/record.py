@@ -97,6 +97,15 @@ class RunRecord:
 
     # --- what it holds ----------------------------------------------------------------------
     @property
+    def digest(self) -> str:
+        """What the record holds, hashed: its model, data and fidelity, and each configuration's levels,
+        per-input outcomes and ρ (two records with one digest compare alike)."""
+        h = hashlib.sha256(json.dumps([self.model, self.data, self.fidelity, self.families]).encode())
+        for part in (self.thetas, np.packbits(self.correct, axis=1), self.rho):
+            h.update(np.ascontiguousarray(part).tobytes())
+        return h.hexdigest()[:16]
+
+    @property
     def inputs(self) -> int:
         return int(self.correct.shape[1])
 

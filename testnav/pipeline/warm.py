@@ -4,7 +4,9 @@ A comparison in full (measure="all") evaluates on the new model every configurat
 measured. The warm start (measure="auto", the default, or "never") measures, in this order:
 
 1. the baseline's front (its configurations no other beats on both δ and ρ): where the release was
-   weakest for its fidelity, so where a regression matters most;
+   weakest for its fidelity, so where a regression matters most; then the baseline's configurations
+   where one family acts alone (each family's own curve: which family a drop comes from,
+   pipeline/localise.py);
 2. where the surrogate expects a drop beyond `max_drop`, `step` configurations a round, refitted
    after each (ChangeSurrogate below). Once a configuration fails the gate, rounds go on only while
    they find a worse drop;
@@ -41,7 +43,7 @@ from ..core.pareto import nondominated_mask
 from ..tomography.bounds import MIN_SAMPLE, Bound, ShareBound, planned_sample, query_bound, share_bound
 
 STEP = 16  # configurations the surrogate picks per round
-WHY = ("measured before", "front", "surrogate", "sample")
+WHY = ("measured before", "front", "family curve", "surrogate", "sample")
 
 
 class ChangeSurrogate:
@@ -173,6 +175,12 @@ def front_of(base) -> list[tuple]:
     return [tuple(map(int, t)) for t in base.thetas[ok][mask]]
 
 
+def curves_of(base) -> list[tuple]:
+    """The baseline's configurations where one family acts alone: each family's own curve, which says
+    which family a drop comes from (pipeline/localise.py)."""
+    return [tuple(map(int, t)) for t in base.thetas if (np.asarray(t) > 0).sum() == 1]
+
+
 class PairedMeasurements:
     """The new model's measurements of the baseline's configurations, paired with the baseline's
     outcomes on the same inputs, as the warm start grows them: θ → per-input outcomes (`got`), why
@@ -241,6 +249,7 @@ def warm_measure(base, known: dict, evaluate: Callable[[list], dict], spec, step
     seed, tolerance = spec.seed, spec.tolerance
     surrogate = ChangeSurrogate(seed)
     m.add(front_of(base), "front")
+    m.add(curves_of(base), "family curve")
     surrogate_rounds(m, surrogate, step)
 
     # the rest: predicted from the surrogate as fitted now, bounded by a random sample of it

@@ -240,24 +240,53 @@ def regressions_section(reg: pd.DataFrame) -> str:
     )
 
 
+def interval(v: float, low: float, high: float) -> str:
+    """A drop in points with its interval: "+12.3 pt [8.1, 16.0]"; "—" where not estimated."""
+    if not np.isfinite(v):
+        return "—"
+    return f"{100 * v:+.1f} pt [{100 * low:.1f}, {100 * high:.1f}]"
+
+
 def families_section(c) -> str:
-    """The families (and pairs of families) behind the regressions."""
-    fam = c.families.rename(columns={"mean_change": "mean change", "worst_change": "worst change"})
-    pairs = c.pairs[c.pairs["regressions"] > 0].head(15).rename(columns={"mean_change": "mean change"})
-    signed = lambda v: "—" if not np.isfinite(v) else f"{100 * v:+.1f} pt"  # noqa: E731
+    """The families (and pairs of families) behind the drop, by their estimated effect."""
+    f = c.families
+    fam = pd.DataFrame(
+        {
+            "family": f["family"],
+            "effect on the drop": [interval(*r) for r in f[["effect", "effect_low", "effect_high"]].to_numpy(float)],
+            "at": f["effect_at"].fillna("—"),
+            "worst alone": f["alone_at"].fillna("—"),
+            "drop alone": [interval(*r) for r in f[["alone", "alone_low", "alone_high"]].to_numpy(float)],
+            "regressions": [f"{r} of {n}" for r, n in zip(f["regressions"], f["configurations"])],
+        }
+    )
+    p = c.pairs
+    pairs = pd.DataFrame(
+        {
+            "families": p["family"] + " · " + p["with"],
+            "drop beyond the two alone": [
+                interval(*r) for r in p[["excess", "excess_low", "excess_high"]].to_numpy(float)
+            ],
+            "regressions": [f"{r} of {n}" for r, n in zip(p["regressions"], p["configurations"])],
+        }
+    ).head(15)
+    conf = f"{c.confidence:.0%}"
     return lines(
-        '<h2 id="families">The families behind them</h2>',
-        "<p>How many of the regressions include each family (level above 0), among the configurations compared "
-        "that include it, and the mean change over those configurations.</p>",
-        table(
-            fam,
-            numeric={"configurations", "regressions", "improvements", "mean change", "worst change"},
-            formats={"mean change": signed, "worst change": signed},
-        ),
-        "<h3>Pairs of families in the regressions</h3>" if len(pairs) else "",
-        table(pairs, numeric={"configurations", "regressions", "mean change"}, formats={"mean change": signed})
+        '<h2 id="families">The families behind the drop</h2>',
+        "<p>Most damaging first. <b>Effect on the drop</b>: how many points of accuracy the new model loses "
+        "against the baseline because a family is present at its most damaging severity (<b>at</b>): a "
+        "least-squares model of each configuration's drop on one term per family and severity (statsmodels, "
+        f"robust errors), with its {conf} interval. <b>Drop alone</b>: the largest paired drop where the family "
+        f"acts alone, with its {conf} interval. 'Regressions' counts, for reference, the regressions among "
+        "the configurations compared that include the family: a count blames whichever family those "
+        "configurations hold most often.</p>",
+        table(fam, sortable=False),
+        "<h3>Pairs of families</h3>" if len(pairs) else "",
+        "<p>The drop where both act beyond what the two families' own effects predict (negative: one masks "
+        "the other), from the same model with one term per pair.</p>"
         if len(pairs)
         else "",
+        table(pairs, sortable=False) if len(pairs) else "",
     )
 
 

@@ -242,10 +242,12 @@ class Certificate:
         `tuning`: the constants (a study's variant of TUNED)."""
         self.config = config if config is not None else CertificateConfig()  # type: ignore[call-arg]  # conf_defaults: the YAML's
         if self.config.epsilon == AUTO and (resolution is None or resolution.rho_method is None):
-            what = "the per-input outcomes behind each accuracy" if resolution is None else "ρ's per-input values"
-            raise UserError(
-                f"certificate.epsilon=auto: {what} are not known here; give a number (e.g. certificate.epsilon=0.01)"
+            what = (
+                "the per-input outcomes behind each accuracy are not known here"
+                if resolution is None
+                else "ρ's sampling error is not known here (a table replayed alone, or a fidelity metric with no spread)"
             )
+            raise UserError(f"certificate.epsilon=auto: {what}; give a number (e.g. certificate.epsilon=0.01)")
         self.resolution = resolution
         dense = lattice.size > tuning.reuse_above if dense is None else bool(dense)
         every = int(self.config.every) if self.config.every else default_every(lattice.size, self.stop_on, tuning)

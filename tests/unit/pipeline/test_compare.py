@@ -357,6 +357,10 @@ def test_halved_contrast_is_a_regression_under_contrast_and_fails_the_gate(relea
     )
     c = worse._comparison
     assert "contrast" in c.regressions.configuration.iloc[0]
+    oracle = worse.session.live_oracles["ssim"]
+    measured = len(oracle.outcomes)
+    assert worse.compare(path, max_drop=0.02) is c and len(oracle.outcomes) == measured  # the same pair: reused
+    assert worse.compare(path, max_drop=0.05) is not c  # other settings: compared anew
     assert c.families.set_index("family").loc["contrast", "regressions"] > len(c.regressions) / 2  # most, and the worst
     html = c.report(tmp_path / "comparison.html").read_text(encoding="utf-8")
     assert "Did the new model get less robust than the baseline?" in html and 'class="card flip"' in html

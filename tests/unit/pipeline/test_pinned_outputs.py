@@ -21,9 +21,9 @@ FAMILIES = ["gaussian_blur", "brightness", "contrast"]
 PINNED = {
     "scan, the whole lattice": "498b09eda8bc8e5f",
     "scan, a search": "6c2b7e337d4b668c",
-    "comparison, warm": "b030566deb48de06",
-    "comparison, in full": "2ed62b8cdcd76c67",
-    "gate": "fa5709c59b765c5a",
+    "comparison, warm": "f01a1904ac3c2bad",
+    "comparison, in full": "c70fa6598009d1d3",
+    "gate": "be44311b8eec038f",
     "query": "3ffdbca02ccb13b5",
 }
 

@@ -212,7 +212,7 @@ def test_auto_needs_outcomes_and_rho_and_says_which_in_one_line(tmp_path):
     with pytest.raises(UserError, match=r"^certificate.epsilon=auto: \S+table2.parquet holds no per-input outcomes"):
         pipeline.replay(spec, obj, identity)
     obj, identity, _ = replay_table(tmp_path, seed=3)
-    with pytest.raises(UserError, match=r"^certificate.epsilon=auto: ρ's per-input values are not known here"):
+    with pytest.raises(UserError, match=r"^certificate.epsilon=auto: ρ's sampling error is not known here"):
         pipeline.replay(spec, obj, identity)  # a table alone: δ's resolution, not ρ's
     # a number on the same table: δ's resolution is read and stated, ρ's is not known
     plain = pipeline.replay(pipeline.RunSpec("random", budget=60, seed=0), obj, identity).summary
