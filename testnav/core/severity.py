@@ -3,10 +3,14 @@
 A family selected for `levels=` (testnav/families/severities.py, `select`) carries `severities`, the
 table entries of its levels 1..ℓ−1; a paper benchmark's family, or one given by name only, applies its
 table in order (level k is severity k). A person reads and writes severities (`contrast=4`), which keep
-their meaning whatever `levels=` picked; the lattice's t1..tn columns keep the levels.
+their meaning whatever `levels=` picked, or the entry's parameter as the reports print it (`×0.5`,
+`parameters`); the lattice's t1..tn columns keep the levels.
 """
 
 from __future__ import annotations
+
+import copy
+import re
 
 from ..errors import UserError
 
@@ -48,3 +52,19 @@ def severity_of(family, level: int) -> int:
         return 0
     chosen = getattr(family, "severities", None)
     return int(chosen[int(level) - 1]) if chosen else int(level)
+
+
+def spelled(text: str) -> str:
+    """A parameter as a query may write it: no spaces, × as x, lower case ("×0.5" → "x0.5", "q 80" → "q80")."""
+    return re.sub(r"\s+", "", str(text)).replace("×", "x").lower()
+
+
+def parameters(family) -> dict[str, int]:
+    """Each entry of `family`'s whole table by its parameter as the reports print it (`spelled`): {"x0.5": 3}.
+    Empty for a family that does not print its entries (a record's, which keeps only the tested labels)."""
+    table = list(getattr(family, "table_params", getattr(family, "params", None)) or [])
+    if not table:
+        return {}
+    whole = copy.copy(family)
+    whole.params = table
+    return {spelled(whole.level_label(s)): s for s in range(1, len(table) + 1)}

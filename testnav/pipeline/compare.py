@@ -236,7 +236,10 @@ class Comparison:
                 f["family"], f["effect"].astype(float), f["effect_low"], f["effect_high"], f["effect_at"]
             )
         ]
-        return f"families by their effect on the drop (points, {self.confidence:.0%}): " + ", ".join(parts)
+        from ..report.compare import separated
+
+        tie = "; the first two not separated (their intervals overlap)" if separated(f) is False else ""
+        return f"families by their effect on the drop (points, {self.confidence:.0%}): " + ", ".join(parts) + tie
 
     def sentence(self) -> str:
         """What a person reads first: how many configurations changed significantly, and how it was decided."""

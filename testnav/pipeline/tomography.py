@@ -14,7 +14,7 @@ import pandas as pd
 
 from .. import benchmarks
 from ..core.progress import resolve as resolve_progress
-from ..core.severity import severities_of
+from ..core.severity import parameters, severities_of
 from ..errors import UserError
 from ..groundtruth.compute import outcomes, whole_table
 from ..groundtruth.session import open as open_session
@@ -64,7 +64,8 @@ def names_of(benchmark) -> list[str]:
 
 def query_of(benchmark, expr: str) -> Query:
     """`expr` parsed over the benchmark's families and the severities its lattice tested."""
-    return Query(expr, names_of(benchmark), severities_of(benchmark.families, benchmark.levels))
+    fams = benchmark.families
+    return Query(expr, names_of(benchmark), severities_of(fams, benchmark.levels), [parameters(f) for f in fams])
 
 
 def tomography_for(benchmark, settings: Settings, source: str, quality_col, cache_dir, device: str, progress: bool):
@@ -74,6 +75,7 @@ def tomography_for(benchmark, settings: Settings, source: str, quality_col, cach
     queries name the families' severities."""
     tomo = measured_tomography(benchmark, settings, source, quality_col, cache_dir, device, progress)
     tomo.severities = severities_of(benchmark.families, benchmark.levels)
+    tomo.parameters = [parameters(f) for f in benchmark.families]
     return tomo
 
 

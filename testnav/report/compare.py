@@ -247,6 +247,13 @@ def interval(v: float, low: float, high: float) -> str:
     return f"{100 * v:+.1f} pt [{100 * low:.1f}, {100 * high:.1f}]"
 
 
+def separated(f: pd.DataFrame) -> bool | None:
+    """Whether the first family's interval (Comparison.families) lies above the second's (None: fewer
+    than two estimated)."""
+    f = f.dropna(subset=["effect"])
+    return None if len(f) < 2 else bool(f["effect_low"].iloc[0] > f["effect_high"].iloc[1])
+
+
 def families_section(c) -> str:
     """The families (and pairs of families) behind the drop, by their estimated effect."""
     f = c.families
@@ -281,6 +288,9 @@ def families_section(c) -> str:
         "the configurations compared that include the family: a count blames whichever family those "
         "configurations hold most often.</p>",
         table(fam, sortable=False),
+        "<p class='note'>The first two families' intervals overlap: the data do not say which of them costs more.</p>"
+        if separated(f) is False
+        else "",
         "<h3>Pairs of families</h3>" if len(pairs) else "",
         "<p>The drop where both act beyond what the two families' own effects predict (negative: one masks "
         "the other), from the same model with one term per pair.</p>"

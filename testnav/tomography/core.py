@@ -80,6 +80,7 @@ class Tomography:
     sampled: dict = field(default_factory=dict)  # tests measured for queries after the build: index -> outcomes
     reused: int = 0  # configurations read from a ground truth an earlier verb measured (0: measured here)
     severities: list | None = None  # per family, the table entries its levels 1.. apply (None: the levels)
+    parameters: list | None = None  # per family, its table's entries by parameter (core/severity.py; None: unknown)
 
     def sample_order(self, seed: int) -> np.ndarray:
         """A random order of the lattice from `seed` (a gate's run draws its own): the first tests of a

@@ -70,7 +70,7 @@ def bound(tomo, mask: np.ndarray, k: int, confidence: float, seed: int):
 
 def _mask(tomo, text: str) -> np.ndarray:
     quality = tomo.table["q_est"].to_numpy() if "q_est" in tomo.table else None
-    return Query(text, tomo.names, tomo.severities).mask(tomo.lattice.tuples, quality)
+    return Query(text, tomo.names, tomo.severities, tomo.parameters).mask(tomo.lattice.tuples, quality)
 
 
 def _plain(tomo, text: str, mask: np.ndarray) -> dict:

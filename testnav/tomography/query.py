@@ -1,9 +1,13 @@
 """The Boolean query language of TestifAI §4.1.2, with the quality constraint of §6.
 
-    Q ::= name op severity | q op τ | Q ∧ Q | Q ∨ Q | ( Q )    op ∈ <, ≤ (<=), =, ≥ (>=), >, ≠ (!=)
+    Q ::= name op severity | name op parameter | q op τ | Q ∧ Q | Q ∨ Q | ( Q )
+    op ∈ <, ≤ (<=), =, ≥ (>=), >, ≠ (!=)
 
 A severity is an entry of the family's table (the same whatever `levels=` picked; 0 is the identity);
 only the ones the lattice tested may be named. The paper benchmarks' levels are their severities.
+A parameter names the same entry as the reports print it, without spaces (`x0.5` or `×0.5`, `+0.3`,
+`q80`) or quoted as printed (`'r 10, σ 3'`); the comparison is still on severities, so
+`contrast <= x0.5` holds for contrast's entries up to the one of ×0.5, the milder ones.
 
 `name` is a family name, or p1..pn / t1..tn by position; ∧ may be written &, and; ∨ as |, or.
 ∧ binds tighter than ∨. `q` compares the (measured or predicted) quality score q_σ with a
@@ -41,12 +45,20 @@ OPS = {
 }
 
 
+# after a comparison: a number (followed by a separator), a quoted parameter, or an unquoted one
+VALUE = re.compile(
+    r"\s*(?:(?P<num>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)(?=[\s()&|∧∨]|$)|(?P<str>'[^']*'|\"[^\"]*\")|"
+    r"(?P<param>[^\s()&|∧∨]+))"
+)
+
+
 def tokenize(text: str) -> list[tuple[str, str, int]]:
-    tokens, pos = [], 0
+    tokens: list[tuple[str, str, int]] = []
+    pos = 0
     while pos < len(text):
         if text[pos:].strip() == "":
             break
-        m = TOKEN.match(text, pos)
+        m = (VALUE if tokens and tokens[-1][0] == "op" else TOKEN).match(text, pos)
         if not m or m.end() == pos:
             start = pos + len(text[pos:]) - len(text[pos:].lstrip())
             raise UserError(f"query error at {start}: unexpected character {text[start]!r} in {text!r}")
@@ -62,11 +74,13 @@ class Query:
     """A parsed query over a lattice whose families are `names` (in order). `severities`: per family, the
     table entries its levels 1.. apply (None: each level is its severity, as the paper benchmarks'
     tables): a query names severities, which keep their meaning whatever `levels=` picked, and one the
-    lattice did not test is refused with the tested ones listed."""
+    lattice did not test is refused with the tested ones listed. `parameters`: per family, its table's
+    entries by parameter (core/severity.py's `parameters`; None: a query names severities only)."""
 
-    def __init__(self, text: str, names: list[str], severities=None):
+    def __init__(self, text: str, names: list[str], severities=None, parameters=None):
         self.text, self.names = text, list(names)
         self.severities = [tuple(s) for s in severities] if severities is not None else None
+        self.parameters = list(parameters) if parameters is not None else None
         self.tokens = tokenize(text)
         self.pos = 0
         if self.tokens[0][0] == "end":
@@ -110,20 +124,52 @@ class Query:
             return node
         name, at = self._take("name", "a family name, q or '('")
         op, _ = self._take("op", f"a comparison (<, <=, =, >=, >, !=) after {name!r}")
-        value, vat = self._take("num", f"a number after {name} {op}")
+        kind, value, vat = self._peek()
+        if name == "q" or kind not in ("str", "param"):
+            value, vat = self._take("num", f"a number after {name} {op}")
+        else:
+            self.pos += 1
         if name == "q":
             return ("cmp", "q", op, float(value))
         column = self._column(name, at)
+        if kind in ("str", "param"):
+            value = str(self._severity(column, value.strip("'\""), vat))
         if float(value) != int(float(value)):
             raise UserError(f"query error at {vat}: severity {value} of {name} must be a whole number")
         value = int(float(value))
         tested = self.severities[column] if self.severities is not None else None
         if tested is not None and value != 0 and value not in tested:
             raise UserError(
-                f"query error at {vat}: {name} severity {value} was not tested in {self.text!r} "
-                f"(tested: {', '.join(map(str, tested))}; 0 is the identity)"
+                f"query error at {vat}: {name} severity {self._shown(column, value)} was not tested in "
+                f"{self.text!r} (tested: {', '.join(self._shown(column, s) for s in tested)}; 0 is the identity)"
             )
         return ("cmp", column, op, value)
+
+    def _shown(self, column: int, severity: int) -> str:
+        """A severity with its parameter as a query may write it, where known: "2 (x0.3)"."""
+        table = self.parameters[column] if self.parameters is not None else {}
+        by_entry = {s: p for p, s in table.items()}
+        return f"{severity} ({by_entry[severity]})" if severity in by_entry else str(severity)
+
+    def _severity(self, column: int, parameter: str, at: int) -> int:
+        """The table entry of family `column` whose parameter is `parameter`, refused in one line if none."""
+        from ..core.severity import spelled
+
+        name = self.names[column]
+        table = self.parameters[column] if self.parameters is not None else {}
+        if spelled(parameter) in table:
+            return table[spelled(parameter)]
+        if not table:
+            raise UserError(
+                f"query error at {at}: {name}'s parameters are not known here; name a severity (a whole number) "
+                f"in {self.text!r}"
+            )
+        tested = self.severities[column] if self.severities is not None else sorted(table.values())
+        shown = ", ".join(self._shown(column, s) for s in tested)
+        raise UserError(
+            f"query error at {at}: {name} has no parameter {parameter!r} in {self.text!r} (tested: {shown}; "
+            "or name a severity)"
+        )
 
     def _column(self, name, at) -> int:
         if name in self.names:

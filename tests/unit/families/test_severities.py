@@ -94,8 +94,15 @@ def test_names_and_queries_read_severities_that_keep_their_meaning_when_levels_c
     expr = "jpeg >= 5 & gaussian_blur <= 1"
     assert selected(four, expr) == selected(five, expr) == {"jpeg=5 (q 40)", "gaussian_blur=1 (σ 0.4) · jpeg=5 (q 40)"}
     with pytest.raises(
-        UserError, match=r"jpeg severity 2 was not tested in 'jpeg = 2' \(tested: 1, 3, 5; 0 is the identity\)"
+        UserError,
+        match=r"jpeg severity 2 \(q65\) was not tested in .jpeg = 2. \(tested: 1 \(q80\), 3 \(q58\), 5 \(q40\); 0 is",
     ):
         query_of(four.benchmark, "jpeg = 2")
+    # a parameter names the same entry, as the reports print it (without spaces, or quoted as printed)
+    by_parameter = "jpeg >= q40 & gaussian_blur <= 'σ 0.4'"
+    assert selected(four, by_parameter) == selected(five, by_parameter) == selected(four, expr)
+    assert selected(five, "jpeg < Q40") == selected(five, "jpeg < 5") != selected(five, "jpeg >= 5")
+    with pytest.raises(UserError, match=r"^query error at 8: jpeg has no parameter 'q45' in .*\(tested: 1 \(q80\), "):
+        query_of(four.benchmark, "jpeg >= q45")
     with pytest.raises(UserError, match=r"configuration: jpeg=3 \(tested severities: 1, 2, 4, 5; 0: the identity\)"):
         five.configuration("jpeg=3")

@@ -134,3 +134,15 @@ def test_the_report_shows_effects_with_intervals(tmp_path):
     section = html.split('id="families"')[1]
     first = pd.read_html(io.StringIO(section[section.index("<table") :].split("</table>")[0] + "</table>"))[0]
     assert first["family"].iloc[0] == "a" and first["effect on the drop"].iloc[0].startswith("+")
+
+
+def test_two_families_that_cost_alike_are_said_not_separated(tmp_path):
+    jitter = dict(zip(product(range(4), repeat=3), np.random.default_rng(2).normal(0, 0.005, 64)))
+    every = [(0, 0, 0)] + [t for t in product(range(4), repeat=3) if any(t)]
+    base, new = pair(lambda t: 0.0 if not any(t) else 0.03 + 0.05 * (t[0] > 0) + 0.05 * (t[1] > 0) + jitter[t], every)
+    c = compare_records(base, new, CompareSpec.given())
+    assert set(c.families["family"].iloc[:2]) == {"a", "b"}
+    assert str(c).splitlines()[-2].endswith("the first two not separated (their intervals overlap)")
+    assert "the data do not say which of them costs more" in c.report(tmp_path / "c.html").read_text(encoding="utf-8")
+    clear = compare_records(*pair(culprit_a, compared()), CompareSpec.given())
+    assert "not separated" not in str(clear)

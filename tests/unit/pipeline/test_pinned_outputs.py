@@ -21,9 +21,9 @@ FAMILIES = ["gaussian_blur", "brightness", "contrast"]
 PINNED = {
     "scan, the whole lattice": "498b09eda8bc8e5f",
     "scan, a search": "6c2b7e337d4b668c",
-    "comparison, warm": "f01a1904ac3c2bad",
-    "comparison, in full": "c70fa6598009d1d3",
-    "gate": "be44311b8eec038f",
+    "comparison, warm": "05953e322e9e1b53",
+    "comparison, in full": "823ef3791391e978",
+    "gate": "5eed8383f30bf563",
     "query": "3ffdbca02ccb13b5",
 }
 
