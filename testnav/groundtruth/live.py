@@ -17,6 +17,7 @@ import torch
 
 from ..core.oracle import Oracle
 from ..errors import UserError
+from .store import PSI, Store
 from .walk import PREFIX_CACHE_BYTES, PrefixWalker, sibling_groups
 
 
@@ -42,6 +43,20 @@ class LiveOracle(Oracle):
         self.scored = {rho_column}  # the metrics and signals scored: ρ's and what searches asked for
         self.outcomes: dict[int, np.ndarray] = {}  # lattice index → (N,) bool: which inputs the model got right
         self.seconds = 0.0
+        self.store = Store(benchmark, session.loaded, session.cache_dir)
+        self.stored = self._read(self.store)  # what earlier verbs measured (testnav/groundtruth/store.py)
+
+    def _read(self, store) -> set[int]:
+        """The store's configurations that hold ρ's metric, memoised as if evaluated here; their indices."""
+        got = set()
+        for index, (correct, values) in store.read().items():
+            if self.rho_column in values and PSI in values:
+                memo = {k: v for k, v in values.items() if k != PSI}
+                memo["delta"] = max(self.psi_clean - values[PSI], 0.0)
+                memo["rho"] = self.rho_sign * values[self.rho_column]
+                self.memo[index], self.outcomes[index] = memo, correct
+                got.add(index)
+        return got
 
     @torch.no_grad()
     def _fill(self, indices, names=()):
@@ -56,16 +71,19 @@ class LiveOracle(Oracle):
         todo = sorted(
             i for i in set(int(i) for i in indices) if i not in self.memo or not columns <= self.memo[i].keys()
         )  # in lattice order: siblings adjacent
+        measured = {}
         with self.benchmark.scoring_only(self.scored):
             for group in sibling_groups((self.lattice.theta(i) for i in todo), self.stack):
                 images = [self.walker.images(theta) for theta in group]
                 for theta, s in zip(group, self.benchmark.score_sets(self.loaded, images, group)):
                     values = {k: v for k, v in s.items() if k not in ("psi", "correct")}
+                    index = self.lattice.index(theta)
+                    measured[index] = (np.asarray(s["correct"], dtype=bool), {**values, PSI: float(s["psi"])})
                     values["delta"] = max(self.psi_clean - s["psi"], 0.0)
                     values["rho"] = self.rho_sign * s[self.rho_column]
-                    index = self.lattice.index(theta)
                     self.memo[index] = values
-                    self.outcomes[index] = np.asarray(s["correct"], dtype=bool)
+                    self.outcomes[index] = measured[index][0]
+        self.store.write(measured)
         self.seconds += time.perf_counter() - t0
 
     def evaluate(self, indices, names=("delta", "rho")) -> np.ndarray:

@@ -59,6 +59,7 @@ def live(spec: RunSpec, session, fidelity: str, progress: bool = False) -> Run:
     run.summary.update(
         live=True,
         evaluations=oracle.evaluations - done,
+        reused=len(run.outcomes) - (oracle.evaluations - done),  # read from what earlier verbs measured
         psi_clean=oracle.psi_clean,
         evaluation_seconds=round(oracle.seconds - spent, 2),
         wall_seconds=round(time.perf_counter() - t0, 2),

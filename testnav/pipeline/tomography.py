@@ -10,6 +10,7 @@ write files) both come through here.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from .. import benchmarks
@@ -19,8 +20,9 @@ from ..errors import UserError
 from ..groundtruth.compute import outcomes, whole_table
 from ..groundtruth.session import open as open_session
 from ..groundtruth.session import resolve_device
+from ..groundtruth.store import Store
 from ..tomography.core import Settings, Tomography, build, from_groundtruth
-from ..tomography.executor import LiveExecutor, low_order
+from ..tomography.executor import LiveExecutor, ObservedTests, low_order, replay_known
 from ..tomography.gate import Undecided, answer, gate
 from ..tomography.query import Query, QuerySpec
 from .config import cached_groundtruth
@@ -98,12 +100,38 @@ def measured_tomography(benchmark, settings: Settings, source: str, quality_col,
         tomo = from_groundtruth(outcomes(pd.read_parquet(cached)), benchmark.lattice, names_of(benchmark), settings)
         tomo.reused = benchmark.lattice.size
         return tomo
-    executor = LiveExecutor(benchmark, loaded, settings.rule, settings.seed)
-    measured = executor.run(low_order(benchmark.lattice, settings.max_order), progress=progress)
+    tests = StoredTests(benchmark, loaded, cache_dir, settings, progress)
+    measured = tests.run(low_order(benchmark.lattice, settings.max_order))
 
     def measure(indices) -> dict:  # more tests for a query's bound or a gate
-        return executor.run(indices, progress=progress, desc="query tests (bound)").tests
+        found = tests.run(indices, desc="query tests (bound)").tests
+        tomo.reused, tomo.measured_now = tests.read, tests.measured
+        return found
 
-    return build(
+    tomo = build(
         benchmark.lattice, names_of(benchmark), measured, settings, n_inputs=len(loaded.labels), measure=measure
     )
+    tomo.reused, tomo.measured_now = tests.read, tests.measured
+    return tomo
+
+
+class StoredTests:
+    """A live tomography's tests: those another verb measured on all of D (testnav/groundtruth/store.py)
+    replayed under the early-stopping rule, as a ground truth's are, the rest measured on the model
+    (stopped early; not stored, since they hold part of D). `read`, `measured`: the tests read and
+    measured so far."""
+
+    def __init__(self, benchmark, loaded, cache_dir, settings: Settings, progress: bool):
+        self.lattice, self.settings, self.progress = benchmark.lattice, settings, progress
+        self.known = {i: correct for i, (correct, _) in Store(benchmark, loaded, cache_dir).read().items()}
+        self.executor = LiveExecutor(benchmark, loaded, settings.rule, settings.seed)
+        self.read = self.measured = 0
+
+    def run(self, tests, desc: str = "low-order tests (tomography)") -> ObservedTests:
+        tests = np.asarray(tests, dtype=np.int64)
+        have = np.array([int(t) in self.known for t in tests], dtype=bool)
+        out = self.executor.run(tests[~have], progress=self.progress, desc=desc)
+        out.tests |= replay_known(self.known, self.lattice, tests[have], self.settings.rule, self.settings.seed).tests
+        self.read += int(have.sum())
+        self.measured += int((~have).sum())
+        return out

@@ -78,7 +78,8 @@ class Tomography:
     # from the ground truth, or live on the model); None where nothing more can be measured
     measure: Callable | None = None
     sampled: dict = field(default_factory=dict)  # tests measured for queries after the build: index -> outcomes
-    reused: int = 0  # configurations read from a ground truth an earlier verb measured (0: measured here)
+    reused: int = 0  # configurations read from what an earlier verb measured (0: measured here)
+    measured_now: int = 0  # tests measured on the model for this tomography (0 with a ground truth)
     severities: list | None = None  # per family, the table entries its levels 1.. apply (None: the levels)
     parameters: list | None = None  # per family, its table's entries by parameter (core/severity.py; None: unknown)
 

@@ -60,6 +60,15 @@ def replay_tests(outcomes: np.ndarray, lattice: Lattice, tests, rule: Stopping, 
     return m
 
 
+def replay_known(known: dict, lattice: Lattice, tests, rule: Stopping, seed: int = 0) -> ObservedTests:
+    """`replay_tests` on the complete outcomes `known` holds (lattice index → (N,) bool) for `tests`."""
+    m = ObservedTests(lattice)
+    for t in np.asarray(tests, dtype=np.int64):
+        seq = np.asarray(known[int(t)], bool)[input_order(len(known[int(t)]), seed)]
+        m.tests[int(t)] = seq[: stop_after(seq, rule)]
+    return m
+
+
 class LiveExecutor:
     """Evaluate tests on the benchmark's model, batch by batch, stopping early."""
 

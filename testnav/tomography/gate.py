@@ -86,6 +86,7 @@ def _plain(tomo, text: str, mask: np.ndarray) -> dict:
         "R_estimate": float(t.r_est.mean()) if len(t) else None,
         "R_true": float(t.r_true.mean()) if "r_true" in t and len(t) else None,
         "reused": int(tomo.reused),  # configurations an earlier verb measured, read instead of measured
+        **({"measured_now": int(tomo.measured_now)} if tomo.reused else {}),
     }
 
 
@@ -161,9 +162,8 @@ def gate_line(res: dict, everything: bool = False, undecided_why: str = "") -> s
         else f"all {res['tests']} tests measured ({res['sampled']} for this gate, seed {res['seed']})"
     )
     if res.get("reused"):
-        tests += (
-            f"; read from the cached ground truth ({res['reused']:,} configurations measured before), none measured now"
-        )
+        tests += f"; {res['reused']:,} configurations read from what earlier verbs measured"
+        tests += ", none measured now" if not res.get("measured_now") else f", {res['measured_now']:,} measured now"
     what = {"pass": "passed", "fail": "failed", "undecided": "undecided"}[res["decision"]]
     a = res["min_accuracy"]
     why = {

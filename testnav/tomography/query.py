@@ -48,7 +48,7 @@ OPS = {
 # after a comparison: a number (followed by a separator), a quoted parameter, or an unquoted one
 VALUE = re.compile(
     r"\s*(?:(?P<num>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)(?=[\s()&|∧∨]|$)|(?P<str>'[^']*'|\"[^\"]*\")|"
-    r"(?P<param>[^\s()&|∧∨]+))"
+    r"(?P<param>[^\s()&|∧∨<>=!≤≥≠][^\s()&|∧∨]*))"
 )
 
 
@@ -58,7 +58,7 @@ def tokenize(text: str) -> list[tuple[str, str, int]]:
     while pos < len(text):
         if text[pos:].strip() == "":
             break
-        m = (VALUE if tokens and tokens[-1][0] == "op" else TOKEN).match(text, pos)
+        m = (tokens and tokens[-1][0] == "op" and VALUE.match(text, pos)) or TOKEN.match(text, pos)
         if not m or m.end() == pos:
             start = pos + len(text[pos:]) - len(text[pos:].lstrip())
             raise UserError(f"query error at {start}: unexpected character {text[start]!r} in {text!r}")

@@ -237,7 +237,7 @@ def test_live_search_evaluates_the_model_and_agrees_with_groundtruth(workdir, ca
             "search.pop_size=10",
             "progress=false",
             "report.write=false",  # the live report: tests/e2e/test_what_breaks.py
-            f"cache_dir={cache_dir}",
+            f"cache_dir={workdir / 'live-cache'}",  # its own: nothing measured before (testnav/groundtruth/store.py)
             f"hydra.run.dir={out}",
         ],
         workdir,
@@ -245,7 +245,8 @@ def test_live_search_evaluates_the_model_and_agrees_with_groundtruth(workdir, ca
     assert r.returncode == 0, r.stderr
     assert "ranked list R" in r.stdout and not (out / "report.html").exists()
     s = json.loads((out / "summary.json").read_text())
-    assert s["live"] and s["evaluations"] == s["unique"] and s["proposals"] == 60 and s["auc_recall"] is None
+    assert s["live"] and s["evaluations"] == s["unique"] and s["reused"] == 0
+    assert s["proposals"] == 60 and s["auc_recall"] is None
     assert s["inferences"] == s["evaluations"] * 200 and s["inference_unit"].startswith("inputs (full D")
     # stage=live's ε is the measurement's resolution on its 200 inputs (conf/settings/certificate.yaml): δ's,
     # the paired difference of the clean and a perturbed accuracy, and ρ's, SSIM's per-image standard error

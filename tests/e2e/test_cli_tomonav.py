@@ -34,8 +34,8 @@ def test_app_replay(tmp_path):
 
 
 @pytest.mark.slow  # live TomoNav on the model; stage=live is in test_app: make test-all
-def test_app_live(tmp_path, cache_dir):
-    """The real live oracle on a 3⁴ lattice and 200 digits (shares the session's LeNet-5 with test_app)."""
+def test_app_live(tmp_path):
+    """The real live oracle on a 3⁴ lattice and 200 digits, in a cache of its own."""
     import json
 
     from tests.helpers.cli_helpers import run_inprocess as run
@@ -49,7 +49,7 @@ def test_app_live(tmp_path, cache_dir):
             "budget=30",
             "search.init_random=5",
             "progress=false",
-            f"cache_dir={cache_dir}",
+            f"cache_dir={tmp_path / 'cache'}",  # its own: a shared one may hold these configurations measured
             f"hydra.run.dir={tmp_path / 'live'}",
         ],
         tmp_path,

@@ -71,6 +71,7 @@ CARRIERS = {
         "Tester.compare",
         "Tester.assert_no_regression",
         "testnav.pipeline.compare",
+        "testnav.pipeline.localise",
         "testnav.pipeline.warm",
         "testnav.pipeline.noninferiority",
         "testnav.pipeline.paired",
