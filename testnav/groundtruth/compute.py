@@ -38,15 +38,35 @@ from ..core.progress import bar
 from ..core.table import level_columns
 from .session import open as open_session
 from .shards import RunLog, read_runs, shard_chunks
+from .store import PSI
 from .walk import PrefixWalker, sibling_groups
 
 log = logging.getLogger(__name__)
 
 
-def rows_for(benchmark, loaded, walker: PrefixWalker, thetas, psi_clean: float, pbar, stack: int = 1) -> pd.DataFrame:
-    """One table row per θ; `stack` sibling sets scored in one call (`Benchmark.score_sets`)."""
-    rows = []
-    for group in sibling_groups(thetas, stack):
+def rows_for(
+    benchmark, loaded, walker: PrefixWalker, thetas, psi_clean: float, pbar, stack: int = 1, stored=None
+) -> pd.DataFrame:
+    """One table row per θ; `stack` sibling sets scored in one call (`Benchmark.score_sets`). `stored`:
+    lattice index → (outcomes, values) another verb measured on all of D (testnav/groundtruth/store.py),
+    read instead where they hold every column scored (an image's scores do not depend on the batch or
+    the sibling sets it was scored with, so they are the values this pass would compute)."""
+    rows: list[dict] = []
+    lattice, columns = benchmark.lattice, [*benchmark.metrics, *benchmark.signals]  # what is scored now
+    index = {tuple(t): int(lattice.index(np.asarray(t, np.int64))) for t in thetas}
+    stored = {i: e for i, e in (stored or {}).items() if {PSI, *columns} <= e[1].keys()}
+    read = [t for t in thetas if index[tuple(t)] in stored]
+    for theta in read:
+        correct, values = stored[index[tuple(theta)]]
+        row: dict = {f"t{i + 1}": int(t) for i, t in enumerate(theta)}
+        row["psi"] = values[PSI]
+        row["delta"] = max(psi_clean - row["psi"], 0.0)
+        row.update({c: values[c] for c in columns})
+        row["correct"] = np.asarray(correct, bool).tolist()
+        rows.append(row)
+    pbar.update(len(read))
+    measure = [t for t in thetas if index[tuple(t)] not in stored]
+    for group in sibling_groups(measure, stack):
         images = [walker.images(theta) for theta in group]
         for theta, s in zip(group, benchmark.score_sets(loaded, images, group)):
             row = {f"t{i + 1}": int(t) for i, t in enumerate(theta)}
@@ -57,6 +77,8 @@ def rows_for(benchmark, loaded, walker: PrefixWalker, thetas, psi_clean: float, 
             row["correct"] = correct.tolist()
             rows.append(row)
         pbar.update(len(group))
+    order = {tuple(t): k for k, t in enumerate(thetas)}
+    rows.sort(key=lambda r: order[tuple(r[f"t{i + 1}"] for i in range(lattice.n))])
     return pd.DataFrame(rows)
 
 
@@ -188,6 +210,7 @@ def evaluate_chunks(request: Request, chunks, shard: tuple[int, int], progress: 
     lattice = benchmark.lattice
     rest = list(product(range(lattice.levels), repeat=lattice.n - len(chunks[0])))
     psi_clean, walker, stack = session.psi_clean, session.walker, session.stack
+    stored = stored_entries(benchmark, session.loaded, request.cache_dir)
     if "signals" in todo:
         _ = session.signals_clean  # the signals calibrated on the training inputs, only when computed
     record.record["stacked"] = min(stack, lattice.levels)  # sibling sets scored per call
@@ -208,11 +231,36 @@ def evaluate_chunks(request: Request, chunks, shard: tuple[int, int], progress: 
                 *(benchmark.signals if "signals" in lacking else ()),
             ]
             with benchmark.scoring_only(scored):
-                df = rows_for(benchmark, session.loaded, walker, [chunk + r for r in rest], psi_clean, pbar, stack)
+                thetas = [chunk + r for r in rest]
+                df = rows_for(benchmark, session.loaded, walker, thetas, psi_clean, pbar, stack, stored)
             for p in lacking:
                 with atomic_path(request.chunk(chunk, p), checksum=True) as tmp:
                     df[part_columns(benchmark, p, df)].to_parquet(tmp, index=False)
             record.chunk_done(walker.applications)
+
+
+def measurements(benchmark, loaded, cache_dir) -> dict[int, tuple[np.ndarray, dict]]:
+    """Everything measured on all of D for this model, data, families and lattice: a complete ground
+    truth's rows, then the store's shards (testnav/groundtruth/store.py), lattice index → (outcomes, values)."""
+    from .store import Store
+
+    out: dict[int, tuple[np.ndarray, dict]] = {}
+    whole = table_path(cache_dir, benchmark, benchmark.key(loaded))
+    if complete(whole):
+        df = pd.read_parquet(whole)
+        levels = df[[f"t{i + 1}" for i in range(benchmark.lattice.n)]].to_numpy(np.int64)
+        columns = {c: df[c].to_numpy(float) for c in (PSI, *benchmark.metrics, *benchmark.signals) if c in df}
+        Store.merge(out, benchmark.lattice.index(levels), outcomes(df), columns)
+    return Store(benchmark, loaded, cache_dir).read(out)
+
+
+def stored_entries(benchmark, loaded, cache_dir) -> dict:
+    """What other verbs measured on all of D (testnav/groundtruth/store.py) that a table row can hold: an
+    entry whose columns are ψ and the benchmark's metrics and signals, none a task adds beyond them."""
+    from .store import Store
+
+    known = {PSI, *benchmark.metrics, *benchmark.signals}
+    return {i: e for i, e in Store(benchmark, loaded, cache_dir).read().items() if e[1].keys() <= known}
 
 
 def merge_part(request: Request, part: str, chunks) -> None:

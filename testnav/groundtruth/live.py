@@ -17,6 +17,7 @@ import torch
 
 from ..core.oracle import Oracle
 from ..errors import UserError
+from .compute import measurements
 from .store import PSI, Store
 from .walk import PREFIX_CACHE_BYTES, PrefixWalker, sibling_groups
 
@@ -44,12 +45,13 @@ class LiveOracle(Oracle):
         self.outcomes: dict[int, np.ndarray] = {}  # lattice index → (N,) bool: which inputs the model got right
         self.seconds = 0.0
         self.store = Store(benchmark, session.loaded, session.cache_dir)
-        self.stored = self._read(self.store)  # what earlier verbs measured (testnav/groundtruth/store.py)
+        self.stored = self._read(measurements(benchmark, session.loaded, session.cache_dir))
 
-    def _read(self, store) -> set[int]:
-        """The store's configurations that hold ρ's metric, memoised as if evaluated here; their indices."""
+    def _read(self, known: dict) -> set[int]:
+        """What earlier verbs measured (`known`: compute.py's `measurements`) that holds ρ's metric,
+        memoised as if evaluated here; their indices."""
         got = set()
-        for index, (correct, values) in store.read().items():
+        for index, (correct, values) in known.items():
             if self.rho_column in values and PSI in values:
                 memo = {k: v for k, v in values.items() if k != PSI}
                 memo["delta"] = max(self.psi_clean - values[PSI], 0.0)

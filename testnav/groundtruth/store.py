@@ -11,7 +11,8 @@ truth's objectives key (`Benchmark.part_key`): the model's and the data's digest
 their order with their severities, the levels, the metrics' settings and the code that computes
 them, so the store and a ground-truth table agree on what a configuration's measurement is. A
 complete ground-truth table in the same cache (`groundtruth`, a scan of the whole lattice) is read as
-part of it.
+part of it (testnav/groundtruth/compute.py's `measurements`), and the ground truth's own pass reads
+the store for the configurations it would otherwise measure.
 """
 
 from __future__ import annotations
@@ -21,10 +22,8 @@ import uuid
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ..core.cache import atomic_path
-from .compute import complete, outcomes, table_path
 
 PSI = "psi"
 
@@ -37,29 +36,22 @@ class Store:
         key = benchmark.part_key(loaded, "objectives")
         self.dir = self.cache_dir / "measured" / f"{benchmark.name}-{key}"
 
-    def read(self) -> dict[int, tuple[np.ndarray, dict]]:
-        """Lattice index → (its (N,) outcomes, {"psi": ψ, column: raw value, …}): a complete
-        ground-truth table first, then the shards in the order they were written (later values of a
-        column replace earlier ones; a column one shard did not score keeps another's)."""
-        out: dict[int, tuple[np.ndarray, dict]] = {}
-        whole = table_path(self.cache_dir, self.benchmark, self.benchmark.key(self.loaded))
-        if complete(whole):
-            self._merge(out, *self._from_table(pd.read_parquet(whole)))
+    def read(self, into: dict | None = None) -> dict[int, tuple[np.ndarray, dict]]:
+        """Lattice index → (its (N,) outcomes, {"psi": ψ, column: raw value, …}), `into` (what a complete
+        ground truth holds: testnav/groundtruth/compute.py's `measurements`) updated by the shards in the
+        order they were written (later values of a column replace earlier ones; a column one shard did
+        not score keeps another's)."""
+        out: dict[int, tuple[np.ndarray, dict]] = {} if into is None else into
         for shard in sorted(self.dir.glob("*.npz")) if self.dir.is_dir() else ():
             with np.load(shard, allow_pickle=False) as z:
                 n = int(z["inputs"])
                 correct = np.unpackbits(z["correct"], axis=1, count=n).astype(bool)
                 columns = {str(c): z[f"v_{c}"] for c in z["columns"]}
-                self._merge(out, z["indices"], correct, columns)
+                self.merge(out, z["indices"], correct, columns)
         return out
 
-    def _from_table(self, df: pd.DataFrame):
-        levels = df[[f"t{i + 1}" for i in range(self.benchmark.lattice.n)]].to_numpy(np.int64)
-        columns = {c: df[c].to_numpy(float) for c in (PSI, *self.benchmark.metrics) if c in df}
-        return self.benchmark.lattice.index(levels), outcomes(df), columns
-
     @staticmethod
-    def _merge(out: dict, indices, correct: np.ndarray, columns: dict) -> None:
+    def merge(out: dict, indices, correct: np.ndarray, columns: dict) -> None:
         for r, index in enumerate(np.asarray(indices, np.int64)):
             values = {c: float(v[r]) for c, v in columns.items() if np.isfinite(v[r])}
             old = out.get(int(index))

@@ -17,10 +17,9 @@ from .. import benchmarks
 from ..core.progress import resolve as resolve_progress
 from ..core.severity import parameters, severities_of
 from ..errors import UserError
-from ..groundtruth.compute import outcomes, whole_table
+from ..groundtruth.compute import measurements, outcomes, whole_table
 from ..groundtruth.session import open as open_session
 from ..groundtruth.session import resolve_device
-from ..groundtruth.store import Store
 from ..tomography.core import Settings, Tomography, build, from_groundtruth
 from ..tomography.executor import LiveExecutor, ObservedTests, low_order, replay_known
 from ..tomography.gate import Undecided, answer, gate
@@ -123,7 +122,7 @@ class StoredTests:
 
     def __init__(self, benchmark, loaded, cache_dir, settings: Settings, progress: bool):
         self.lattice, self.settings, self.progress = benchmark.lattice, settings, progress
-        self.known = {i: correct for i, (correct, _) in Store(benchmark, loaded, cache_dir).read().items()}
+        self.known = {i: correct for i, (correct, _) in measurements(benchmark, loaded, cache_dir).items()}
         self.executor = LiveExecutor(benchmark, loaded, settings.rule, settings.seed)
         self.read = self.measured = 0
 

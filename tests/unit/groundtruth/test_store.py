@@ -86,3 +86,26 @@ def test_a_comparison_measures_only_what_the_store_lacks(tmp_path):
     assert c.evaluations == 0 and c.reused == c.compared
     other = make_tester(tmp_path / "b", order=["contrast", "brightness"])  # another order: another store
     assert Store(other.benchmark, other.session.loaded, tmp_path / "b").read() == {}
+
+
+def test_the_ground_truth_reads_what_a_search_measured_and_holds_what_it_would_have_measured(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from testnav.benchmarks.vision import VisionBenchmark
+
+    scored = []
+    real = VisionBenchmark.score_sets
+
+    def counting(self, loaded, sets, thetas):
+        scored.extend(tuple(t) for t in thetas if t is not None)  # None: the clean set
+        return real(self, loaded, sets, thetas)
+
+    monkeypatch.setattr(VisionBenchmark, "score_sets", counting)
+    searched = make_tester(tmp_path / "a")
+    searched.search("random", budget=9, seed=0)
+    measured = set(scored)
+    scored.clear()
+    table = make_tester(tmp_path / "a").groundtruth()
+    assert not measured & set(scored) and len(set(scored)) == 16 - len(measured)  # the rest only
+    fresh = make_tester(tmp_path / "b").groundtruth()
+    pd.testing.assert_frame_equal(table, fresh)  # to the bit
