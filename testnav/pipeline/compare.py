@@ -454,7 +454,10 @@ def compare(session, baseline: RunRecord, spec: CompareSpec, fidelity: str, grou
     `key`: how errors name the baseline (compare.baseline on the command line)."""
     import time
 
+    from .live import live_oracle
+
     t0 = time.perf_counter()
+    live_oracle(session, fidelity)  # made first: what earlier verbs measured (its store) counts as known
     mine = record_of(session, fidelity, groundtruth)
     check_comparable(baseline, mine, key)
     start = None

@@ -109,3 +109,14 @@ def test_the_ground_truth_reads_what_a_search_measured_and_holds_what_it_would_h
     assert not measured & set(scored) and len(set(scored)) == 16 - len(measured)  # the rest only
     fresh = make_tester(tmp_path / "b").groundtruth()
     pd.testing.assert_frame_equal(table, fresh)  # to the bit
+
+
+def test_a_candidate_with_the_release_weights_in_the_same_cache_compares_what_the_store_holds(tmp_path):
+    """docs/your-model.md's snippet: the release and the candidate share weights and a cache; the
+    candidate's comparison starts from everything the release measured (nothing to evaluate)."""
+    release = make_tester(tmp_path)
+    release.search("random", budget=10, seed=0)
+    path = release.save(tmp_path / "release")
+    c = make_tester(tmp_path).compare(path)
+    assert c.evaluations == 0 and c.reused == c.compared and set(c.table.measured_for) == {"measured before"}
+    assert c.verdict.decision in ("pass", "undecided") and c.regressions.empty
