@@ -431,6 +431,7 @@ def test_cli_bad_report_settings_are_one_line_and_leave_nothing(args, expect, tm
     assert not out.exists()
 
 
+@pytest.mark.slow  # three live query gates on the command line (10 s): make test-all
 def test_cli_query_gate_fails_with_one_line_and_keeps_the_report(tmp_path, cache_dir):
     common = ["stage=query", *SMALL, "tomography.source=live", f"cache_dir={cache_dir}"]
     out = tmp_path / "gate"

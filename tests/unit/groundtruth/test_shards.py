@@ -43,6 +43,7 @@ def test_bad_shard_values_are_one_line_errors():
     assert check_shards(36, 35, 36) == (36, 35)
 
 
+@pytest.mark.slow  # three shards and a merge of a reduced ground truth (13 s): make test-all
 def test_shards_merge_into_the_unsharded_table_and_a_plain_run_fills_the_gap(reference, cache_dir, tmp_path):
     """Three of four shards, then an unsharded run: it reuses their chunks, computes the missing
     shard and merges. (The last shard merging by itself: test_a_killed_shard_resumes_from_its_chunks.)"""
