@@ -21,7 +21,7 @@ from ..groundtruth.compute import measurements, outcomes, whole_table
 from ..groundtruth.session import open as open_session
 from ..groundtruth.session import resolve_device
 from ..tomography.core import Settings, Tomography, build, from_groundtruth
-from ..tomography.executor import LiveExecutor, ObservedTests, low_order, replay_known
+from ..tomography.executor import LiveExecutor, ObservedTests, low_order, replay_tests
 from ..tomography.gate import Undecided, answer, gate
 from ..tomography.query import Query, QuerySpec
 from .config import cached_groundtruth
@@ -130,7 +130,7 @@ class StoredTests:
         tests = np.asarray(tests, dtype=np.int64)
         have = np.array([int(t) in self.known for t in tests], dtype=bool)
         out = self.executor.run(tests[~have], progress=self.progress, desc=desc)
-        out.tests |= replay_known(self.known, self.lattice, tests[have], self.settings.rule, self.settings.seed).tests
+        out.tests |= replay_tests(self.known, self.lattice, tests[have], self.settings.rule, self.settings.seed).tests
         self.read += int(have.sum())
         self.measured += int((~have).sum())
         return out

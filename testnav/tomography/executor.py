@@ -50,21 +50,15 @@ def low_order(lattice: Lattice, max_order: int = 2) -> np.ndarray:
     return np.flatnonzero(lattice.orders <= max_order)
 
 
-def replay_tests(outcomes: np.ndarray, lattice: Lattice, tests, rule: Stopping, seed: int = 0) -> ObservedTests:
-    """Early stopping on a ground truth's per-input outcomes (|Θ|, N), rows in lattice order."""
-    order = input_order(outcomes.shape[1], seed)
+def replay_tests(outcomes, lattice: Lattice, tests, rule: Stopping, seed: int = 0) -> ObservedTests:
+    """Early stopping on complete per-input outcomes: a ground truth's (|Θ|, N) array, rows in lattice
+    order, or a mapping lattice index → (N,) bool holding at least `tests` (what other verbs stored)."""
     m = ObservedTests(lattice)
+    order = None
     for t in np.asarray(tests, dtype=np.int64):
-        seq = outcomes[t, order]
-        m.tests[int(t)] = seq[: stop_after(seq, rule)]
-    return m
-
-
-def replay_known(known: dict, lattice: Lattice, tests, rule: Stopping, seed: int = 0) -> ObservedTests:
-    """`replay_tests` on the complete outcomes `known` holds (lattice index → (N,) bool) for `tests`."""
-    m = ObservedTests(lattice)
-    for t in np.asarray(tests, dtype=np.int64):
-        seq = np.asarray(known[int(t)], bool)[input_order(len(known[int(t)]), seed)]
+        row = np.asarray(outcomes[int(t)], bool)
+        order = input_order(len(row), seed) if order is None else order
+        seq = row[order]
         m.tests[int(t)] = seq[: stop_after(seq, rule)]
     return m
 
