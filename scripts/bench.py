@@ -36,7 +36,9 @@ Writes results/bench.md and results/bench.json. Sections:
      against a fresh certified run of the copy, timed in pairs (which side first alternating)
  17. the regression gate's cost: `assert_no_regression` to a decision on an identical copy and on a
      regressed model (the same digits CNN; scripts/bench_gate.py), with this tree's testnav and with
-     the one before the gate became a non-inferiority test (GATE_BEFORE), each in a fresh process
+     the one before the gate became a non-inferiority test (GATE_BEFORE), each in a fresh process;
+     and `assert_robust` (measure="auto") to a decision on the same two models, before and after R(Q)'s
+     bound became a confidence sequence
 Repeated timings are interleaved (A, B, A, B, …) and reported as median and spread, so a
 noisy shared machine skews both sides alike.
 
@@ -940,23 +942,26 @@ def section_compare(quick: bool) -> dict:
     }
 
 
-GATE_BEFORE = "6928cf4"  # main before the regression gate became a non-inferiority test (issue 74, item 1)
+GATE_BEFORE = {  # main before each gate changed (issue 74): scripts/bench_gate.py's `what` → commit
+    "regression": "6928cf4",  # before the regression gate became a non-inferiority test (item 1)
+    "robust": "44e2037",  # before R(Q)'s bound became a confidence sequence (item 2)
+}
 
 
-def section_regression_gate() -> dict:
-    """scripts/bench_gate.py under this tree's testnav (after) and under GATE_BEFORE's (before, its
-    testnav/ and conf/ exported from git, first on PYTHONPATH): decisions, evaluations, seconds."""
-    out = {"before_commit": GATE_BEFORE}
+def section_gate_cost(what: str) -> dict:
+    """scripts/bench_gate.py `what` under this tree's testnav (after) and under GATE_BEFORE[what]'s
+    (before, its testnav/ and conf/ exported from git, first on PYTHONPATH): decisions, evaluations, seconds."""
+    out = {"before_commit": GATE_BEFORE[what]}
     with tempfile.TemporaryDirectory() as tmp:
         old = Path(tmp) / "before"
         old.mkdir()
         archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", GATE_BEFORE, "testnav", "conf"], capture_output=True, check=True
+            ["git", "-C", str(ROOT), "archive", GATE_BEFORE[what], "testnav", "conf"], capture_output=True, check=True
         )
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
         for side, path in (("before", str(old)), ("after", str(ROOT))):
             env = {**ENV, "PYTHONPATH": path}
-            cmd = [PY, str(ROOT / "scripts" / "bench_gate.py"), str(ROOT / "results" / "cache"), f"{tmp}/{side}"]
+            cmd = [PY, str(ROOT / "scripts" / "bench_gate.py"), str(ROOT / "results" / "cache"), f"{tmp}/{side}", what]
             r = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
             out[side] = json.loads(r.stdout.strip().splitlines()[-1])
     return out
@@ -988,7 +993,8 @@ def main(argv=None):
             "families": lambda: section_families(args.quick),
             "gate": section_gate,
             "compare": lambda: section_compare(args.quick),
-            "regression_gate": section_regression_gate,
+            "regression_gate": lambda: section_gate_cost("regression"),
+            "robust_gate": lambda: section_gate_cost("robust"),
             "end_to_end": section_end_to_end,
             "practitioner": lambda: section_practitioner(args.quick),
         }
@@ -1047,8 +1053,34 @@ def main(argv=None):
     report["live"] = section_live(args.quick)
     report["stages"] = section_stages(args.quick)
     report["compare"] = section_compare(args.quick)
-    report["regression_gate"] = section_regression_gate()
+    report["regression_gate"] = section_gate_cost("regression")
+    report["robust_gate"] = section_gate_cost("robust")
     return write(report, out)
+
+
+def render_gate_cost(r: dict) -> list[str]:
+    """The rows of section_gate_cost: each gate on a copy and on the regressed CNN, before → after."""
+    rows = []
+    for key in ("regression_gate", "robust_gate"):
+        g = r.get(key)
+        if not g:
+            continue
+        a = g["after"]
+        gate = (
+            "regression gate: `assert_no_regression` (max_drop 0.02) of {} against the digits CNN's certified run"
+            if key == "regression_gate"
+            else f"robustness gate: `assert_robust` (measure auto) of {{}} on {a['query']!r} at the release's "
+            f"estimated R(Q) less {a['margin']:g}"
+        )
+        counted = "evaluations" if key == "regression_gate" else "the query's tests measured"
+        for case, what in (("copy", "an identical copy"), ("regressed", "the CNN behind halved contrast")):
+            b, a_ = g["before"][case], a[case]
+            rows.append(
+                f"| {gate.format(what)}, before ({g['before_commit']}) → after issue 74 | {b['decision']} → "
+                f"{a_['decision']}; {counted} {b['evaluations']} → {a_['evaluations']}; time {b['seconds']:.0f} s → "
+                f"{a_['seconds']:.0f} s (one run a side, in turn, not interleaved: the seconds are as noisy as the shared host) |"
+            )
+    return rows
 
 
 def write(report: dict, out: Path) -> None:
@@ -1154,16 +1186,7 @@ def render(r: dict) -> str:
             f"{cv['fresh_seconds']:.0f} s = {cv['seconds_ratio']:.0%} (median of {cv['rounds']}; the warm start; "
             "target ≤ 25 % of the evaluations) |"
         )
-    rg = r.get("regression_gate")
-    if rg:
-        for case, what in (("copy", "an identical copy"), ("regressed", "the CNN behind halved contrast")):
-            b, a_ = rg["before"][case], rg["after"][case]
-            lines.append(
-                f"| regression gate: `assert_no_regression` (max_drop 0.02) of {what} against the digits CNN's certified run, "
-                f"before ({rg['before_commit']}) → after issue 74 | {b['decision']} → {a_['decision']}; evaluations "
-                f"{b['evaluations']} → {a_['evaluations']}; time {b['seconds']:.0f} s → {a_['seconds']:.0f} s (one run a "
-                "side, in turn, not interleaved: the seconds are as noisy as the shared host) |"
-            )
+    lines += render_gate_cost(r)
     lines += [
         f"| peak RSS: `python run.py` cold (ground truth) | {m['run_py_cold_including_groundtruth']} MiB |",
         f"| peak RSS: grid replay | {m['grid_replay']} MiB |",

@@ -5,10 +5,12 @@
 Each verdict is measured by its own study, which draws the populations and keeps what it measured; this
 script reads them and states, per verdict, its false passes (a pass, a break, a significant interaction
 or a stop where the truth says it is wrong) over every scenario, the worst cell with its Wilson 95 %
-interval (statsmodels), and whether it meets the bar (rate ≤ 5 % and the interval's upper end ≤ 7 %):
+interval (statsmodels), and whether it meets the bar: a rate of at most 5 % (the interval reaches
+5 %: a test run at its nominal 5 % has exactly that rate at its boundary, so its estimate lies above
+5 % by chance half the time) shown below 7 % (the interval's upper end ≤ 7 %):
 
-    assert_no_regression, stage=compare   python scripts/gate_study.py --reps 400 --warm-reps 100
-    breaks, interactions                  python scripts/conformance_findings.py --reps 400
+    assert_no_regression, stage=compare   python scripts/gate_study.py --reps 2000 --warm-reps 100
+    breaks, interactions                  python scripts/conformance_findings.py --reps 400 --interaction-reps 2000
     [R_low, R_high], assert_robust        python scripts/verdict_study.py --populations --reps 300
     certificate stops                     python scripts/resolution_study.py conformance
 
@@ -102,7 +104,7 @@ def row(verdict: str, false_is: str, cells) -> str:
     k = sum(c[1] for c in cells)
     n = sum(c[2] for c in cells)
     pooled, p_low, p_high = wilson(k, n)
-    meets = rate <= BAR and high <= UPPER
+    meets = low <= BAR and high <= UPPER
     return (
         f"| {verdict} | {false_is} | {len(cells)} | {k} of {n:,}: {100 * pooled:.1f} % [{100 * p_low:.1f}, "
         f"{100 * p_high:.1f}] | {worst[0]}: {100 * rate:.1f} % [{100 * low:.1f}, {100 * high:.1f}] | "
@@ -117,7 +119,8 @@ def render() -> str:
         "",
         "`python scripts/conformance.py`, from the studies' recorded results (the script's docstring names",
         "the command of each). The worst cell is the scenario whose Wilson 95 % upper end is highest; the bar is",
-        f"a rate ≤ {BAR:.0%} with the interval's upper end ≤ {UPPER:.0%}. Power and the undecided share, scenario by",
+        f"a rate ≤ {BAR:.0%} (the interval reaches {BAR:.0%}: at its boundary a test run at its nominal {BAR:.0%} has",
+        f"exactly that rate) shown below {UPPER:.0%} (the interval's upper end ≤ {UPPER:.0%}). Power and the undecided share, scenario by",
         "scenario: results/tables/conformance_gate.md, conformance_findings.md, conformance_rq.md and",
         "conformance_stops.md. A scenario of few runs (the certificate's live stops: 2 or 3 per cell) cannot",
         "show 7 % from its own runs; the pooled rate beside it is over every scenario of the verdict.",

@@ -422,7 +422,7 @@ def run_certified(search, oracle: CertifiedOracle, budget: int, seed: int, evalu
 # p_good at its stops on lattices held out from its constants (scripts/resolution_study.py conformance →
 # results/tables/conformance_stops.md): ε-complete at the first of these many stops, of the second; a
 # test reads them again off results/tables/resolution_study.csv
-HELD_OUT_STOPS = (33, 33)
+HELD_OUT_STOPS = (45, 45)
 P_GOOD_READS = "a stopping score, not a probability"
 
 
