@@ -26,6 +26,8 @@ from pathlib import Path
 
 from statsmodels.stats.proportion import proportion_confint
 
+from testnav.core.cache import write_text_atomic
+
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = ROOT / "results" / "tables"
 BAR, UPPER = 0.05, 0.07
@@ -134,9 +136,7 @@ def render() -> str:
 
 def main() -> None:
     out = TABLES / "conformance.md"
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(render())
-    tmp.replace(out)
+    write_text_atomic(out, render())
     print(out.read_text(), end="")
 
 

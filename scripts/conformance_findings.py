@@ -41,6 +41,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit
 
+from testnav.core.cache import write_text_atomic
+
 ROOT = Path(__file__).resolve().parents[1]
 NODES, WEIGHTS = np.polynomial.hermite_e.hermegauss(80)  # E_b f(b) for b ~ N(0, 1) = Σ w f(x) / √(2π)
 WEIGHTS = WEIGHTS / WEIGHTS.sum()
@@ -239,9 +241,7 @@ def main(argv=None):
     record = {"breaks": breaks, "interactions": inter, "seconds": seconds}
     out.parent.mkdir(parents=True, exist_ok=True)
     for suffix, text in ((".md", render(breaks, inter, seconds)), (".json", json.dumps(record, indent=1) + "\n")):
-        tmp = out.with_suffix(suffix + ".tmp")
-        tmp.write_text(text)
-        tmp.replace(out.with_suffix(suffix))
+        write_text_atomic(out.with_suffix(suffix), text)
     print(out.with_suffix(".md").read_text())
 
 

@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+from testnav.core.cache import write_text_atomic
 from testnav.pipeline.noninferiority import cleared, judge
 from testnav.pipeline.paired import adjust
 
@@ -219,9 +220,7 @@ def main(argv=None):
         (".json", json.dumps({"rows": rows, "seconds": seconds}, indent=1, default=float)),
         (".md", markdown(rows)),
     ):
-        tmp = out.with_suffix(suffix + ".tmp")
-        tmp.write_text(text)
-        tmp.replace(out.with_suffix(suffix))
+        write_text_atomic(out.with_suffix(suffix), text)
     print(f"wrote {out}.md in {time.perf_counter() - t0:.0f} s")
 
 

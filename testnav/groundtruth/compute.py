@@ -53,29 +53,26 @@ def rows_for(
     the sibling sets it was scored with, so they are the values this pass would compute)."""
     rows: list[dict] = []
     lattice, columns = benchmark.lattice, [*benchmark.metrics, *benchmark.signals]  # what is scored now
+
+    def add(theta, psi: float, values: dict, correct) -> None:
+        row: dict = {f"t{i + 1}": int(t) for i, t in enumerate(theta)}
+        row |= {"psi": psi, "delta": max(psi_clean - psi, 0.0), **values}
+        row["correct"] = np.asarray(correct, bool).tolist()
+        rows.append(row)
+
     index = {tuple(t): int(lattice.index(np.asarray(t, np.int64))) for t in thetas}
     stored = {i: e for i, e in (stored or {}).items() if {PSI, *columns} <= e[1].keys()}
     read = [t for t in thetas if index[tuple(t)] in stored]
     for theta in read:
         correct, values = stored[index[tuple(theta)]]
-        row: dict = {f"t{i + 1}": int(t) for i, t in enumerate(theta)}
-        row["psi"] = values[PSI]
-        row["delta"] = max(psi_clean - row["psi"], 0.0)
-        row.update({c: values[c] for c in columns})
-        row["correct"] = np.asarray(correct, bool).tolist()
-        rows.append(row)
+        add(theta, values[PSI], {c: values[c] for c in columns}, correct)
     pbar.update(len(read))
     measure = [t for t in thetas if index[tuple(t)] not in stored]
     for group in sibling_groups(measure, stack):
         images = [walker.images(theta) for theta in group]
         for theta, s in zip(group, benchmark.score_sets(loaded, images, group)):
-            row = {f"t{i + 1}": int(t) for i, t in enumerate(theta)}
-            row["psi"] = s.pop("psi")
-            row["delta"] = max(psi_clean - row["psi"], 0.0)
-            correct = s.pop("correct")
-            row.update(s)
-            row["correct"] = correct.tolist()
-            rows.append(row)
+            psi, correct = s.pop("psi"), s.pop("correct")
+            add(theta, psi, s, correct)
         pbar.update(len(group))
     order = {tuple(t): k for k, t in enumerate(thetas)}
     rows.sort(key=lambda r: order[tuple(r[f"t{i + 1}"] for i in range(lattice.n))])

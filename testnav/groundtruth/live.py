@@ -45,13 +45,14 @@ class LiveOracle(Oracle):
         self.outcomes: dict[int, np.ndarray] = {}  # lattice index → (N,) bool: which inputs the model got right
         self.seconds = 0.0
         self.store = Store(benchmark, session.loaded, session.cache_dir)
-        self.stored = self._read(measurements(benchmark, session.loaded, session.cache_dir))
+        self.stored = self._memoise(measurements(benchmark, session.loaded, session.cache_dir))
 
-    def _read(self, known: dict) -> set[int]:
-        """What earlier verbs measured (`known`: compute.py's `measurements`) that holds ρ's metric,
-        memoised as if evaluated here; their indices."""
+    def _memoise(self, entries: dict) -> set[int]:
+        """`entries` (lattice index → (outcomes, {"psi": ψ, column: raw value, …}): what this oracle just
+        measured, or what earlier verbs did, compute.py's `measurements`) that hold ρ's metric, memoised;
+        their indices."""
         got = set()
-        for index, (correct, values) in known.items():
+        for index, (correct, values) in entries.items():
             if self.rho_column in values and PSI in values:
                 memo = {k: v for k, v in values.items() if k != PSI}
                 memo["delta"] = max(self.psi_clean - values[PSI], 0.0)
@@ -79,12 +80,11 @@ class LiveOracle(Oracle):
                 images = [self.walker.images(theta) for theta in group]
                 for theta, s in zip(group, self.benchmark.score_sets(self.loaded, images, group)):
                     values = {k: v for k, v in s.items() if k not in ("psi", "correct")}
-                    index = self.lattice.index(theta)
-                    measured[index] = (np.asarray(s["correct"], dtype=bool), {**values, PSI: float(s["psi"])})
-                    values["delta"] = max(self.psi_clean - s["psi"], 0.0)
-                    values["rho"] = self.rho_sign * s[self.rho_column]
-                    self.memo[index] = values
-                    self.outcomes[index] = measured[index][0]
+                    measured[int(self.lattice.index(theta))] = (
+                        np.asarray(s["correct"], bool),
+                        {**values, PSI: s["psi"]},
+                    )
+        self._memoise(measured)
         self.store.write(measured)
         self.seconds += time.perf_counter() - t0
 
